@@ -1,0 +1,1 @@
+"""Benchmarks: each ``bench/bench_*.py`` module exposes ``main()``. Run all with ``make bench``."""
