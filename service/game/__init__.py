@@ -1,0 +1,84 @@
+"""The rules engine of *Not Alone* (Nejsme tu sami), built as decision windows for play by message.
+
+Pure and deterministic: no Redis, network, clock or global randomness. All randomness comes from a seeded
+counter kept in the state, so the same config and the same actions always give the same game, and the whole
+state round-trips through JSON exactly.
+
+Public face
+-----------
+    game = new_game({"players": 5, "seed": 42, "side": None, "expert": False})
+    game.window            -> {"id": int, "kind": str} or None once the game is over
+    game.waiting_for()     -> seats that must still answer the open window (0 = the Creature, 1..N = the Hunted
+                              in seat order from the Creature's left)
+    game.legal_actions(s)  -> every legal action for seat s now (finite; each one applicable)
+    game.apply(s, action)  -> list of events; an illegal action raises IllegalAction (the message says why)
+                              and leaves the state untouched
+    game.autoplay(s)       -> a legal, sensible action for a late seat, chosen from what that seat may know
+    game.view(s), game.public_view() -> JSON-serialisable views holding exactly what the seat / everyone may know
+    game.is_over, game.winner ("creature" | "hunted" | None), game.turn
+    game.to_json() / Game.from_json(text)
+
+Events are dicts ``{"type": ..., "visible_to": None | [seats], ...}``; ``visible_to`` None means public.
+
+Decision windows
+----------------
+A turn is a sequence of windows; a window that would ask nobody a real question is skipped.
+
+    setup      the Creature chooses the board side (only when the config does not fix it)
+    explore    every Hunted: optional Resist / Give Up / one phase-1 Survival card, then `play` (secret).
+               The Creature is in this window only while it holds a playable phase-1 Hunt card.
+    hunt       the Creature: optional phase-2 Hunt card(s), then `tokens`.
+    prereveal  deferred questions before the reveal: River (which card stays), Vortex, Forbidden Zone,
+               Ascendancy, Phobia.
+    reckoning  after the reveal: phase-3 cards (live) and every Hunted's Reckoning questions (deferred): how to
+               use each place, which card to discard to the Artemia token, Scream and Toxin choices.
+    end        phase-4 cards (Stasis, Tracking, Amplifier, Double Back).
+
+*Live* answers (card plays, Resist, Give Up, tokens) take effect at once, as at the table. *Deferred* answers
+are recorded and applied when the rules reach that step, in rule order (seat order from the Creature's left,
+token-free places first, then Target, Artemia, Creature). If an earlier step made a recorded answer illegal
+(someone else used the Beach first, a token moved), the engine plays the sensible default for that step and
+says so in a ``fallback`` event; a question that could not have been foreseen (Detour moved you) opens a short
+follow-up window.
+
+Answering ahead: ``{"type": "plan", "orders": [action, ...]}`` is accepted from any seat at any time during a
+turn. Whenever that seat is asked something later in the turn, the first order that is legal there answers it
+without waiting ("no cards this turn" = ``[{"type": "pass"}]``; "use my place's power" = the power action).
+
+Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards.json)
+-----------------------------------------------------------------------------------
+    {"type": "side", "side": 1|2}
+    {"type": "play", "cards": [p]} or [p, q] when a River/Artefact effect is pending (Artefact: resolution order)
+    {"type": "resist", "cards": [..]}        1 Will for up to 2 cards, 2 Will for up to 4 (sorted)
+    {"type": "giveup"}
+    {"type": "keep_survival", "card": id}    keep one of the two cards drawn at the Shelter
+    {"type": "survival", "card": id, ...}    adrenaline, ingenuity, smokescreen, strike-back, detector, dodge,
+                                             amplifier: no parameters; sacrifice: "discard": p;
+                                             sixth-sense: "cards": [..]; vortex: "give": p, "take": d;
+                                             hologram / wrong-track: "from": p, "to": q; double-back: "place": p
+    {"type": "hunt_card", "card": id, ...}   anticipation / ascendancy / phobia: "seat": h;
+                                             force-field / mirage / virus: "places": [a, b];
+                                             clone / scream / toxin: "place": p (omitted when the Target token
+                                             is already placed); cataclysm: "place": p;
+                                             detour: "seat": h, "from": p, "to": q;
+                                             flashback: the copied card's parameters plus "copy": id
+    {"type": "tokens", "creature": p} (+ "artemia": q when the Creature has that token and it is not placed)
+    {"type": "pass"}
+    {"type": "keep", "card": p}              River: the card that stays in play
+    {"type": "discard", "cards": [..]}       Forbidden Zone, Ascendancy (all but two), Artemia token, Scream
+    {"type": "show", "cards": [..]}          Phobia (all but two)
+    {"type": "lose_will"}                    Scream
+    {"type": "discard_survival", "card": id} Toxin
+    {"type": "power", "place": p, "use": q, ...}   use the power of q from the place p you are on
+                                             ("via": "lair" | "drone" | "gate" when q is not p);
+                                             Lair/Jungle/Swamp: "take": [cards back to hand];
+                                             Rover: "reserve": r; Source: "heal": seat or "draw": true
+    {"type": "takeback", "place": p, "card": d}    instead of the power, take back one discarded card
+    {"type": "plan", "orders": [..]}
+
+Rulings we had to choose are listed with their reasons in docs/rulings.md.
+"""
+
+from service.game.engine import Game, IllegalAction, new_game
+
+__all__ = ["Game", "IllegalAction", "new_game"]

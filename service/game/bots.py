@@ -1,0 +1,115 @@
+"""Bot players: a sensible, randomised policy for any seat, used by benchmarks, the sandbox and load tests.
+
+``choose(game, seat, rng)`` returns the actions a bot sends when asked (usually one). With ``eager=True`` a
+Hunted bot also answers ahead, as a player using the bot's "answer ahead" buttons would: right after choosing
+its place it sends a plan (how to use that place's power, no cards unless they protect it, what to discard).
+Bots see only what their seat may see: they read the game through ``legal_actions`` and their own hand.
+"""
+
+from service.game.cards import PLACE_NUMBERS
+from service.game.engine import CREATURE, PLACE_VALUE
+
+
+def choose(game, seat, rng, eager=False):
+    """The bot's answer for ``seat`` now, as a list of actions to apply in order."""
+    options = game.legal_actions(seat)
+    if not options:
+        return []
+    kind = game.window["kind"]
+    if seat == CREATURE:
+        return [_creature(game, options, kind, rng, eager)]
+    if kind == "explore":
+        action = _explore(game, seat, options, rng)
+        if eager and action["type"] == "play":
+            return [action, {"type": "plan", "orders": _plan_after_play(game, seat, action["cards"])}]
+        return [action]
+    return [_hunted_question(game, seat, options, rng)]
+
+
+def _creature(game, options, kind, rng, eager):
+    cards = [o for o in options if o["type"] == "hunt_card"]
+    if kind == "setup":
+        return rng.choice(options)
+    if kind == "hunt":
+        if cards and rng.random() < 0.6:
+            return rng.choice(cards)
+        tokens = [o for o in options if o["type"] == "tokens"]
+        return _tokens(game, tokens, rng)
+    if cards and rng.random() < 0.5:
+        return rng.choice(cards)
+    return {"type": "pass"}
+
+
+def _tokens(game, tokens, rng):
+    weight = {p: rng.random() * 2 for p in PLACE_NUMBERS}
+    for discard in game.visible_discards(CREATURE).values():
+        for p in range(1, 6):
+            weight[p] += 1 if discard is None or p not in discard else 0
+    ranked = sorted(PLACE_NUMBERS, key=lambda p: -weight[p])
+    wanted = {"type": "tokens", "creature": ranked[0]}
+    if "artemia" in tokens[0]:
+        wanted["artemia"] = ranked[1]
+    return wanted if wanted in tokens else rng.choice(tokens)
+
+
+def _explore(game, seat, options, rng):
+    by_type = {}
+    for option in options:
+        by_type.setdefault(option["type"], []).append(option)
+    if "keep_survival" in by_type:
+        return rng.choice(by_type["keep_survival"])
+    hand = game.private_view(seat)["hand"]
+    if "resist" in by_type and (len(hand) <= 2 or "play" not in by_type) and rng.random() < 0.7:
+        return max(by_type["resist"], key=lambda o: len(o["cards"]) + rng.random())
+    if "survival" in by_type and rng.random() < 0.3:
+        return rng.choice(by_type["survival"])
+    if "play" in by_type:
+        plays = by_type["play"]
+        return max(plays, key=lambda o: sum(PLACE_VALUE[c] for c in o["cards"]) + 6 * rng.random())
+    return by_type.get("giveup", options)[0]
+
+
+def _hunted_question(game, seat, options, rng):
+    if game.window["kind"] in ("reckoning", "end") and any(o["type"] == "pass" for o in options) \
+            and all(o["type"] in ("pass", "survival") for o in options):
+        cards = [o for o in options if o["type"] == "survival"]
+        protective = [o for o in cards if o["card"] in ("dodge", "detector")]
+        if protective:
+            return protective[0]
+        return rng.choice(cards) if cards and rng.random() < 0.4 else {"type": "pass"}
+    return game.autoplay(seat) if rng.random() < 0.8 else rng.choice(options)
+
+
+def _plan_after_play(game, seat, cards):
+    """What a player would answer ahead right after choosing their place(s)."""
+    orders = []
+    for place in cards:
+        options = game._options_resolve(seat, place)
+        if options:
+            orders.append(max(options, key=lambda o: game._power_score(seat, o)))
+    you = game.private_view(seat)
+    if len(cards) == 2 and game._h(seat)["pending"] == "river":
+        orders.append({"type": "keep", "card": max(cards, key=lambda c: PLACE_VALUE[c])})
+    orders += [{"type": "survival", "card": c} for c in ("dodge", "detector") if c in you["survival"]]
+    orders.append({"type": "pass"})
+    if game._h(seat)["will"] >= 2:
+        orders.append({"type": "lose_will"})
+    orders += [{"type": "discard", "cards": [c]} for c in sorted(you["hand"], key=PLACE_VALUE.get)]
+    orders += [{"type": "takeback", "place": p, "card": d} for p in cards
+               for d in sorted(game._h(seat)["discard"], key=lambda c: -PLACE_VALUE[c])]
+    return orders[:20]
+
+
+def play_out(game, rng, eager=False, on_step=None):
+    """Play a game to its end with bots in every seat; calls ``on_step(game)`` after each applied action."""
+    while not game.is_over:
+        waiting = game.waiting_for()
+        seat = waiting[rng.randrange(len(waiting))]
+        for action in choose(game, seat, rng, eager):
+            game.apply(seat, action)
+            if on_step:
+                on_step(game)
+            if game.is_over:
+                break
+    return game
+
