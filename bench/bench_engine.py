@@ -1,0 +1,74 @@
+"""Engine benchmarks: full games per second on one core, and waits per turn (how often a turn stops for people).
+
+Waits per turn count the windows that actually waited for somebody in each turn (the setup window is not part
+of a turn). Two bot populations are measured: "eager" bots answer ahead as the chat buttons let a player do
+(a plan sent right after choosing a place); "plain" bots never answer ahead. Board Game Arena's implementation
+stops about 6 + (number of Hunted) times a turn.
+
+Environment: BENCH_GAMES (bot games per player count for the waits, default 1000), BENCH_SECONDS (CPU seconds
+per player count for the speed figure, default 2).
+"""
+
+import os
+import random
+import statistics
+import time
+
+from service.game import new_game
+from service.game.bots import play_out
+
+
+def random_games_per_second(players, seconds):
+    """Complete games with uniformly random legal actions, per CPU second (one core)."""
+    start, games = time.process_time(), 0
+    while time.process_time() - start < seconds:
+        game, rng = new_game({"players": players, "seed": games}), random.Random(games)
+        while not game.is_over:
+            seat = rng.choice(game.waiting_for())
+            game.apply(seat, rng.choice(game.legal_actions(seat)))
+        games += 1
+    return games / (time.process_time() - start)
+
+
+def waits_per_turn(players, games, eager):
+    """Sorted list of waits in every turn of ``games`` bot games."""
+    waits = []
+    for seed in range(games):
+        game = new_game({"players": players, "seed": seed})
+        windows = {game.window["id"]: (game.turn, game.window["kind"])}
+
+        def note(g):
+            if g.window is not None:
+                windows.setdefault(g.window["id"], (g.turn, g.window["kind"]))
+
+        play_out(game, random.Random(seed), eager=eager, on_step=note)
+        per_turn = {}
+        for turn, kind in windows.values():
+            if kind != "setup":
+                per_turn[turn] = per_turn.get(turn, 0) + 1
+        waits += per_turn.values()
+    return sorted(waits)
+
+
+def percentile(sorted_values, fraction):
+    return sorted_values[min(len(sorted_values) - 1, int(fraction * len(sorted_values)))]
+
+
+def main():
+    games = int(os.environ.get("BENCH_GAMES", "1000"))
+    seconds = float(os.environ.get("BENCH_SECONDS", "2"))
+    print(f"engine speed: random full games per CPU second (goal: >= 100 five-player games/s)")
+    for players in range(2, 8):
+        print(f"  {players} players: {random_games_per_second(players, seconds):7.1f} games/s")
+    print(f"waits per turn over {games} bot games per player count (goal: median <= 2, p90 <= 3; "
+          f"Board Game Arena ~ 6 + Hunted)")
+    print("  players  bots    turns  median  p90  max  BGA")
+    for players in range(2, 8):
+        for eager in (True, False):
+            waits = waits_per_turn(players, games, eager)
+            print(f"  {players:7d}  {'eager' if eager else 'plain':5s} {len(waits):7d}  {statistics.median(waits):6.1f}"
+                  f"  {percentile(waits, 0.9):3d}  {waits[-1]:3d}  {6 + players - 1:3d}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Game logs and their replay: the format of bug reports and of scenario-test fixtures.
+
+A log is plain text. The first non-comment line is the game's config as JSON; every other line is
+``seat: command``, where the command is either the text command language (``2: play 3``) or a JSON action
+(``2: {"type": "play", "cards": [3]}``). Lines starting with ``#`` and blank lines are ignored.
+
+    python -m service.game.replay FILE      (or: artemia-replay FILE; FILE "-" reads standard input)
+
+prints one JSON line per window that opens (its public view) and a final JSON line with the result; a line that
+cannot be applied prints an error line naming it and the command exits with status 1.
+"""
+
+import json
+import sys
+
+from service.game.engine import IllegalAction, new_game
+
+
+class ReplayError(ValueError):
+    """A log line that could not be read or applied; the message names the line."""
+
+
+def parse_log(text):
+    """(config, [(line_number, seat, command_text)]) from a log's text."""
+    config, moves = None, []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if config is None:
+            try:
+                config = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ReplayError(f"line {number}: the first line must be the config as JSON ({error})") from None
+            continue
+        seat, sep, command = line.partition(":")
+        if not sep or not seat.strip().isdigit():
+            raise ReplayError(f"line {number}: expected 'seat: command', got {line!r}")
+        moves.append((number, int(seat), command.strip()))
+    if config is None:
+        raise ReplayError("the log is empty: it needs a config line")
+    return config, moves
+
+
+def to_actions(game, seat, command):
+    """The engine actions one log command stands for."""
+    if command.startswith("{"):
+        return [json.loads(command)]
+    from service import commands  # the text language lives outside the engine; imported only when used
+
+    return commands.parse(command, game, seat)
+
+
+def replay(text, on_window=None):
+    """Apply a log; returns the game. Calls ``on_window(game)`` whenever a new window opens."""
+    config, moves = parse_log(text)
+    game = new_game(config)
+    last_window = None
+    for number, seat, command in [(0, None, None)] + moves:
+        if seat is not None:
+            try:
+                for action in to_actions(game, seat, command):
+                    game.apply(seat, action)
+            except (IllegalAction, ValueError) as error:
+                raise ReplayError(f"line {number}: {seat}: {command}: {error}") from None
+        window = game.window
+        if on_window and window != last_window:
+            on_window(game)
+        last_window = window
+    return game
+
+
+def write_log(config, moves):
+    """A log's text from a config and ``[(seat, action), ...]`` (actions written as JSON)."""
+    lines = [json.dumps(config, sort_keys=True)]
+    lines += [f"{seat}: {json.dumps(action, sort_keys=True)}" for seat, action in moves]
+    return "\n".join(lines) + "\n"
+
+
+def result(game):
+    return {"result": {"over": game.is_over, "winner": game.winner, "turn": game.turn,
+                       "rescue": game.s["rescue"], "assimilation": game.s["assimilation"]}}
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m service.game.replay FILE   (FILE '-' for standard input)", file=sys.stderr)
+        return 2
+    text = sys.stdin.read() if args[0] == "-" else open(args[0], encoding="utf-8").read()
+
+    def show(game):
+        print(json.dumps({"window": game.window, "view": game.public_view()}, sort_keys=True))
+
+    try:
+        game = replay(text, on_window=show)
+    except ReplayError as error:
+        print(json.dumps({"error": str(error)}))
+        return 1
+    print(json.dumps(result(game), sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
