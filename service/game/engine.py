@@ -131,8 +131,12 @@ class Game:
         w = self.s["window"]
         if w is None:
             return []
+        live = w["live"]
+        if not w["deferred"]:
+            return [seat for seat in range(self.players) if live[seat] == "wait"]
+        with_tasks = self._upcoming_tasks()
         return [seat for seat in range(self.players)
-                if w["live"][seat] == "wait" or (w["deferred"] and self._next_question(seat) is not None)]
+                if live[seat] == "wait" or (seat in with_tasks and self._next_question(seat) is not None)]
 
     def legal_actions(self, seat):
         w = self.s["window"]
@@ -253,6 +257,10 @@ class Game:
     def _owned(self, h):
         return set(h["hand"]) | set(h["discard"]) | set(h["played"])
 
+    def _discard_audience(self):
+        """Who may learn which cards moved in or out of discard piles: all, or only the Hunted under Smokescreen."""
+        return list(self.hunted_seats()) if self.s["t"].get("smoke") else None
+
     def _can_survive(self, seat):
         t = self.s["t"]
         return not t.get("despair") and seat not in t["surv"]
@@ -297,7 +305,10 @@ class Game:
         h["surv"].remove(card)
         self.s["survival_discard"].append(card)
         self.s["t"]["surv"].append(seat)
-        events.append({"type": "survival", "seat": seat, "card": card, **params, "visible_to": None})
+        events.append({"type": "survival", "seat": seat, "card": card, "visible_to": None})
+        if params:
+            events.append({"type": "survival_detail", "seat": seat, "card": card, **params,
+                           "visible_to": self._discard_audience()})
 
     # ------------------------------------------------------------------ the driver
     def _advance(self, events, recheck=None):
@@ -393,9 +404,7 @@ class Game:
 
     def _compute_next_question(self, seat):
         answered = self.s["t"]["answered"]
-        for task in self._upcoming_tasks():
-            if task[0] not in DEFERRED_KIND or task[1] != seat:
-                continue
+        for task in self._upcoming_tasks().get(seat, ()):
             key = self._task_key(task)
             if f"{seat}:{key}" in answered:
                 continue
@@ -413,9 +422,14 @@ class Game:
         return task[0] if len(task) == 2 else f"{task[0]}:{task[2]}"
 
     def _upcoming_tasks(self):
-        """The deferred tasks the open window collects answers for: up to the next reveal or card window."""
+        """The deferred tasks the open window collects answers for, by seat: up to the next reveal or card
+        window."""
         if "upcoming" not in self._memo:
-            self._memo["upcoming"] = self._compute_upcoming_tasks()
+            by_seat = {}
+            for task in self._compute_upcoming_tasks():
+                if task[0] in DEFERRED_KIND:
+                    by_seat.setdefault(task[1], []).append(task)
+            self._memo["upcoming"] = by_seat
         return self._memo["upcoming"]
 
     def _compute_upcoming_tasks(self):
@@ -562,8 +576,9 @@ class Game:
         for card in action["cards"]:
             h["discard"].remove(card)
             h["hand"].append(card)
-        events.append({"type": "resist", "seat": seat, "will": h["will"], "cards": action["cards"],
-                       "visible_to": None})
+        events.append({"type": "resist", "seat": seat, "will": h["will"], "visible_to": None})
+        events.append({"type": "took_back", "seat": seat, "cards": action["cards"],
+                       "visible_to": self._discard_audience()})
 
     def _do_giveup(self, seat, action, events):
         h = self._h(seat)
@@ -642,10 +657,11 @@ class Game:
             t["smoke"] = True
         elif card == "strike-back":
             hand = s["players"][CREATURE]["hand"]
-            for c in self._rng().sample(sorted(hand), min(2, len(hand))):
+            taken = self._rng().sample(sorted(hand), min(2, len(hand)))
+            for c in taken:
                 hand.remove(c)
                 s["hunt_deck"].insert(0, c)
-            events.append({"type": "strike_back", "count": min(2, len(hand) + 2), "visible_to": None})
+            events.append({"type": "strike_back", "count": len(taken), "visible_to": None})
         elif card == "vortex":
             h["played"][h["played"].index(action["give"])] = action["take"]
             h["discard"].remove(action["take"])
@@ -821,7 +837,9 @@ class Game:
     def _discard_from_hand(self, seat, action, events):
         for card in action["cards"]:
             self._discard_place(seat, card)
-        events.append({"type": "discarded", "seat": seat, "cards": action["cards"], "visible_to": None})
+        events.append({"type": "discarded", "seat": seat, "count": len(action["cards"]), "visible_to": None})
+        events.append({"type": "discarded_cards", "seat": seat, "cards": action["cards"],
+                       "visible_to": self._discard_audience()})
 
     def _task_phobia(self, events, seat):
         options = self._options_phobia(seat)
@@ -945,7 +963,8 @@ class Game:
         if action["type"] == "takeback":
             h["discard"].remove(action["card"])
             h["hand"].append(action["card"])
-            events.append({"type": "takeback", "seat": seat, "card": action["card"], "visible_to": None})
+            events.append({"type": "takeback", "seat": seat, "card": action["card"],
+                           "visible_to": self._discard_audience()})
             return
         if action.get("via") in ("drone", "gate"):
             self._play_survival(seat, action["via"], events)
@@ -955,8 +974,11 @@ class Game:
         s, t = self.s, self.s["t"]
         h = self._h(seat)
         use = action["use"]
-        events.append({"type": "power", "seat": seat, **{k: v for k, v in action.items() if k != "type"},
-                       "visible_to": None})
+        events.append({"type": "power", "seat": seat, "visible_to": None,
+                       **{k: v for k, v in action.items() if k not in ("type", "take")}})
+        if action.get("take"):
+            events.append({"type": "took_back", "seat": seat, "cards": action["take"],
+                           "visible_to": self._discard_audience()})
         for card in action.get("take", ()):
             (h["discard"] if card in h["discard"] else h["played"]).remove(card)
             h["hand"].append(card)
