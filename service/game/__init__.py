@@ -15,6 +15,8 @@ Public face
                               and leaves the state untouched
     game.autoplay(s)       -> a legal, sensible action for a late seat, chosen from what that seat may know
     game.view(s), game.public_view() -> JSON-serialisable views holding exactly what the seat / everyone may know
+    game.private_view(s)   -> only the seat's own secrets (hand, Survival cards / Hunt cards); cheap
+    game.visible_discards(s) -> each Hunted's discard pile as seat s sees it (None where Smokescreen hides it)
     game.is_over, game.winner ("creature" | "hunted" | None), game.turn
     game.to_json() / Game.from_json(text)
 
