@@ -154,7 +154,8 @@ class Game:
         """Apply one seat's action; returns the events it caused. Raises IllegalAction, changing nothing."""
         if self.is_over:
             raise IllegalAction("the game is over")
-        if not isinstance(action, dict) or action.get("type") not in ACTION_TYPES:
+        if not isinstance(action, dict) or not isinstance(action.get("type"), str) \
+                or action["type"] not in ACTION_TYPES:
             raise IllegalAction(f"unknown action {action!r}")
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalAction(f"there is no seat {seat!r} in this game")
@@ -222,7 +223,8 @@ class Game:
         if not isinstance(orders, list) or len(orders) > 20:
             raise IllegalAction("a plan is a list of up to 20 actions")
         for order in orders:
-            if not isinstance(order, dict) or order.get("type") not in ACTION_TYPES - {"plan"}:
+            if not isinstance(order, dict) or not isinstance(order.get("type"), str) \
+                    or order["type"] not in ACTION_TYPES - {"plan"}:
                 raise IllegalAction(f"a plan may not hold {order!r}")
         keyed = [o for o in self.s["orders"][seat] if o["key"] is not None]
         self.s["orders"][seat] = keyed + [{"key": None, "action": o} for o in orders]
@@ -487,6 +489,22 @@ class Game:
         live = [seat for seat in range(self.players) if self._card_options(seat, phase)]
         self._open_window("reckoning" if phase == 3 else "end", live, deferred=phase == 3)
 
+    def _card_names(self, seat):
+        phase = 3 if self.s["window"]["kind"] == "reckoning" else 4
+        return sorted({o["card"] for o in self._card_options(seat, phase) if o["type"] != "pass"})
+
+    def _offer_responses(self, w):
+        """After a card in a card window, ask again any seat that can now answer with a card it could not play
+        before (a Dodge after a Detour onto the Creature token, a Cataclysm after a Wrong Track...)."""
+        self._memo = {}
+        for seat in range(self.players):
+            if w["live"][seat] == "wait":
+                continue
+            names = self._card_names(seat)
+            before = w.get("passed", {}).get(str(seat), [])
+            if set(names) - set(before):
+                w["live"][seat] = "wait"
+
     def _task_end_cards(self, events):
         self._task_cards(events, 4)
 
@@ -524,24 +542,27 @@ class Game:
             self._place_tokens(action, events)
             w["live"][seat] = "done"
         elif kind == "pass":
+            if w["kind"] in ("reckoning", "end"):
+                w.setdefault("passed", {})[str(seat)] = self._card_names(seat)
             w["live"][seat] = "done"
         else:
             getattr(self, "_do_" + kind)(seat, action, events)
             self._memo = {}
             if self.s["window"] is not w:
                 return
-            if w["kind"] != "explore" and w["kind"] != "hunt":
+            if w["kind"] in ("reckoning", "end"):
                 options = self._live_options(seat)
                 if all(o["type"] == "pass" for o in options):
                     w["live"][seat] = "done"
+                self._offer_responses(w)
             elif seat == CREATURE and w["kind"] == "explore" and len(self._live_options(seat)) <= 1:
                 w["live"][seat] = "done"
 
     # ------------------------------------------------------------------ phase 1: exploration
     def _explore_options(self, seat):
         h = self._h(seat)
-        if h["limbo"]:
-            return [{"type": "keep_survival", "card": c} for c in h["limbo"]]
+        if h["limbo"]:  # pairs drawn at the Shelter, chosen one pair at a time
+            return [{"type": "keep_survival", "card": c} for c in h["limbo"][:2]]
         options = []
         discard = h["discard"]
         if discard and h["will"] >= 2:
@@ -563,10 +584,9 @@ class Game:
 
     def _do_keep_survival(self, seat, action, events):
         h = self._h(seat)
+        pair, h["limbo"] = h["limbo"][:2], h["limbo"][2:]
         h["surv"].append(action["card"])
-        h["limbo"].remove(action["card"])
-        self.s["survival_discard"].extend(h["limbo"])
-        h["limbo"] = []
+        self.s["survival_discard"] += [c for c in pair if c != action["card"]]
         events.append({"type": "kept_survival", "seat": seat, "visible_to": None})
 
     def _do_resist(self, seat, action, events):
@@ -867,7 +887,7 @@ class Game:
             h["pos"] = list(h["played"])
         self.s["t"]["revealed"] = True
         events.append({"type": "reveal", "visible_to": None,
-                       "played": {str(seat): self._h(seat)["played"] for seat in self.hunted_seats()}})
+                       "played": {str(seat): list(self._h(seat)["played"]) for seat in self.hunted_seats()}})
 
     # ------------------------------------------------------------------ phase 3: the Reckoning
     def _reckon_tasks(self):
@@ -998,7 +1018,7 @@ class Game:
         elif use == SHELTER:
             drawn = [c for c in (self._draw("survival_deck", "survival_discard") for _ in range(2)) if c]
             if len(drawn) == 2:
-                h["limbo"] = drawn
+                h["limbo"] += drawn  # a second Shelter this turn queues its own pair
             else:
                 h["surv"] += drawn
             events.append({"type": "drawn", "seat": seat, "cards": drawn, "visible_to": [seat]})
@@ -1047,11 +1067,12 @@ class Game:
         t = self.s["t"]
         loss = 1 + (p == LAIR) + self._has("fierceness")
         events.append({"type": "caught", "seat": seat, "place": p, "visible_to": None})
-        if not t["caught"]:
+        self._lose_will(seat, loss, events)
+        if not t["caught"] and self.s["winner"] is None:
             t["caught"] = True
             self._move("assimilation", events)
-        self._lose_will(seat, loss, events)
-        if self._has("anticipation") and self._entry("anticipation")["seat"] == seat and not t["anticipated"]:
+        if self._has("anticipation") and self._entry("anticipation")["seat"] == seat and not t["anticipated"] \
+                and self.s["winner"] is None:
             t["anticipated"] = True
             self._move("assimilation", events)
 
@@ -1120,7 +1141,7 @@ class Game:
                 weight[p] += 0 if (not smoke and p in h["discard"]) else 1
         ranked = sorted(PLACE_NUMBERS, key=lambda p: -weight[p])
         wanted = {"type": "tokens", "creature": ranked[0]}
-        if "artemia" in options[0]:
+        if any("artemia" in o for o in options if o["type"] == "tokens"):
             wanted["artemia"] = ranked[1]
         return wanted
 
@@ -1174,6 +1195,14 @@ class Game:
     def view(self, seat):
         return self._view(seat)
 
+    def _visible_waiting(self, seat):
+        """Who the window waits for, as views show it: whether the Creature is deciding on a phase-1 card during
+        the exploration would tell the Hunted that it holds one, so views never show the Creature there."""
+        waiting = self.waiting_for()
+        if self.s["window"]["kind"] == "explore":
+            waiting = [w for w in waiting if w != CREATURE]
+        return waiting
+
     def _view(self, seat):
         s, t = self.s, self.s["t"]
         hidden_discards = t.get("smoke") and seat in (None, CREATURE)
@@ -1182,7 +1211,7 @@ class Game:
         creature = s["players"][CREATURE]
         view = {
             "turn": s["turn"], "side": s["side"], "expert": s["config"]["expert"],
-            "window": None if w is None else {"id": w["id"], "kind": w["kind"], "waiting": self.waiting_for()},
+            "window": None if w is None else {"id": w["id"], "kind": w["kind"], "waiting": self._visible_waiting(seat)},
             "winner": s["winner"], "rescue": s["rescue"], "assimilation": s["assimilation"],
             "marker_on_beach": s["marker"],
             "artemia_spaces": sorted(ARTEMIA_SPACES[s["side"]]) if s["side"] else [],
