@@ -45,7 +45,9 @@ follow-up window.
 
 Answering ahead: ``{"type": "plan", "orders": [action, ...]}`` is accepted from any seat at any time during a
 turn. Whenever that seat is asked something later in the turn, the first order that is legal there answers it
-without waiting ("no cards this turn" = ``[{"type": "pass"}]``; "use my place's power" = the power action).
+without waiting ("no cards this turn" = ``[{"type": "pass"}]``; "use my place's power" = ``{"type": "power"}``,
+optionally with ``place``/``use``: the plain power with the details auto-play would choose, or an exact power
+action for chosen details).
 
 Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards.json)
 -----------------------------------------------------------------------------------

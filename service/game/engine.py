@@ -376,10 +376,23 @@ class Game:
         orders = self.s["orders"][seat]
         for wanted in ((key,) if key is not None else ()) + (None,):
             for i, order in enumerate(orders):
-                if order["key"] == wanted and order["action"] in options:
-                    del orders[i]
-                    return order["action"]
+                if order["key"] == wanted:
+                    action = self._order_answer(seat, order["action"], options)
+                    if action is not None:
+                        del orders[i]
+                        return action
         return None
+
+    def _order_answer(self, seat, order, options):
+        """The option a planned action answers: itself, or for a bare "use my place's power" order (``power``
+        with at most ``place``/``use``) the best plain power of that place, details chosen as auto-play would."""
+        if order in options:
+            return order
+        if order["type"] != "power" or set(order) - {"type", "place", "use"}:
+            return None
+        fitting = [o for o in options if o["type"] == "power" and "via" not in o
+                   and all(o[k] == v for k, v in order.items() if k != "type")]
+        return max(fitting, key=lambda o: self._power_score(seat, o)) if fitting else None
 
     def _decide(self, seat, key, options, events):
         """The answer to a deferred question: a recorded answer or plan, the only option, or a fallback."""
@@ -417,7 +430,8 @@ class Game:
         return None
 
     def _matches_orders(self, seat, key, options):
-        return any(o["key"] in (key, None) and o["action"] in options for o in self.s["orders"][seat])
+        return any(o["key"] in (key, None) and self._order_answer(seat, o["action"], options) is not None
+                   for o in self.s["orders"][seat])
 
     @staticmethod
     def _task_key(task):
@@ -640,8 +654,8 @@ class Game:
             return [{}] if set(h["pos"]) & set(self._creature_places()) and seat not in t["dodge"] else []
         if card == "hologram":
             return self._token_moves(s["tokens"]["artemia"])
-        if card == "wrong-track":
-            return self._token_moves(self._creature_places())
+        if card == "wrong-track":  # the Creature token and a Clone's Target may share a place: offer it once
+            return self._token_moves(sorted(set(self._creature_places())))
         if card == "amplifier":
             return [{}] if s["marker"] else []
         if card == "double-back":
@@ -927,7 +941,7 @@ class Game:
             for q in sorted(set(self._creature_places()) - {LAIR, ARTEFACT}):
                 options += self._power_options(seat, p, q, "lair")
         if self._can_survive(seat):
-            if "drone" in h["surv"]:
+            if "drone" in h["surv"] and p != ROVER:
                 options += self._power_options(seat, p, ROVER, "drone")
             if "gate" in h["surv"]:
                 for q in sorted(ADJACENT[p] - {ARTEFACT}):

@@ -1,0 +1,767 @@
+"""The plain-text command language shared by every channel (Telegram, SMS, console).
+
+Short, SMS-friendly, English or Czech, case-insensitive, diacritics optional. Places by number (1..10) or by name,
+cards by name; any unique prefix of a name in either language works ("riv", "reka", "Řeku", "bazina", "sixth",
+"sest"). Text in parentheses is a comment, so what `describe` writes ("play 3 (River)") parses back.
+
+    what                                 English                       Czech                          action
+    -----------------------------------  ----------------------------  -----------------------------  ----------
+    choose the board side                side 1                        strana 1                       side
+    play a place card (two after the     play 3 · 3 · play river       hraj 3 · hraj reku             play
+      River or the Artefact, in order)   play 3 5                      hraj 3 5
+    resist, taking cards back            resist 2 4 · r 2 4            vzdoruj 2 4                    resist
+    give up                              give up                       vzdej se                       giveup
+    keep a Survival card (Shelter)       keep dodge                    nech si uhyb                   keep_survival
+    River: the card that stays           keep 3                        nech si 3                      keep
+    play a card with its parameters:     card sixth 1 2 · c dodge      karta sestysmysl 1 2           survival,
+      places, a seat (p2 / h2 / 2)       card mirage 2 7 · mirage 2 7  karta prelud 2 7               hunt_card
+                                         card detour p2 3 4            karta oklika h2 3 4
+                                         card flashback 2 7            karta flashback 2 7
+      the Drone and the Gate             card drone · card gate 7      karta dron · karta brana 7     power
+    place the tokens                     hunt 4 a7 · 4 7               lov 4 a7 · bytost 4 artemie 7  tokens
+    no card now                          pass                          nic                            pass
+    discard place cards                  discard 2 · d 2 4             odhod 2                        discard
+    discard a Survival card (Toxin)      discard dodge                 odhod uhyb                     discard_surv.
+    show cards (Phobia)                  show 1 2                      ukaz 1 2                       show
+    lose 1 Will (Scream)                 lose will                     ztrat vuli                     lose_will
+    use your place's power               power · take 4                sila · vezmi 4                 power
+      Lair: copy the Creature's place    copy 8                        kopiruj 8
+      Rover, Source                      reserve 7 · heal p2 · draw    rezerva 7 · vylec h2 · lizni
+      in full, as `describe` writes it   power 1 use 8 via lair        sila 1 pouzij 8 pres doupe
+    or take back one card instead        back 4 · take back 4 · 4      zpet 4 · vezmi zpet 4          takeback
+    answer ahead                         plan take 4 · plan pass       plan vezmi 4 · plan nic        plan
+    help, status (no game action)        help · ? · status             napoveda · stav                _help, _status
+
+`take 4` names the cards the power takes back; the Jungle's or the Swamp's own card may go unsaid.
+
+Bare numbers mean the one thing they can mean now: `3` plays the River in Exploration, keeps it at the River
+question, discards it for the Artemia token; `4 7` places the Creature token on 4 and the Artemia token on 7.
+A bare card name plays that card. Seats are `p2`/`h2`/`2`, or a player's name when the caller passes `names`.
+
+Several commands may share a line and are returned in order: `resist 2 4 play 3`. Each is checked against the
+seat's legal actions at that point (the earlier ones applied to a copy of the game). Once the seat has nothing
+left to answer now, the rest of the line is a plan answered later in the turn: `play 2 take 4` returns the play
+and ``{"type": "plan", "orders": [<Jungle's power taking 4 back>]}``. `plan …` makes the rest a plan explicitly,
+and a command sent while the seat has nothing to answer becomes a plan by itself. A plan's orders are checked
+for form only: the engine matches them exactly against the legal actions when the question comes, and asks as
+usual when none matches. `pass`/`nic` when passing is not possible now means "no cards this turn" (a plan).
+
+`describe(action, lang)` writes the full command with the places' names as a comment: "power 2 take 2 4 (Jungle,
+Beach)", "hraj 3 (Řeka)"; it parses back to the same action. `summary` puts what a seat may do now in a few lines
+("resist <2 of: 1 4 5> (1 Will)", "play 1|2|4", "hunt 1-10 a1-10"); `help_text` adds examples and how to answer
+ahead.
+
+`help`/`?` and `status`/`stav` return ``[{"type": "_help"}]`` / ``[{"type": "_status"}]``; the channel answers them.
+A command that is wrong, ambiguous or not possible now raises `CommandError`, whose message (in the language of
+the command, or `lang`) says why and lists what is legal now.
+"""
+
+import functools
+import re
+
+from service.cardnames import fold, name, spellings, word
+from service.game.cards import (
+    HUNT_CARDS, JUNGLE, LAIR, PAIR_TOKEN_CARDS, PLACE_NUMBERS, PLACE_TARGET_CARDS, ROVER, SEAT_CARDS, SOURCE,
+    SURVIVAL_CARDS, SWAMP,
+)
+
+# ---------------------------------------------------------------------------------------------- the words
+# meaning: (English word, Czech word, other spellings accepted in both languages). The first two are what
+# `describe` writes; every word is compared folded (no case, no diacritics).
+KEYWORDS = {
+    "side": ("side", "strana", ()),
+    "play": ("play", "hraj", ("hrat",)),
+    "resist": ("resist", "vzdoruj", ("r", "vzdorovat")),
+    "giveup": ("give up", "vzdej se", ("giveup", "vzdat")),
+    "keep": ("keep", "nech si", ("nechat", "ponech")),
+    "card": ("card", "karta", ("c", "k", "kartu")),
+    "hunt": ("hunt", "lov", ("creature", "bytost", "tokens", "zetony")),
+    "pass": ("pass", "nic", ("pas",)),
+    "discard": ("discard", "odhoď", ("d", "odhodit")),
+    "show": ("show", "ukaž", ("ukazat",)),
+    "lose": ("lose will", "ztrať vůli", ("ztratit",)),
+    "power": ("power", "síla", ()),
+    "take": ("take", "vezmi", ("vzit",)),
+    "reserve": ("reserve", "rezerva", ("rezervy",)),
+    "heal": ("heal", "vyleč", ("uzdrav",)),
+    "draw": ("draw", "lízni", ("dober",)),
+    "copy": ("copy", "kopíruj", ()),
+    "use": ("use", "použij", ()),
+    "via": ("via", "přes", ()),
+    "back": ("back", "zpět", ("takeback",)),
+    "plan": ("plan", "plán", ("predem",)),
+    "help": ("help", "nápověda", ("pomoc",)),
+    "status": ("status", "stav", ()),
+    # labels inside a command, never the start of one
+    "at": ("at", "na", ("on",)),
+    "artemia": ("a", "a", ("artemia", "artemie")),
+    "seat": ("p", "h", ("player", "hrac", "seat")),
+}
+LABELS = {"at", "artemia", "seat"}
+VERBS = set(KEYWORDS) - LABELS
+POWER_WORDS = ("power", "take", "reserve", "heal", "draw", "copy", "use", "via")  # verbs that are also labels
+MARKERS = {"help": "_help", "status": "_status"}
+# Words skipped between arguments ("give up", "the River", "vzdej se", "ztrať vůli", "take all").
+FILLERS = {"the", "a", "and", "up", "se", "si", "will", "vuli", "vule", "all", "vse", "vsechno", "to", "z"}
+# Two words read as one.
+PHRASES = {("take", "back"): "back", ("vezmi", "zpet"): "back"}
+
+_MEANING, _LANGUAGE = {}, {}
+for _meaning, (_en, _cs, _more) in KEYWORDS.items():
+    for _spelling in (_en, _cs, *_more):
+        _MEANING.setdefault(fold(_spelling.split()[0]), _meaning)
+    if fold(_en) != fold(_cs):
+        _LANGUAGE[fold(_en.split()[0])], _LANGUAGE[fold(_cs.split()[0])] = "en", "cs"
+
+# ---------------------------------------------------------------------------------------------- the actions
+# Parameters of Hunt and Survival cards, in the order they are typed ("places"/"cards": a list).
+CARD_PARAMS = {
+    **dict.fromkeys(PAIR_TOKEN_CARDS, ("places",)), **dict.fromkeys(PLACE_TARGET_CARDS, ("place",)),
+    **dict.fromkeys(SEAT_CARDS, ("seat",)), "cataclysm": ("place",), "detour": ("seat", "from", "to"),
+    "sacrifice": ("discard",), "sixth-sense": ("cards",), "vortex": ("give", "take"),
+    "hologram": ("from", "to"), "wrong-track": ("from", "to"), "double-back": ("place",),
+}
+# Cards whose parameter is left out when the Target token is already placed.
+TARGET_OPTIONAL = set(PLACE_TARGET_CARDS) | {card for card, token in PAIR_TOKEN_CARDS.items() if token == "target"}
+VIA_CARDS = ("drone", "gate")  # Survival cards played as a way of using a place's power
+SEAT_FIELDS = ("seat", "heal")
+LIST_FIELDS = ("cards", "places")  # list parameters of cards (the power's "take" is read by _read_power)
+# How each action is written: the verb's meaning, then its fields in order, each with its label's meaning.
+# An unlabelled field is required in a planned order (except Flashback's "copy", read from the game).
+LAYOUT = {
+    "side": ("side", (("side", None),)),
+    "play": ("play", (("cards", None),)),
+    "resist": ("resist", (("cards", None),)),
+    "giveup": ("giveup", ()),
+    "keep_survival": ("keep", (("card", None),)),
+    "survival": ("card", (("card", None),)),
+    "hunt_card": ("card", (("card", None), ("copy", None))),
+    "tokens": ("hunt", (("creature", None), ("artemia", "artemia"))),
+    "pass": ("pass", ()),
+    "keep": ("keep", (("card", None),)),
+    "discard": ("discard", (("cards", None),)),
+    "discard_survival": ("discard", (("card", None),)),
+    "show": ("show", (("cards", None),)),
+    "lose_will": ("lose", ()),
+    "power": ("power", (("place", None), ("use", "use"), ("via", "via"), ("take", "take"), ("reserve", "reserve"),
+                        ("heal", "heal"), ("draw", "draw"))),
+    "takeback": ("back", (("card", None), ("place", "at"))),
+}
+# Answers that only make sense when asked, never in a plan answered later in the turn.
+NOT_PLANNABLE = {"side", "play", "resist", "giveup", "keep_survival"}
+CREATURE_ONLY = {"side", "hunt_card", "tokens"}  # and every other answer but "pass" is the Hunted's
+# What a planned use of the Rover's or the Source's power must say (one of).
+POWER_NEEDS = {ROVER: ("reserve",), SOURCE: ("heal", "draw")}
+
+MESSAGES = {
+    "unknown": ("I don't understand '{word}'.", "Nerozumím „{word}“."),
+    "ambiguous_name": ("'{word}' could be {options}: type more letters.", "„{word}“ může být {options}: napiš víc."),
+    "no_place": ("There is no place {n} (places are 1-10).", "Lokace {n} není (lokace jsou 1–10)."),
+    "no_seat": ("There is no player {n} (players are p1-p{last}).", "Hráč {n} není (hráči jsou h1–h{last})."),
+    "incomplete": ("'{text}' needs more: which one?", "„{text}“: upřesni, co přesně."),
+    "not_now": ("'{text}' is not possible now.", "„{text}“ teď nejde."),
+    "ambiguous": ("'{text}' could mean: {options}. Say which.", "„{text}“ může znamenat: {options}. Upřesni."),
+    "not_plannable": ("You have nothing to answer now, and '{text}' cannot be answered ahead.",
+                      "Teď nemáš na co odpovídat a „{text}“ nejde zadat předem."),
+    "plan_bare": ("In a plan, say what '{text}' is for (keep, discard, back…).",
+                  "V plánu řekni, k čemu je „{text}“ (nech si, odhoď, zpět…)."),
+    "only_hunted": ("'{text}' is for the Hunted.", "„{text}“ je pro Lovené."),
+    "only_creature": ("'{text}' is for the Creature.", "„{text}“ je pro Bytost."),
+    "plan_where": ("Say which of your places: {text} at 3.", "Řekni, na které lokaci: {text} na 3."),
+    "empty": ("Type a command.", "Napiš příkaz."),
+    "game_over": ("The game is over.", "Hra skončila."),
+    "won_creature": ("The game is over: the Creature won.", "Hra skončila: vyhrála Bytost."),
+    "won_hunted": ("The game is over: the Hunted won.", "Hra skončila: vyhráli Lovení."),
+    "legal": ("Now you may: {lines}", "Teď můžeš: {lines}"),
+    "nothing": ("Nothing to answer now (waiting for {who}).", "Teď nemáš na co odpovídat (čeká se na: {who})."),
+    "ahead": (("Answer ahead: 'plan <command>', e.g. 'plan take 4'; 'plan pass' = no cards this turn. Skipping a "
+               "window leaks only what a quick 'pass' would leak at a table."),
+              ("Předem: „plán <příkaz>“, např. „plán vezmi 4“; „plán nic“ = tento tah žádné karty. Přeskočené okno "
+               "prozradí jen tolik, co rychlé „nic“ u stolu.")),
+    "also": ("Also: status, help. Places: {places}.", "Dále: stav, nápověda. Lokace: {places}."),
+    "of": ("<{n} of: {items}>", "<{n} z: {items}>"),
+    "will_cost": ("({n} Will)", "({n} vůle)"),
+    "e.g.": ("e.g.", "např."),
+    "turn": ("Turn {n}", "Kolo {n}"),
+    # window kinds
+    "setup": ("choose the board side", "zvol stranu desky"),
+    "explore": ("Exploration", "Průzkum"),
+    "hunt": ("Hunting", "Lov"),
+    "prereveal": ("Before the reveal", "Před odhalením"),
+    "reckoning": ("Reckoning", "Zúčtování"),
+    "end": ("End of turn", "Konec kola"),
+}
+
+
+class CommandError(ValueError):
+    """A command that is wrong, ambiguous or not possible now; the message says why and what is legal now."""
+
+
+class _Fail(Exception):
+    """A failure as a MESSAGES key and its parameters; `parse` words it in the player's language."""
+
+    def __init__(self, key, **params):
+        super().__init__(key)
+        self.key, self.params = key, params
+
+
+def _msg(key, lang, **params):
+    return MESSAGES[key][lang == "cs"].format(**params)
+
+
+def _word(meaning, lang):
+    return KEYWORDS[meaning][lang == "cs"]
+
+
+# ---------------------------------------------------------------------------------------------- names
+def _vocabulary(ids):
+    return {spelling: card for card in ids for spelling in spellings(card)}
+
+
+PLACES = _vocabulary(PLACE_NUMBERS)
+CARD_VOCAB = {"hunt": _vocabulary(HUNT_CARDS), "survival": _vocabulary(SURVIVAL_CARDS)}
+VIA_VOCAB = {**dict.fromkeys(spellings(LAIR), "lair"), **_vocabulary(VIA_CARDS)}
+
+
+def _lookup(words, vocab, prefer=set):
+    """The value named by the first of `words` (or the first few joined: "sixth sense"), and how many words it
+    took. An exact spelling wins, then a unique prefix; among several, those in `prefer()` (legal now) win."""
+    for n in range(min(3, len(words)), 0, -1):
+        key = "".join(words[:n])
+        hits = {v for s, v in vocab.items() if s == key} or {v for s, v in vocab.items() if s.startswith(key)}
+        if len(hits) > 1 and hits & prefer():
+            hits &= prefer()
+        if len(hits) == 1:
+            return hits.pop(), n
+        if n == 1 and hits:
+            options = sorted({s for s, v in vocab.items() if v in hits and s.startswith(key)})
+            raise _Fail("ambiguous_name", word=key, options=", ".join(options[:8]))
+    return None, 0
+
+
+# ---------------------------------------------------------------------------------------------- reading
+_fold_word = functools.lru_cache(maxsize=4096)(fold)
+
+
+def _tokens(text):
+    """Folded words and numbers; parenthesised text is a comment; "take back" is one word."""
+    text = re.sub(r"\([^)]*\)?", " ", text)
+    tokens = []
+    for token in (_fold_word(w) for w in re.findall(r"[^\W\d_]+|\d+", text.casefold())):
+        if tokens and (tokens[-1], token) in PHRASES:
+            tokens[-1] = PHRASES[tokens[-1], token]
+        else:
+            tokens.append(token)
+    return tokens
+
+
+def detect_language(text):
+    """"cs" when the text uses more Czech than English keywords, else "en"."""
+    votes = [_LANGUAGE.get(t) for t in _tokens(text)]
+    return "cs" if votes.count("cs") > votes.count("en") else "en"
+
+
+class _Reader:
+    """A cursor over the tokens of one line, with what it needs to read names: the game, the seat, names."""
+
+    def __init__(self, tokens, game, seat, names):
+        self.tokens, self.pos = tokens, 0
+        self.game, self.seat = game, seat
+        self.names = {fold(n): s for s, n in (names or {}).items()}
+        self.kind = "hunt" if seat == 0 else "survival"
+        self._legal_values = None
+
+    def legal_values(self):
+        """Places, cards and seats named by a legal action now: they win when a prefix fits several names."""
+        if self._legal_values is None:
+            values = (v for a in self.game.legal_actions(self.seat) for v in a.values())
+            self._legal_values = {x for v in values for x in (v if isinstance(v, list) else [v])
+                                  if not isinstance(x, bool)}
+        return self._legal_values
+
+    def peek(self, labels=()):
+        """The next token, skipping fillers that are not a label wanted here."""
+        while self.pos < len(self.tokens) and self.tokens[self.pos] in FILLERS \
+                and _MEANING.get(self.tokens[self.pos]) not in labels:
+            self.pos += 1
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def label(self, *meanings):
+        """The meaning of the next token if it is one of `meanings` (consumed), else None."""
+        token = self.peek(meanings)
+        if token is not None and _MEANING.get(token) in meanings:
+            self.pos += 1
+            return _MEANING[token]
+        return None
+
+    def verb(self):
+        """The verb starting the next command (consumed), or "bare" when it starts with no verb."""
+        return self.label(*VERBS) or "bare"
+
+    def lookup(self, vocab, prefer=set):
+        """The value of the name starting here (one to three words), or None when no name starts here."""
+        token = self.peek()
+        if token is None or token.isdigit() or token in _MEANING:
+            return None
+        words = [token]
+        for later in self.tokens[self.pos + 1:self.pos + 3]:
+            if later.isdigit():
+                break
+            words.append(later)
+        value, used = _lookup(words, vocab, prefer)
+        self.pos += used
+        return value
+
+    def number(self):
+        token = self.peek()
+        if token is not None and token.isdigit():
+            self.pos += 1
+            return int(token)
+        return None
+
+    def place(self):
+        n = self.number()
+        if n is not None and n not in PLACE_NUMBERS:
+            raise _Fail("no_place", n=n)
+        return n if n is not None else self.lookup(PLACES, self.legal_values)
+
+    def places(self):
+        found = []
+        while (place := self.place()) is not None:
+            found.append(place)
+        return found
+
+    def place_or_card(self):
+        """A place (a number or name) or a Survival card of this seat, whichever the name fits."""
+        token = self.peek()
+        if token is not None and token.isdigit():
+            return self.place()
+        return self.lookup({**PLACES, **CARD_VOCAB[self.kind]}, self.legal_values)
+
+    def card(self, kind=None):
+        return self.lookup(CARD_VOCAB[kind or self.kind], self.legal_values)
+
+    def seat_number(self):
+        """A Hunted's seat: `p2`, `h2`, `2`, or a name from `names`."""
+        labelled = self.label("seat")
+        n = self.number()
+        if n is None and not labelled:
+            n = self.lookup(self.names)
+        if n is not None and not 1 <= n < self.game.players:
+            raise _Fail("no_seat", n=n, last=self.game.players - 1)
+        return n
+
+    def field(self, field):
+        """A value of a card parameter, read by the field's kind."""
+        if field in SEAT_FIELDS:
+            return self.seat_number()
+        if field in LIST_FIELDS:
+            return self.places() or None
+        return self.place()
+
+
+# Each reader returns the patterns its command may mean, in order of preference: partial actions matched against
+# the legal actions (see _fits). A None value marks something the player left out that the command needs.
+
+def _read_play(r):
+    return [{"type": "play", "cards": r.places() or None}]
+
+
+def _read_resist(r):
+    cards = r.places()
+    return [{"type": "resist", **({"cards": cards} if cards else {})}]
+
+
+def _read_keep(r):
+    value = r.place_or_card()
+    return [{"type": "keep" if isinstance(value, int) else "keep_survival", "card": value}]
+
+
+def _read_discard(r):
+    first = r.place_or_card()
+    if isinstance(first, str):
+        return [{"type": "discard_survival", "card": first}]
+    return [{"type": "discard", "cards": None if first is None else [first, *r.places()]}]
+
+
+def _read_card(r, card=None):
+    """`card <name> <parameters>`; Flashback may name the card it copies; the Drone and the Gate are powers."""
+    card = card or r.card()
+    if card in VIA_CARDS:  # `card gate 7`: the number is the place whose power the Gate uses
+        return _read_power(r, "use" if card == "gate" else "power", {"type": "power", "via": card})
+    pattern = {"type": "hunt_card" if r.kind == "hunt" else "survival", "card": card}
+    effect = card
+    if card == "flashback" and (copy := r.card("hunt") or (r.game.public_view()["hunt_discard"] or [None])[-1]):
+        effect = pattern["copy"] = copy  # by default the card Flashback copies now: the top of the discard
+    for field in CARD_PARAMS.get(effect, ()):
+        if (value := r.field(field)) is None:
+            break
+        pattern[field] = value
+    return [pattern]
+
+
+def _read_hunt(r):
+    """`hunt 4 a7`, `creature 4 artemia 7`, `4 7`: the Creature token first, the Artemia token labelled or second."""
+    pattern = {"type": "tokens"}
+    for _ in range(2):
+        label = r.label("artemia", "hunt")
+        field = "artemia" if label == "artemia" or "creature" in pattern else "creature"
+        if field in pattern or (place := r.place()) is None:
+            break
+        pattern[field] = place
+    return [pattern]
+
+
+def _read_power(r, label, pattern=None):
+    """The power family, its words in any order: `power 2 take 4`, `take 4`, `copy 8`, `reserve 7`, `draw`,
+    `heal p2`, `power 1 use 8 via lair`. A bare number is "at": the place you are on or whose power you use."""
+    pattern = pattern or {"type": "power"}
+    while label is not None:
+        if label == "take":
+            pattern["take"] = r.places()
+        elif label == "draw":
+            pattern["draw"] = True
+        elif label == "heal":
+            pattern["heal"] = r.seat_number()
+        elif label == "via":
+            pattern["via"] = r.lookup(VIA_VOCAB)
+        elif label == "reserve":
+            pattern["reserve"] = r.place()
+        elif label in ("use", "copy"):
+            pattern["use"] = r.place()
+            if label == "copy":
+                pattern["via"] = "lair"
+        elif label == "at":
+            pattern["at"] = r.place()
+        elif (at := r.place()) is not None:  # "power 2", "card gate 7"
+            pattern["at"] = at
+        label = r.label(*POWER_WORDS, "at")
+    return [pattern]
+
+
+def _read_back(r):
+    pattern = {"type": "takeback", "card": r.place()}
+    if r.label("at"):
+        pattern["place"] = r.place()
+    return [pattern]
+
+
+def _read_bare(r):
+    """Places without a verb mean whatever they can mean now; a card name plays the card."""
+    values = r.places()
+    if not values:
+        card = r.card()
+        return _read_card(r, card) if card else []
+    patterns = [{"type": kind, "cards": values} for kind in ("play", "discard", "show")]
+    if len(values) == 1:
+        patterns += [{"type": "keep", "card": values[0]}, {"type": "side", "side": values[0]},
+                     {"type": "takeback", "card": values[0]}]
+    if len(values) <= 2:
+        patterns.append({"type": "tokens", **dict(zip(("creature", "artemia"), values, strict=False))})
+    return patterns
+
+
+READERS = {
+    "side": lambda r: [{"type": "side", "side": r.number()}], "play": _read_play, "resist": _read_resist,
+    "giveup": lambda r: [{"type": "giveup"}], "keep": _read_keep, "card": _read_card, "hunt": _read_hunt,
+    "pass": lambda r: [{"type": "pass"}], "discard": _read_discard,
+    "show": lambda r: [{"type": "show", "cards": r.places() or None}], "lose": lambda r: [{"type": "lose_will"}],
+    "back": _read_back, "bare": _read_bare,
+    **{verb: functools.partial(_read_power, label=verb) for verb in POWER_WORDS},
+}
+
+
+def _read_commands(reader):
+    """The line as a list of (verb, patterns, the command's words)."""
+    commands = []
+    while reader.peek() is not None:
+        start = reader.pos
+        verb = reader.verb()
+        patterns = READERS[verb](reader) if verb in READERS else []
+        if verb == "bare" and not patterns:
+            raise _Fail("unknown", word=reader.peek())
+        commands.append((verb, patterns, " ".join(reader.tokens[start:reader.pos])))
+    return commands
+
+
+# ---------------------------------------------------------------------------------------------- matching
+def _fits(pattern, action):
+    """Whether a legal action is one the pattern may mean. Lists match in any order; "at" is the place or the
+    place used; "take" is at least these cards, plus perhaps the place's own card ("this card" of the Jungle and
+    the Swamp), which may go unsaid; "take" with no cards is any power that takes cards back (the Lair's)."""
+    if pattern["type"] != action["type"]:
+        return False
+    for key, want in pattern.items():
+        have = action.get(key)
+        if key == "at":
+            if want not in (action.get("place"), action.get("use")):
+                return False
+        elif key == "take" and action["type"] == "power":
+            if have is None or (want and (not set(want) <= set(have) or len(set(have) - set(want)) > 1)):
+                return False
+        elif isinstance(want, list):
+            if not isinstance(have, list) or sorted(want) != sorted(have):
+                return False
+        elif have != want:
+            return False
+    return True
+
+
+def _looseness(pattern, action):
+    """How much of the action the pattern leaves unsaid: fields it does not name, lists in another order."""
+    named = set(pattern) | {k for k in ("place", "use") if "at" in pattern and action.get(k) == pattern["at"]}
+    unsaid = sum(1 for k in action if k not in named)
+    return unsaid + sum(1 for k, v in pattern.items() if isinstance(v, list) and action.get(k) != v)
+
+
+def _match(patterns, legal, text):
+    """The one legal action the command means: the first pattern that fits any decides, and among the actions
+    it fits, the one it leaves least unsaid ("power 5 reserve 7" is the Rover, not the Drone)."""
+    for pattern in patterns:
+        if None in pattern.values():
+            raise _Fail("incomplete", text=text)
+        hits = [a for a in legal if _fits(pattern, a)]
+        if hits:
+            least = min(_looseness(pattern, a) for a in hits)
+            best = []
+            for action in hits:  # the engine may offer the same action twice
+                if _looseness(pattern, action) == least and action not in best:
+                    best.append(action)
+            if len(best) == 1:
+                return best[0]
+            raise _Fail("ambiguous", text=text, actions=best) if len(best) <= 6 else _Fail("incomplete", text=text)
+    raise _Fail("not_now", text=text)
+
+
+# ---------------------------------------------------------------------------------------------- plans
+def _my_places(game, seat):
+    """Where the seat is this turn: its revealed positions, else the cards it played."""
+    view = game.view(seat)
+    me = next(h for h in view["hunted"] if h["seat"] == seat)
+    return me["played"] if isinstance(me["played"], list) else view["you"]["played"]
+
+
+def _plan_order(patterns, game, seat, text):
+    """The full action a command means as a planned order, checked for form only (see the module docstring)."""
+    if len(patterns) != 1:
+        raise _Fail("plan_bare", text=text)
+    action = dict(patterns[0])
+    if action["type"] in NOT_PLANNABLE:
+        raise _Fail("not_plannable", text=text)
+    if action["type"] != "pass" and (action["type"] in CREATURE_ONLY) != (seat == 0):
+        raise _Fail("only_hunted" if seat == 0 else "only_creature", text=text)
+    if action["type"] in ("power", "takeback"):
+        places = _my_places(game, seat)
+        place = action.pop("at", action.get("place"))
+        if place is None and len(places) != 1:
+            raise _Fail("plan_where", text=text)
+        action["place"] = places[0] if place is None else place
+    if action["type"] == "power":
+        _complete_power(action, game, seat)
+    effect = action.get("copy", action.get("card"))
+    needed = [f for f, label in LAYOUT[action["type"]][1] if label is None and f != "copy"]
+    needed += [] if effect in TARGET_OPTIONAL else CARD_PARAMS.get(effect, [])
+    if None in action.values() or any(field not in action for field in needed):
+        raise _Fail("incomplete", text=text)
+    return action
+
+
+def _complete_power(action, game, seat):
+    """Fill in what a player leaves unsaid about a power, as the engine spells it: the place used is the one you
+    are on (the Rover for the Drone); the Jungle and the Swamp also take back their own card; the Lair takes back
+    the whole discard pile as it is now."""
+    use = action.setdefault("use", ROVER if action.get("via") == "drone" else action["place"])
+    take = set(action.get("take") or ())
+    if use in (JUNGLE, SWAMP):
+        take.add(action["place"])
+    elif use == LAIR and not take:
+        take = set(next(h["discard"] or () for h in game.view(seat)["hunted"] if h["seat"] == seat))
+    if take:
+        action["take"] = sorted(take)
+    if use in POWER_NEEDS and not any(field in action for field in POWER_NEEDS[use]):
+        action[POWER_NEEDS[use][0]] = None  # incomplete: which reserve card, or whom to heal
+
+
+# ---------------------------------------------------------------------------------------------- parse
+def parse(text, game, seat, lang=None, names=None):
+    """The engine action(s) `text` means for `seat` now (see the module docstring); raises CommandError.
+
+    `lang` ("en"/"cs") words the error; by default the command's own language. `names` optionally maps seats to
+    player names, so that "card anticipation jana" works.
+    """
+    if text.strip() == "?":
+        return [{"type": "_help"}]
+    lang = lang or detect_language(text)
+    try:
+        commands = _read_commands(_Reader(_tokens(text), game, seat, names))
+        if not commands:
+            raise _Fail("empty")
+        for verb, _, _ in commands:
+            if verb in MARKERS:
+                return [{"type": MARKERS[verb]}]
+        if game.is_over:
+            raise _Fail("game_over")
+        return _resolve(commands, game, seat)
+    except _Fail as fail:
+        raise CommandError(_explain(fail, game, seat, lang)) from None
+
+
+def _resolve(commands, game, seat):
+    """Each command as the legal action it means at its point of the line, or, once the seat has nothing to
+    answer (or after `plan`), as a planned order; the plan comes last."""
+    actions, orders, planning, sim = [], [], False, game
+    for i, (verb, patterns, text) in enumerate(commands):
+        planning = planning or verb == "plan"
+        if verb == "plan":
+            continue
+        legal = [] if planning else sim.legal_actions(seat)
+        if not legal or (patterns == [{"type": "pass"}] and {"type": "pass"} not in legal):
+            planning = True
+            orders.append(_plan_order(patterns, sim, seat, text))
+            continue
+        actions.append(_match(patterns, legal, text))
+        if i + 1 < len(commands):  # the rest of the line is read against the game as this command leaves it
+            sim = game.copy() if sim is game else sim
+            sim.apply(seat, actions[-1])
+    if planning:
+        if not orders:
+            raise _Fail("incomplete", text="plan")
+        actions.append({"type": "plan", "orders": orders})
+    return actions
+
+
+def _explain(fail, game, seat, lang):
+    params = dict(fail.params)
+    if "actions" in params:
+        params["options"] = " / ".join(describe(a, lang) for a in params.pop("actions"))
+    lines = summary(game, seat, lang)
+    legal = _msg("legal", lang, lines="; ".join(lines)) if lines else ""
+    return " ".join(filter(None, [_msg(fail.key, lang, **params), legal]))
+
+
+# ---------------------------------------------------------------------------------------------- writing
+class _Alt(str):
+    """Placeholder text standing for several values of a field in a summary line ("1|2|4", "<2 of: 1 4 5>")."""
+
+
+def _item(field, value, lang):
+    """One value as written: a place number, a seat "p2"/"h2", a card's name."""
+    if isinstance(value, _Alt):
+        return value
+    if field in SEAT_FIELDS:
+        return f"{_word('seat', lang)}{value}"
+    if field == "via":
+        return name(LAIR if value == "lair" else value, lang, accusative=True)
+    return name(value, lang) if isinstance(value, str) else str(value)
+
+
+def _fields(action):
+    """(field, label, value) of the action in writing order, leaving out what goes without saying."""
+    _, layout = LAYOUT[action["type"]]
+    if action["type"] in ("survival", "hunt_card"):
+        layout += tuple((f, None) for f in CARD_PARAMS.get(action.get("copy", action.get("card")), ()))
+    for field, label in layout:
+        value = action.get(field)
+        if value is not None and not (field == "use" and value == action.get("place")):
+            yield field, label, value
+
+
+def _command(action, lang):
+    """The action as a command, without the comment: "power 2 take 2 4"."""
+    parts = [_word(LAYOUT[action["type"]][0], lang)]
+    for field, label, value in _fields(action):
+        text = "" if value is True else " ".join(_item(field, v, lang) for v in value) \
+            if isinstance(value, list) else _item(field, value, lang)
+        if label:
+            word_ = _word(label, lang)
+            text = f"{word_}{text}" if len(word_) == 1 else f"{word_} {text}".strip()
+        parts.append(text)
+    return " ".join(parts)
+
+
+def _gloss(action, lang):
+    """The names of the places the action names, in writing order: "Jungle, Beach"."""
+    places = []
+    for field, _, value in _fields(action):
+        if field not in ("side", *SEAT_FIELDS) and not isinstance(value, (_Alt, bool)):
+            places += [v for v in (value if isinstance(value, list) else [value])
+                       if isinstance(v, int) and v not in places]
+    return ", ".join(name(p, lang) for p in places)
+
+
+def describe(action, lang="en"):
+    """Short text for an action, in English or Czech: "play 3 (River)" / "hraj 3 (Řeka)"; it parses back."""
+    kind = action["type"]
+    if kind == "plan":
+        return " ".join([_word("plan", lang)] + [_command(order, lang) for order in action["orders"]])
+    if kind.startswith("_"):
+        return _word(kind[1:], lang)
+    gloss = _gloss(action, lang)
+    return f"{_command(action, lang)} ({gloss})" if gloss else _command(action, lang)
+
+
+def _span(numbers, sep):
+    """Sorted numbers as text: a run of four or more as "1-10", else joined by `sep`."""
+    if len(numbers) >= 4 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return f"{numbers[0]}-{numbers[-1]}"
+    return sep.join(map(str, numbers))
+
+
+def _alternatives(field, values, lang):
+    """Several values of one field as placeholder text: "1-10", "1|4|5", "p1|p2", "2 <2 of: 1 4 5>"."""
+    if all(isinstance(v, list) for v in values):
+        common = [x for x in values[0] if all(x in v for v in values)]
+        rest = sorted({x for v in values for x in v} - set(common))
+        n = len(values[0]) - len(common)
+        choice = _span(rest, "|") if n == 1 else _msg("of", lang, n=n, items=_span(rest, " "))
+        return _Alt(" ".join([*map(str, common), choice]))
+    distinct = sorted(set(values), key=str)
+    if field in SEAT_FIELDS or not all(isinstance(v, int) for v in distinct):
+        return _Alt("|".join(_item(field, v, lang) for v in distinct))
+    return _Alt(_span(sorted(distinct), "|"))
+
+
+def _groups(legal):
+    """Legal actions grouped by what they are (type, card, place used) and their shape (fields, list lengths)."""
+    groups = {}
+    for action in legal:
+        fixed = {k: v for k, v in action.items()
+                 if isinstance(v, str) or (action["type"] in ("power", "takeback") and k in ("place", "use"))}
+        shape = tuple((k, len(v) if isinstance(v, list) else None) for k, v in action.items() if k not in fixed)
+        groups.setdefault((tuple(sorted(fixed.items())), tuple(sorted(shape))), []).append(action)
+    return list(groups.values())
+
+
+def _summary_line(group, lang):
+    shape = dict(group[0])
+    for field in shape:
+        values = [a[field] for a in group]
+        if any(v != values[0] for v in values):
+            shape[field] = _alternatives(field, values, lang)
+    line = _command(shape, lang)
+    if shape["type"] == "resist":
+        line += " " + _msg("will_cost", lang, n=1 if len(group[0]["cards"]) <= 2 else 2)
+    return line
+
+
+def summary(game, seat, lang="en"):
+    """What the seat may do now, one short line per kind of answer: "resist <2 of: 1 4 5> (1 Will)"."""
+    return [_summary_line(group, lang) for group in _groups(game.legal_actions(seat))]
+
+
+def help_text(game, seat, lang="en"):
+    """What this seat may do now, with an example for each kind of answer, answering ahead, and the places."""
+    if game.is_over:
+        return _msg("won_creature" if game.winner == "creature" else "won_hunted", lang)
+    places = " ".join(f"{p} {name(p, lang)}" for p in PLACE_NUMBERS)
+    footer = [_msg("ahead", lang), _msg("also", lang, places=places)]
+    head = f"{_msg('turn', lang, n=game.turn)} · {_msg(game.window['kind'], lang)}"
+    groups = _groups(game.legal_actions(seat))
+    if not groups:
+        who = ", ".join(word("creature", lang) if s == 0 else f"{_word('seat', lang)}{s}" for s in game.waiting_for())
+        return "\n".join([f"{head}. {_msg('nothing', lang, who=who)}", *footer])
+    lines = [f"{head}:"]
+    for group in groups:
+        example = f" — {_msg('e.g.', lang)} {describe(group[0], lang)}" if len(group) > 1 else ""
+        lines.append(f"  {_summary_line(group, lang)}{example}")
+    return "\n".join(lines + footer)
