@@ -85,7 +85,9 @@ def _combos(items, k):
 
 
 class Game:
-    """One game of Not Alone. All state lives in ``self.s`` (plain JSON types)."""
+    """One game of Not Alone. All state lives in ``self.s`` (plain JSON types). Change it only through
+    ``apply``: values derived from it are cached in ``self._memo``, which code editing ``self.s`` by hand (test
+    builders) must clear."""
 
     def __init__(self, state):
         self.s = state
@@ -160,15 +162,16 @@ class Game:
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalAction(f"there is no seat {seat!r} in this game")
         events = []
-        self._memo = {}
         recheck = {seat}
         if action["type"] == "plan":
             self._set_plan(seat, action, events)
+            self._memo = {}
         else:
             w = self.s["window"]
             if w["live"][seat] == "wait":
                 self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
+                self._memo = {}
                 recheck = {seat, CREATURE}
             else:
                 question = self._next_question(seat) if w["deferred"] else None
@@ -178,7 +181,7 @@ class Game:
                 self._check(seat, action, options)
                 self.s["orders"][seat].append({"key": key, "action": action})
                 self.s["t"]["answered"].append(f"{seat}:{key}")
-                self._memo = {}
+                self._memo.pop(("question", seat), None)  # an answer changes only this seat's questions
         self._advance(events, recheck)
         return events
 
@@ -318,7 +321,6 @@ class Game:
         become automatic since the last call (None: all of them)."""
         s = self.s
         while s["winner"] is None:
-            self._memo = {}
             w = s["window"]
             if w is not None:
                 self._answer_from_orders(events, recheck)
@@ -329,13 +331,17 @@ class Game:
                     s["wid"] = max(s["wid"], w["id"])  # the window now waits for a person: spend its id
                     return
                 s["window"] = None
+                self._memo = {}
                 continue
             task = s["agenda"][0]
             try:
                 done = getattr(self, "_task_" + task[0])(events, *task[1:])
             except _NeedAnswer as need:
                 self._open_window(need.kind, [], deferred=True)
+                self._memo = {}
                 continue
+            finally:
+                self._memo = {}
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
 
