@@ -435,8 +435,19 @@ def _read_power(r, label, pattern=None):
             pattern["at"] = r.place()
         elif (at := r.place()) is not None:  # "power 2", "card gate 7"
             pattern["at"] = at
-        label = r.label(*POWER_WORDS, "at")
+        label = None if _starts_another_power(r, pattern) else r.label(*POWER_WORDS, "at")
     return [pattern]
+
+
+_POWER_FIELD = {"take": "take", "draw": "draw", "heal": "heal", "via": "via", "reserve": "reserve", "use": "use",
+                "copy": "use", "at": "at"}
+
+
+def _starts_another_power(r, pattern):
+    """Whether the next word begins a second power command ("power 4 power 9 heal p3" is two answers, one per
+    place of an Artefact player): a new `power`, or a word for a field this command already has."""
+    meaning = _MEANING.get(r.peek(POWER_WORDS + ("at",)))
+    return (meaning == "power" and len(pattern) > 1) or _POWER_FIELD.get(meaning) in pattern
 
 
 def _read_back(r):
@@ -619,13 +630,18 @@ def _resolve(commands, game, seat):
             planning = True
             orders.append(_plan_order(patterns, sim, seat, text))
             continue
+        if i + 1 < len(commands) and not any(_fits(p, a) for p in patterns for a in legal):
+            # Not asked now but more follows ("power 4 power 9 heal p2" when the Beach needs no answer):
+            # keep it as an answer ahead instead of refusing the whole line.
+            orders.append(_plan_order(patterns, sim, seat, text))
+            continue
         actions.append(_match(patterns, legal, text))
         if i + 1 < len(commands):  # the rest of the line is read against the game as this command leaves it
             sim = game.copy() if sim is game else sim
             sim.apply(seat, actions[-1])
-    if planning:
-        if not orders:
-            raise _Fail("incomplete", text="plan")
+    if planning and not orders:
+        raise _Fail("incomplete", text="plan")
+    if orders:
         actions.append({"type": "plan", "orders": orders})
     return actions
 

@@ -483,3 +483,13 @@ def test_describe_parses_back_to_every_legal_action_of_random_games():
                         failures.append((text, action, back))
     assert not failures[:5]
     assert checked > 5000
+
+
+def test_two_power_commands_on_one_line_are_two_answers():
+    g = reckoning({1: [4, 9], 2: [5]}, {"creature": 8},
+                  {1: {"hand": [1, 2, 4, 9], "pending": "artefact"}, 2: {"hand": [1, 5, 4], "will": 2}})
+    # The Beach needs no answer (its power is the only choice), so "power 4" is kept as an answer ahead.
+    actions = parse("power 4 power 9 heal p2", g, 1)
+    assert actions[0] == {"type": "power", "place": 9, "use": 9, "heal": 2}
+    assert actions[1]["type"] == "plan" and len(actions[1]["orders"]) == 1
+    assert parse("power 9 heal p2", g, 1) == [actions[0]]
