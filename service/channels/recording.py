@@ -1,0 +1,33 @@
+"""A sender for tests: records every send in a Redis list, so tests can read what workers in other processes
+sent; it can also be told to fail for a chat (``fail:<chat>`` = "retry_after:<s>" | "transient" | "blocked")."""
+
+import json
+
+from service.outbox import PermanentSendError, RetryAfter, TransientSendError
+
+SENT_KEY = "test:sent"
+
+
+class RecordingSender:
+    def __init__(self, connection):
+        self.redis = connection
+
+    def send(self, chat: str, text: str, buttons: list | None = None) -> None:
+        failure = self.redis.get(f"test:fail:{chat}")
+        if failure:
+            kind, _, arg = failure.decode().partition(":")
+            if kind == "retry_after":
+                self.redis.delete(f"test:fail:{chat}")
+                raise RetryAfter(float(arg))
+            if kind == "transient":
+                raise TransientSendError("connection reset")
+            raise PermanentSendError("Forbidden: bot was blocked by the user")
+        self.redis.rpush(SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons}))
+
+    def sent(self) -> list[dict]:
+        return [json.loads(m) for m in self.redis.lrange(SENT_KEY, 0, -1)]
+
+
+def make(connection) -> RecordingSender:
+    """Sender factory (ARTEMIA_SENDER=recording)."""
+    return RecordingSender(connection)

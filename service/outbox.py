@@ -1,0 +1,95 @@
+"""The outbox: delivering stored outgoing messages through a channel sender within the shared send budget.
+
+Messages are written to Redis by the resolution step (``Store.commit``) or by a reminder before anything is
+sent; this module sends one of them. A message is ``{"chat", "text", "buttons", "seat", "group"}``; its id is
+``<game>-<batch>-<index>`` (job-id safe). A send is claimed with ``SET sent NX`` so that two deliverers never
+send the same message and a sent message is never sent again (still at-least-once if a process dies between
+the send and the mark). No game transition waits on a send.
+"""
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from service.config import Settings
+from service.store import Store
+
+
+class Sender(Protocol):
+    def send(self, chat: str, text: str, buttons: list | None = None) -> None: ...
+
+
+class RetryAfter(Exception):
+    """The channel asked us to wait (Telegram 429)."""
+
+    def __init__(self, seconds: float):
+        super().__init__(f"retry after {seconds}s")
+        self.seconds = seconds
+
+
+class TransientSendError(Exception):
+    """A network error or a 5xx: worth retrying with backoff."""
+
+
+class PermanentSendError(Exception):
+    """The recipient cannot be reached (blocked the bot, no such chat): do not retry."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str  # "sent" | "done" (nothing to do) | "wait" | "retry" | "failed" | "unreachable"
+    delay: float = 0.0  # for "wait" / "retry": when to try again
+    seat: int | None = None  # for "unreachable"
+
+
+CLAIM_LEASE_SECONDS = 60
+
+
+def message_id(game_id: str, batch: str, index: int) -> str:
+    return f"{game_id}-{batch}-{index}"
+
+
+def parse_message_id(mid: str) -> tuple[str, str, int]:
+    game_id, batch, index = mid.split("-")
+    return game_id, batch, int(index)
+
+
+def budget(message: dict, settings: Settings) -> tuple[float, float, float, float]:
+    """(global rate/s, global burst, chat rate/s, chat burst) for this message's chat."""
+    if message.get("group"):
+        chat_rate, chat_cap = settings.rate_group_per_minute / 60.0, 3.0
+    else:
+        chat_rate, chat_cap = settings.rate_private_per_second, 1.0
+    return settings.rate_global_per_second, max(1.0, settings.rate_global_per_second), chat_rate, chat_cap
+
+
+def backoff(attempt: int) -> float:
+    return float(min(300, 2 ** attempt))
+
+
+def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures: int, now: float) -> Outcome:
+    """Try to send one stored message once. The caller schedules the next attempt from the outcome."""
+    game_id, batch, index = parse_message_id(mid)
+    message = store.message(game_id, batch, index)
+    if message is None or store.send_state(game_id, batch, index) == "sent":
+        return Outcome("done")
+    wait = store.take_send_token(message["chat"], now, *budget(message, settings))
+    if wait > 0:
+        return Outcome("wait", wait)
+    if not store.claim_send(game_id, batch, index, CLAIM_LEASE_SECONDS):
+        return Outcome("done")  # someone else is sending it or has sent it
+    try:
+        sender.send(message["chat"], message["text"], message.get("buttons"))
+    except RetryAfter as exc:
+        store.release_send(game_id, batch, index)
+        store.pause_sending(now, exc.seconds)
+        return Outcome("wait", exc.seconds)
+    except TransientSendError:
+        store.release_send(game_id, batch, index)
+        if failures + 1 >= settings.send_max_attempts:
+            return Outcome("failed")
+        return Outcome("retry", backoff(failures))
+    except PermanentSendError:
+        store.mark_sent(game_id, batch, index)  # never try this one again
+        return Outcome("unreachable", seat=message.get("seat"))
+    store.mark_sent(game_id, batch, index)
+    return Outcome("sent")

@@ -1,0 +1,143 @@
+"""The local sandbox: play one seat in the terminal against bots, through the real pipeline.
+
+``python -m service.sandbox [--seat N | --side creature|hunted] [--players P] [--seed S] [--deadline SECONDS]``
+``python -m service.sandbox --bots-only --seed S``  plays a whole game with bots and prints the transcript.
+
+Same command language, store, Lua scripts, RQ jobs, deadlines and outbox as production. Without REDIS_URL
+the Redis is embedded (fakeredis with Lua, in this process) and an in-process RQ ``SimpleWorker`` (burst runs
+with the scheduler, pumped by the main loop) does the jobs; bots are seats the pipeline auto-plays the moment
+a window opens. What you type goes through ``service.ingest.submit`` exactly as a Telegram message would.
+"""
+
+import argparse
+import json
+import queue
+import sys
+import threading
+import time
+import uuid
+
+import redis
+from rq import SimpleWorker
+from rq.registry import ScheduledJobRegistry
+
+from service import ingest, wording
+from service.channels.console import ConsoleSender
+from service.config import get_settings
+from service.game import Game
+from workers import context, scheduling
+from workers.resolution import start_game
+
+TABLE = "console:table"
+YOU = "console:you"
+UNLIMITED = 1e9  # no send budget on a terminal
+
+
+def connect(redis_url: str | None) -> redis.Redis:
+    if redis_url:
+        return redis.Redis.from_url(redis_url)
+    import fakeredis  # embedded Redis: a test/sandbox dependency only
+
+    return fakeredis.FakeRedis(server=fakeredis.FakeServer())
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m service.sandbox", description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=3, help="seats, Creature included (2-7)")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seat", type=int, default=None, help="the seat you play (0 = the Creature)")
+    parser.add_argument("--side", choices=["creature", "hunted"], default=None)
+    parser.add_argument("--deadline", type=int, default=30, help="seconds you get per step")
+    parser.add_argument("--bots-only", action="store_true", help="bots play every seat; print the transcript")
+    parser.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
+    return parser.parse_args(argv)
+
+
+def choose_seat(args, ask) -> int:
+    if args.seat is not None:
+        return args.seat
+    side = args.side or ask("Play the Creature or a Hunted? [c/h] ").strip().lower()[:1]
+    return 0 if side == "c" else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    settings = get_settings().model_copy(update={
+        "min_deadline_seconds": 1, "sweep_interval_seconds": 5, "resolve_grace_seconds": 5,
+        "rate_global_per_second": UNLIMITED, "rate_private_per_second": UNLIMITED,
+        "rate_group_per_minute": UNLIMITED,
+    })
+    connection = connect(settings.redis_url)
+    human = None if args.bots_only else choose_seat(args, input)
+    labels = {TABLE: "table", YOU: "you"}
+    players = {}
+    for seat in range(args.players):
+        chat = YOU if seat == human else (f"console:seat{seat}" if args.bots_only else None)
+        players[str(seat)] = {"name": "You" if seat == human else f"Bot {seat}", "chat": chat, "user": chat}
+        if args.bots_only:
+            labels[chat] = f"seat {seat}"
+    meta = {"players": players, "group": TABLE, "deadline_seconds": args.deadline, "lang": "en",
+            "bots": [s for s in range(args.players) if s != human]}
+    ctx = context.build(connection, settings, sender=ConsoleSender(labels=labels))
+    context.register(ctx)
+    game_id = f"sandbox{seed}_{uuid.uuid4().hex[:6]}"
+    scheduling.sweep(ctx, ctx.clock())  # the sweeper chain (and its heartbeat)
+    start_game(ctx, game_id, {"players": args.players, "seed": seed, "side": None, "expert": False}, meta)
+    return run(ctx, game_id, human, args.timeout)
+
+
+def run(ctx, game_id: str, human: int | None, timeout: float) -> int:
+    worker = SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
+    lines = _stdin_lines() if human is not None else None
+    started = time.monotonic()
+    while time.monotonic() - started < timeout:
+        worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
+        if ctx.store.load(game_id).status == "over" and not _deliveries_pending(ctx):
+            return 0
+        if lines is not None and not lines.empty():  # one line per turn of the loop: its effects come first
+            line = lines.get()
+            if line is None or line.strip() == "quit":
+                return 0
+            print(f"  -> {answer(ctx, game_id, human, line)}", flush=True)
+            continue
+        time.sleep(0.05)
+    print(f"sandbox: the game did not end within {timeout:.0f} s", file=sys.stderr)
+    return 1
+
+
+def answer(ctx, game_id: str, seat: int, text: str) -> str:
+    """One line typed by the human: help, status, or an answer for the open step."""
+    snap = ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    try:
+        actions = wording.parse(text, game, seat)
+    except wording.CommandError as exc:
+        return str(exc)
+    if actions[0]["type"] == "_help":
+        return wording.help_text(game, seat)
+    if actions[0]["type"] == "_status":
+        return json.dumps(game.view(seat))
+    if snap.status == "over":
+        return "The game is over."
+    return ingest.submit(ctx, game_id, seat, actions, snap.window, dedup_id=None).text
+
+
+def _deliveries_pending(ctx) -> bool:
+    return ctx.send_queue.count > 0 or ScheduledJobRegistry(queue=ctx.send_queue).count > 0
+
+
+def _stdin_lines() -> "queue.Queue[str | None]":
+    lines: queue.Queue = queue.Queue()
+
+    def read():
+        for line in sys.stdin:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True, name="stdin").start()
+    return lines
+
+
+if __name__ == "__main__":
+    sys.exit(main())

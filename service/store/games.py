@@ -1,0 +1,251 @@
+"""The game store: snapshots with a version, the open window's answers, indexes and the atomic steps on them.
+
+Knows Redis and the shape of our keys; knows nothing of the rules (the engine JSON is an opaque string here).
+"""
+
+import json
+import math
+from dataclasses import dataclass
+
+import redis
+
+from service.store import keys, lua
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the store holds about a game's current state and its open window."""
+
+    game_id: str
+    version: int
+    window: int | None  # None once the game is over
+    status: str  # "collecting" | "resolving" | "over"
+    deadline: float
+    opened: float
+    closed: float | None
+    followed: int  # the last version whose follow-ups (jobs, deliveries) are known to be done
+    json: str
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One compare-and-set step: the game after resolving ``window`` (or the new game when version is 0)."""
+
+    version: int
+    window: int | None
+    engine_json: str
+    next_window: int | None
+    status: str
+    deadline: float
+    now: float
+    expected: list[int]
+    prefilled: dict[int, list[dict]]
+    streaks: dict[int, int]
+    messages: list[dict]
+
+    def after(self, game_id: str, version: int) -> Snapshot:
+        """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
+        return Snapshot(game_id=game_id, version=version, window=self.next_window, status=self.status,
+                        deadline=self.deadline, opened=self.now,
+                        closed=self.now if self.status == "resolving" else None, followed=0, json=self.engine_json)
+
+
+class Store:
+    def __init__(self, connection: redis.Redis, outbox_ttl: int = 7 * 86400, dedup_ttl: int = 90000):
+        self.redis = connection
+        self.outbox_ttl = outbox_ttl
+        self.dedup_ttl = dedup_ttl
+        self._submit = connection.register_script(lua.SUBMIT)
+        self._close = connection.register_script(lua.CLOSE_AT_DEADLINE)
+        self._commit = connection.register_script(lua.COMMIT)
+        self._reminder = connection.register_script(lua.WRITE_REMINDER)
+        self._extend = connection.register_script(lua.EXTEND_DEADLINE)
+        self._heartbeat = connection.register_script(lua.HEARTBEAT)
+        self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
+
+    # --- reading ---------------------------------------------------------------------------------------------
+
+    def load(self, game_id: str) -> Snapshot | None:
+        return _snapshot(game_id, self.redis.hgetall(keys.snap(game_id)))
+
+    def load_with_dedup(self, game_id: str, dedup_id: str | None) -> tuple[Snapshot | None, bool]:
+        """The snapshot, and whether ``dedup_id`` was already recorded, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.snap(game_id))
+        pipe.exists(keys.dedup(game_id, dedup_id or "-"))
+        raw, seen = pipe.execute()
+        return _snapshot(game_id, raw), bool(dedup_id) and bool(seen)
+
+    def window_state(self, game_id: str) -> tuple[dict[int, list[dict]], set[int], dict[int, int], dict]:
+        """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.answers(game_id))
+        pipe.smembers(keys.expected(game_id))
+        pipe.hgetall(keys.autoplays(game_id))
+        pipe.hget(keys.meta(game_id), "json")
+        answers, expected, streaks, meta = pipe.execute()
+        return ({int(s): json.loads(a) for s, a in answers.items()}, {int(s) for s in expected},
+                {int(s): int(n) for s, n in streaks.items()}, json.loads(meta) if meta else {})
+
+    def answers(self, game_id: str) -> dict[int, list[dict]]:
+        raw = self.redis.hgetall(keys.answers(game_id))
+        return {int(seat): json.loads(answer) for seat, answer in raw.items()}
+
+    def expected(self, game_id: str) -> set[int]:
+        return {int(seat) for seat in self.redis.smembers(keys.expected(game_id))}
+
+    def streaks(self, game_id: str) -> dict[int, int]:
+        return {int(seat): int(n) for seat, n in self.redis.hgetall(keys.autoplays(game_id)).items()}
+
+    def meta(self, game_id: str) -> dict:
+        raw = self.redis.hget(keys.meta(game_id), "json")
+        return json.loads(raw) if raw else {}
+
+    def resolution_log(self, game_id: str) -> list[str]:
+        return [entry.decode() for entry in self.redis.lrange(keys.log(game_id), 0, -1)]
+
+    # --- the atomic steps ------------------------------------------------------------------------------------
+
+    def submit(self, game_id: str, window: int, seat: int, actions: list[dict], dedup_id: str | None, now: float):
+        """Record (or replace) a seat's answer for the open window. -> (status, seats still missing)."""
+        status, missing = self._submit(
+            keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
+                  keys.dedup(game_id, dedup_id or "-")],
+            args=[window, seat, json.dumps(actions), "1" if dedup_id else "", self.dedup_ttl, repr(now)],
+        )
+        return status.decode(), int(missing)
+
+    def close_at_deadline(self, game_id: str, window: int, now: float) -> tuple[str, float | None]:
+        """Flip the window to resolving if its deadline has passed. -> ("CLOSED"|"EARLY"|"NOOP", deadline)."""
+        reply = self._close(keys=[keys.snap(game_id)], args=[window, repr(now)])
+        return reply[0].decode(), (float(reply[1]) if len(reply) > 1 else None)
+
+    def commit(self, game_id: str, c: Commit) -> int:
+        """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
+        version = self._commit(
+            keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
+                  keys.log(game_id), keys.outbox(game_id, batch_for_version(c.version + 1))],
+            args=[c.version, "" if c.window is None else c.window, c.engine_json,
+                  "" if c.next_window is None else c.next_window, c.status, repr(c.deadline), repr(c.now),
+                  json.dumps(c.expected), json.dumps({str(s): json.dumps(a) for s, a in c.prefilled.items()}),
+                  json.dumps({str(s): n for s, n in c.streaks.items()}),
+                  json.dumps([json.dumps(m) for m in c.messages]), self.outbox_ttl],
+        )
+        return int(version)
+
+    def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict]) -> bool:
+        return bool(self._reminder(keys=[keys.snap(game_id), keys.outbox(game_id, batch)],
+                                   args=[window, self.outbox_ttl, *[json.dumps(m) for m in messages]]))
+
+    def extend_deadline(self, game_id: str, window: int, seconds: float) -> float | None:
+        deadline = self._extend(keys=[keys.snap(game_id)], args=[window, repr(seconds)])
+        return float(deadline) if deadline else None
+
+    def heartbeat(self, now: float) -> float:
+        """Beat; -> seconds since the previous beat (0 on the first)."""
+        return float(self._heartbeat(keys=[keys.HEARTBEAT], args=[repr(now)]))
+
+    def heartbeat_age(self, now: float) -> float:
+        """Seconds since the last beat (infinite when there was none)."""
+        last = self.redis.get(keys.HEARTBEAT)
+        return now - float(last) if last else math.inf
+
+    def take_send_token(self, chat: str, now: float, global_rate: float, global_cap: float,
+                        chat_rate: float, chat_cap: float) -> float:
+        """Take a token from the global and the chat bucket. -> 0 when allowed, else seconds to wait."""
+        return float(self._take_token(keys=[keys.RATE_PAUSE, keys.RATE_GLOBAL, keys.rate_chat(chat)],
+                                      args=[repr(now), global_rate, global_cap, chat_rate, chat_cap]))
+
+    def pause_sending(self, now: float, seconds: float) -> None:
+        """Hold every send until ``now + seconds`` (a channel said "retry after")."""
+        self.redis.set(keys.RATE_PAUSE, repr(now + seconds), ex=max(1, math.ceil(seconds)))
+
+    # --- plain writes ----------------------------------------------------------------------------------------
+
+    def put_meta(self, game_id: str, meta: dict) -> None:
+        """Record who plays where; also indexes user -> games and chat -> game."""
+        pipe = self.redis.pipeline()
+        pipe.hset(keys.meta(game_id), "json", json.dumps(meta))
+        for player in meta["players"].values():
+            if player.get("user"):
+                pipe.sadd(keys.user_games(player["user"]), game_id)
+        if meta.get("group"):
+            pipe.set(keys.chat_game(meta["group"]), game_id)
+        pipe.execute()
+
+    def games_of_user(self, user: str) -> set[str]:
+        return {g.decode() for g in self.redis.smembers(keys.user_games(user))}
+
+    def game_of_chat(self, chat: str) -> str | None:
+        game_id = self.redis.get(keys.chat_game(chat))
+        return game_id.decode() if game_id else None
+
+    def set_streak(self, game_id: str, seat: int, n: int) -> None:
+        self.redis.hset(keys.autoplays(game_id), seat, n)
+
+    def mark_followed(self, game_id: str, version: int, due: float | None) -> None:
+        """Record that ``version``'s follow-ups are done, and when the sweeper should look next (None: never)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(keys.snap(game_id), "followed", version)
+        if due is None:
+            pipe.zrem(keys.DUE, game_id)
+        else:
+            pipe.zadd(keys.DUE, {game_id: due})
+        pipe.execute()
+
+    def set_due(self, game_id: str, when: float) -> None:
+        self.redis.zadd(keys.DUE, {game_id: when})
+
+    def drop_due(self, game_id: str) -> None:
+        self.redis.zrem(keys.DUE, game_id)
+
+    def due_games(self, now: float, limit: int = 500) -> list[str]:
+        return [g.decode() for g in self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0, num=limit)]
+
+    def open_games(self) -> list[str]:
+        return [g.decode() for g in self.redis.zrange(keys.DUE, 0, -1)]
+
+    # --- outbox ----------------------------------------------------------------------------------------------
+
+    def batch_size(self, game_id: str, batch: str) -> int:
+        return self.redis.hlen(keys.outbox(game_id, batch))
+
+    def message(self, game_id: str, batch: str, index: int) -> dict | None:
+        raw = self.redis.hget(keys.outbox(game_id, batch), index)
+        return json.loads(raw) if raw else None
+
+    def claim_send(self, game_id: str, batch: str, index: int, lease_seconds: int) -> bool:
+        """SET sent NX: only one deliverer at a time, and none once the message is sent."""
+        return bool(self.redis.set(keys.sent(game_id, batch, index), "sending", nx=True, ex=lease_seconds))
+
+    def mark_sent(self, game_id: str, batch: str, index: int) -> None:
+        self.redis.set(keys.sent(game_id, batch, index), "sent", ex=self.outbox_ttl)
+
+    def release_send(self, game_id: str, batch: str, index: int) -> None:
+        self.redis.delete(keys.sent(game_id, batch, index))
+
+    def send_state(self, game_id: str, batch: str, index: int) -> str | None:
+        state = self.redis.get(keys.sent(game_id, batch, index))
+        return state.decode() if state else None
+
+
+def batch_for_version(version: int) -> str:
+    return f"v{version}"
+
+
+def _snapshot(game_id: str, raw: dict) -> Snapshot | None:
+    if not raw:
+        return None
+    window = raw.get(b"window", b"")
+    closed = raw.get(b"closed", b"")
+    return Snapshot(
+        game_id=game_id,
+        version=int(raw[b"version"]),
+        window=int(window) if window else None,
+        status=raw[b"status"].decode(),
+        deadline=float(raw[b"deadline"]),
+        opened=float(raw[b"opened"]),
+        closed=float(closed) if closed else None,
+        followed=int(raw.get(b"followed", 0)),
+        json=raw[b"json"].decode(),
+    )

@@ -1,0 +1,88 @@
+"""Redis key names. Every key of one game carries the hash tag ``{g:<id>}`` so a game lives in one slot.
+
+Per game ``G``:
+    {g:G}:snap            hash  version, window, status, deadline, opened, closed, followed, json
+    {g:G}:exp             set   seats the open window waits for (fixed when it opened)
+    {g:G}:ans             hash  seat -> JSON list of actions answered for the open window
+    {g:G}:auto            hash  seat -> deadline auto-plays in a row (>= the limit: bot-played)
+    {g:G}:meta            hash  players, group chat, deadline seconds, bots, language
+    {g:G}:log             list  "<version>:<resolved window>" per commit: the audit trail of resolutions
+    {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder)
+    {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message
+    {g:G}:dedup:<id>            idempotency key of one inbound answer
+Global (not per game):
+    artemia:due           zset  game -> when the sweeper should look at it next
+    artemia:heartbeat           last time the sweeper ran (downtime detection)
+    artemia:user:<u>      set   games of a user
+    artemia:chat:<c>            the game played in a chat
+    artemia:rl:*                send-rate token buckets and the global pause
+"""
+
+import re
+
+GAME_ID = re.compile(r"^[A-Za-z0-9_]{1,64}$")
+
+
+def check_game_id(game_id: str) -> str:
+    """Game ids are job-id safe (RQ allows [A-Za-z0-9_-]) and '-' is kept as our separator."""
+    if not GAME_ID.match(game_id):
+        raise ValueError(f"bad game id {game_id!r}: use 1-64 letters, digits or '_'")
+    return game_id
+
+
+def _g(game_id: str) -> str:
+    return "{g:" + game_id + "}"
+
+
+def snap(game_id: str) -> str:
+    return _g(game_id) + ":snap"
+
+
+def expected(game_id: str) -> str:
+    return _g(game_id) + ":exp"
+
+
+def answers(game_id: str) -> str:
+    return _g(game_id) + ":ans"
+
+
+def autoplays(game_id: str) -> str:
+    return _g(game_id) + ":auto"
+
+
+def meta(game_id: str) -> str:
+    return _g(game_id) + ":meta"
+
+
+def log(game_id: str) -> str:
+    return _g(game_id) + ":log"
+
+
+def outbox(game_id: str, batch: str) -> str:
+    return f"{_g(game_id)}:out:{batch}"
+
+
+def sent(game_id: str, batch: str, index: int) -> str:
+    return f"{_g(game_id)}:sent:{batch}:{index}"
+
+
+def dedup(game_id: str, dedup_id: str) -> str:
+    return f"{_g(game_id)}:dedup:{dedup_id}"
+
+
+DUE = "artemia:due"
+HEARTBEAT = "artemia:heartbeat"
+RATE_PAUSE = "artemia:rl:pause"
+RATE_GLOBAL = "artemia:rl:global"
+
+
+def user_games(user: str) -> str:
+    return f"artemia:user:{user}"
+
+
+def chat_game(chat: str) -> str:
+    return f"artemia:chat:{chat}"
+
+
+def rate_chat(chat: str) -> str:
+    return f"artemia:rl:chat:{chat}"

@@ -1,0 +1,118 @@
+"""The Lua scripts behind every atomic step of the pipeline (run with EVALSHA via ``register_script``).
+
+Each script validates first and writes last (Redis rolls nothing back), touches only keys of one game (one
+hash tag) or only the global rate-limit keys, and is O(players). They run the same on redis-server and on
+fakeredis with lupa.
+"""
+
+# KEYS: snap, exp, ans, auto, dedup      ARGV: window, seat, answer JSON, use dedup ("1"/""), dedup ttl, now
+# -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
+SUBMIT = """
+if ARGV[4] == '1' and redis.call('EXISTS', KEYS[5]) == 1 then return {'DUP', 0} end
+local st = redis.call('HMGET', KEYS[1], 'window', 'status')
+if not st[1] then return {'NOGAME', 0} end
+if st[1] ~= ARGV[1] then return {'STALE', 0} end
+if st[2] ~= 'collecting' then return {'CLOSED', 0} end
+redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+redis.call('HDEL', KEYS[4], ARGV[2])
+if ARGV[4] == '1' then redis.call('SET', KEYS[5], ARGV[1], 'EX', ARGV[5]) end
+local missing = 0
+for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  if redis.call('HEXISTS', KEYS[3], seat) == 0 then missing = missing + 1 end
+end
+if missing > 0 then return {'ACCEPTED', missing} end
+redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[6])
+return {'RESOLVE', 0}
+"""
+
+# KEYS: snap      ARGV: window, now
+# -> {'CLOSED'} when this call flipped collecting -> resolving; {'EARLY', deadline} when the (possibly
+#    extended) deadline is still ahead; {'NOOP'} when the window is not open any more.
+CLOSE_AT_DEADLINE = """
+local st = redis.call('HMGET', KEYS[1], 'window', 'status', 'deadline')
+if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return {'NOOP'} end
+if tonumber(ARGV[2]) < tonumber(st[3]) then return {'EARLY', st[3]} end
+redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
+return {'CLOSED'}
+"""
+
+# KEYS: snap, exp, ans, auto, log, outbox batch
+# ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
+#       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
+#       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
+#       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL
+# -> the new version, or 0 when the compare-and-set failed (another resolution won).
+COMMIT = """
+local cur = redis.call('HMGET', KEYS[1], 'version', 'window', 'status')
+if ARGV[1] == '0' then
+  if cur[1] then return 0 end
+elseif cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] or cur[3] ~= 'resolving' then
+  return 0
+end
+local v = tonumber(ARGV[1]) + 1
+redis.call('HSET', KEYS[1], 'version', v, 'window', ARGV[4], 'status', ARGV[5], 'deadline', ARGV[6],
+           'opened', ARGV[7], 'closed', ARGV[5] == 'resolving' and ARGV[7] or '', 'json', ARGV[3])
+redis.call('DEL', KEYS[2], KEYS[3])
+for _, seat in ipairs(cjson.decode(ARGV[8])) do redis.call('SADD', KEYS[2], seat) end
+for seat, answer in pairs(cjson.decode(ARGV[9])) do redis.call('HSET', KEYS[3], seat, answer) end
+for seat, n in pairs(cjson.decode(ARGV[10])) do
+  if n == 0 then redis.call('HDEL', KEYS[4], seat) else redis.call('HSET', KEYS[4], seat, n) end
+end
+for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
+redis.call('EXPIRE', KEYS[6], ARGV[12])
+redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])
+return v
+"""
+
+# KEYS: snap, outbox batch      ARGV: window, TTL, message JSON...
+# Writes a reminder batch once, and only while the window is still collecting. -> 1 written, 0 not.
+WRITE_REMINDER = """
+local st = redis.call('HMGET', KEYS[1], 'window', 'status')
+if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+for i = 3, #ARGV do redis.call('HSET', KEYS[2], i - 3, ARGV[i]) end
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+"""
+
+# KEYS: snap      ARGV: window, seconds to add -> the new deadline, or false when the window is not open.
+EXTEND_DEADLINE = """
+local st = redis.call('HMGET', KEYS[1], 'window', 'status')
+if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return false end
+return redis.call('HINCRBYFLOAT', KEYS[1], 'deadline', ARGV[2])
+"""
+
+# KEYS: heartbeat      ARGV: now
+# Beats, and returns the seconds since the previous beat ("0" on the first beat). One caller sees each gap.
+HEARTBEAT = """
+local last = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[1])
+if not last then return '0' end
+return tostring(tonumber(ARGV[1]) - tonumber(last))
+"""
+
+# KEYS: pause, global bucket, chat bucket
+# ARGV: now, global rate/s, global capacity, chat rate/s, chat capacity
+# Takes one token from both buckets, or none; -> "0" when sent may go now, else seconds to wait (string).
+TAKE_SEND_TOKEN = """
+local now = tonumber(ARGV[1])
+local pause = tonumber(redis.call('GET', KEYS[1]) or '0')
+if pause > now then return tostring(pause - now) end
+local function level(key, rate, cap)
+  local b = redis.call('HMGET', key, 'tokens', 'ts')
+  local tokens = tonumber(b[1]) or cap
+  local ts = tonumber(b[2]) or now
+  return math.min(cap, tokens + math.max(0, now - ts) * rate)
+end
+local grate, gcap = tonumber(ARGV[2]), tonumber(ARGV[3])
+local crate, ccap = tonumber(ARGV[4]), tonumber(ARGV[5])
+local g = level(KEYS[2], grate, gcap)
+local c = level(KEYS[3], crate, ccap)
+if g < 1 then return tostring((1 - g) / grate) end
+if c < 1 then return tostring((1 - c) / crate) end
+redis.call('HSET', KEYS[2], 'tokens', g - 1, 'ts', now)
+redis.call('HSET', KEYS[3], 'tokens', c - 1, 'ts', now)
+redis.call('EXPIRE', KEYS[2], 3600)
+redis.call('EXPIRE', KEYS[3], 3600)
+return '0'
+"""

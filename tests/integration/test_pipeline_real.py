@@ -1,0 +1,248 @@
+"""Exactly-once and durability of the pipeline against a real redis-server and real `rq worker` processes."""
+
+import collections
+import os
+import random
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+import redis
+from conftest import wait_for
+from pipeline_support import CONFIG, table
+from rq.registry import ScheduledJobRegistry, StartedJobRegistry
+
+from service import ingest
+from service.game import Game
+from service.ingest import Status
+from workers import scheduling
+from workers.resolution import bot_answer, start_game
+
+pytestmark = pytest.mark.integration
+
+
+def answer(ctx, game_id, seat):
+    return bot_answer(Game.from_json(ctx.store.load(game_id).json), seat)
+
+
+def windows_resolved(ctx, game_id) -> list[int]:
+    """Windows resolved, from the audit log of commits (the first entry is the game's creation)."""
+    return [int(entry.split(":")[1]) for entry in ctx.store.resolution_log(game_id)[1:]]
+
+
+def settled(ctx, game_ids) -> bool:
+    """No window being resolved, no job queued or running, no delivery waiting."""
+    return (all(ctx.store.load(g).status != "resolving" for g in game_ids)
+            and all(q.count == 0 and StartedJobRegistry(queue=q).count == 0 for q in ctx.queues)
+            and ScheduledJobRegistry(queue=ctx.send_queue).count == 0)
+
+
+def outbox_total(ctx, game_ids) -> int:
+    r = ctx.store.redis
+    return sum(r.hlen(k) for g in game_ids for k in r.scan_iter(match=f"{{g:{g}}}:out:*"))
+
+
+def test_many_threads_many_games_each_window_resolved_exactly_once(redis_url, ctx_for, workers):
+    ctx = ctx_for(redis_url)
+    games = [f"ex{i}" for i in range(30)]
+    for i, g in enumerate(games):  # humans: every Hunted; the Creature is a bot
+        start_game(ctx, g, {**CONFIG, "seed": i}, table(3, humans=[1, 2], deadline=600))
+    workers.start(redis_url, n=2)
+    resolves = collections.Counter()
+    results = collections.Counter()
+    lock = threading.Lock()
+    target = 4  # windows answered by people, per game
+
+    def player(seed):
+        rnd = random.Random(seed)
+        local = ctx_for(redis_url)
+        while True:
+            busy = False
+            for g in rnd.sample(games, len(games)):
+                snap = local.store.load(g)
+                if snap.status != "collecting" or snap.version > target:
+                    busy |= snap.status == "resolving" and snap.version <= target
+                    continue
+                busy = True
+                missing = sorted(local.store.expected(g) - set(local.store.answers(g)))
+                if not missing:
+                    continue
+                seat = rnd.choice(missing)
+                try:
+                    actions = answer(local, g, seat)
+                except Exception:  # the window moved on under us: just look again
+                    continue
+                result = ingest.submit(local, g, seat, actions, snap.window, f"{g}-{snap.window}-{seat}")
+                with lock:
+                    results[result.status] += 1
+                    if result.status is Status.RESOLVE:
+                        resolves[(g, snap.window)] += 1
+            if not busy:
+                return
+            time.sleep(0.01)
+
+    threads = [threading.Thread(target=player, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads)
+    wait_for(lambda: settled(ctx, games), 60, "the games to settle")
+
+    assert results[Status.DUP] + results[Status.ACCEPTED] > 0 and results[Status.INVALID] == 0
+    assert resolves and max(resolves.values()) == 1  # one RESOLVE per window, across 8 threads
+    for g in games:
+        resolved = windows_resolved(ctx, g)
+        assert len(resolved) == len(set(resolved)), f"{g}: a window was resolved twice: {resolved}"
+        assert resolved == sorted(resolved)
+        answered_by_people = {w for (game, w) in resolves if game == g}
+        assert answered_by_people <= set(resolved)
+        assert ctx.store.load(g).version >= target
+    sent = ctx.sender.sent()
+    assert len(sent) == outbox_total(ctx, games), "every stored message sent exactly once"
+
+
+def test_the_same_answer_delivered_twice_is_applied_once(redis_url, ctx_for):
+    ctx = ctx_for(redis_url)
+    start_game(ctx, "dup", CONFIG, table(3, humans=[1, 2]))
+    actions = answer(ctx, "dup", 1)
+    barrier = threading.Barrier(10)
+    statuses = []
+
+    def deliver():
+        local = ctx_for(redis_url)
+        barrier.wait()
+        statuses.append(ingest.submit(local, "dup", 1, actions, 1, "telegram-update-77").status)
+
+    threads = [threading.Thread(target=deliver) for _ in range(10)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [Status.ACCEPTED] + [Status.DUP] * 9
+    assert ctx.store.answers("dup") == {1: actions}
+
+
+def test_a_deadline_racing_the_last_answer_resolves_once(redis_url, ctx_for, workers):
+    ctx = ctx_for(redis_url)
+    games = [f"race{i}" for i in range(12)]
+    for g in games:
+        start_game(ctx, g, CONFIG, table(3, humans=[1, 2], deadline=1))
+        ingest.submit(ctx, g, 1, answer(ctx, g, 1), 1)
+    workers.start(redis_url, n=2)
+    last = {}
+    rnd = random.Random(3)
+    started = time.time()
+    for g in games:  # the deadline fires 1-2 s after start (scheduler polling): answer around then
+        time.sleep(max(0.0, started + rnd.uniform(0.7, 2.3) - time.time()))
+        last[g] = ingest.submit(ctx, g, 2, answer(ctx, g, 2), 1).status
+    wait_for(lambda: all(1 in windows_resolved(ctx, g) for g in games), 30, "every first window resolved")
+    assert set(last.values()) <= {Status.RESOLVE, Status.CLOSED, Status.STALE, Status.ACCEPTED}
+    for g in games:
+        assert windows_resolved(ctx, g).count(1) == 1
+    time.sleep(1)
+    for g in games:
+        assert windows_resolved(ctx, g).count(1) == 1
+
+
+def test_real_scheduler_sends_reminders_then_the_deadline_autoplays(redis_url, ctx_for, workers):
+    ctx = ctx_for(redis_url)
+    start_game(ctx, "late", CONFIG, table(3, humans=[1, 2], deadline=4))
+    workers.start(redis_url, n=1, ARTEMIA_AUTOPLAY_BOT_AFTER="1")
+    wait_for(lambda: 1 in windows_resolved(ctx, "late"), 10, "the deadline to resolve step 1")
+    wait_for(lambda: any("a bot plays for them" in m["text"] for m in ctx.sender.sent()), 10, "the bot notice")
+    sent = ctx.sender.sent()
+    reminders = [m["chat"] for m in sent if m["text"].startswith("Reminder: step 1 ")]
+    assert {"chat1", "chat2"} == set(reminders)  # to the players who had not answered, in private
+    notices = [m["text"] for m in sent if "a bot plays for them" in m["text"]]
+    assert any("P1" in n for n in notices) and any("P2" in n for n in notices)
+    assert windows_resolved(ctx, "late").count(1) == 1
+
+
+def test_a_worker_killed_mid_resolution_loses_and_doubles_nothing(redis_url, ctx_for, workers):
+    ctx = ctx_for(redis_url)
+    start_game(ctx, "kill", CONFIG, table(3, humans=[1, 2], deadline=600))
+    scheduling.sweep(ctx, ctx.clock())  # the sweeper chain, as `python -m workers` seeds it
+    # The victim holds no scheduler lock: a dead scheduler's lock blocks a successor for ~60 s (RQ's design).
+    victim, = workers.start(redis_url, n=1, simple=True, scheduler=False, ARTEMIA_RESOLVE_PAUSE_SECONDS="3")
+    for seat in (1, 2):
+        result = ingest.submit(ctx, "kill", seat, answer(ctx, "kill", seat), 1)
+    assert result.status is Status.RESOLVE
+    started = StartedJobRegistry(queue=ctx.queue)
+    wait_for(lambda: "resolve-kill-1" in started.get_job_ids(), 10, "the resolution to start")
+    time.sleep(0.5)
+    workers.kill(victim)  # SIGKILL, mid-resolution (it pauses 3 s before committing)
+    assert ctx.store.load("kill").status == "resolving"
+    workers.start(redis_url, n=1)
+    wait_for(lambda: ctx.store.load("kill").version >= 2, 30, "another worker to finish the window")
+    assert windows_resolved(ctx, "kill")[0] == 1
+    # (the killed job itself stays in RQ's started registry until RQ declares it abandoned and retries it)
+    wait_for(lambda: ctx.store.load("kill").status != "resolving"
+             and len(ctx.sender.sent()) == outbox_total(ctx, ["kill"]), 20, "the game to settle")
+    time.sleep(2)  # a late duplicate resolution or send would show up here
+    assert windows_resolved(ctx, "kill").count(1) == 1
+    assert len(ctx.sender.sent()) == outbox_total(ctx, ["kill"])
+
+
+def _start_redis(port: int, directory: str) -> subprocess.Popen:
+    binary = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
+                             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
+                            stdout=subprocess.DEVNULL)
+    client = redis.Redis(port=port)
+    wait_for(lambda: _pings(client), 10, "redis-server to start")
+    return proc
+
+
+def _pings(client) -> bool:
+    try:
+        return client.ping()
+    except redis.ConnectionError:
+        return False
+
+
+def test_redis_restarted_mid_game_loses_no_acknowledged_answer(ctx_for, workers, server_url):
+    port = int(os.environ["ARTEMIA_TEST_REDIS_PORT"]) + 50
+    directory = tempfile.mkdtemp(prefix="artemia-aof-")
+    url = f"redis://127.0.0.1:{port}/0"
+    proc = _start_redis(port, directory)
+    try:
+        ctx = ctx_for(url)
+        games = [f"aof{i}" for i in range(20)]
+        for g in games:
+            start_game(ctx, g, CONFIG, table(3, humans=[1, 2], deadline=600))
+        acked = []
+
+        def submitter():
+            local = ctx_for(url)
+            for g in games:  # a steady stream of answers, each acknowledged only once stored
+                try:
+                    if ingest.submit(local, g, 1, answer(local, g, 1), 1).status is Status.ACCEPTED:
+                        acked.append(g)
+                except redis.ConnectionError:
+                    return
+                time.sleep(0.02)
+
+        thread = threading.Thread(target=submitter)
+        thread.start()
+        wait_for(lambda: len(acked) >= 8, 10, "some acknowledged answers")
+        proc.kill()  # SIGKILL: no chance to flush anything more
+        proc.wait()
+        thread.join()
+        proc = _start_redis(port, directory)
+        ctx = ctx_for(url)
+        assert all(1 in ctx.store.answers(g) for g in acked), "an acknowledged answer was lost"
+        assert len(acked) < len(games)  # the kill really happened mid-stream
+        workers.start(url, n=1)
+        g = acked[0]
+        assert ingest.submit(ctx, g, 2, answer(ctx, g, 2), 1).status is Status.RESOLVE
+        wait_for(lambda: ctx.store.load(g).version >= 2, 20, "the game to go on after the restart")
+        assert windows_resolved(ctx, g)[0] == 1
+    finally:
+        workers.stop_all()
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(directory, ignore_errors=True)

@@ -1,0 +1,53 @@
+"""Helpers shared by the pipeline tests: a context on fakeredis with a hand-driven clock, job pumping, and
+game metadata for tables of humans and bots."""
+
+import fakeredis
+from rq import SimpleWorker
+
+from service.channels.recording import RecordingSender
+from service.config import Settings
+from workers import context
+
+
+class Clock:
+    def __init__(self, start: float = 1_900_000_000.0):
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> float:
+        self.now += seconds
+        return self.now
+
+
+def make_ctx(connection=None, clock=None, **overrides) -> context.Context:
+    """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender."""
+    connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    settings = Settings(**{"min_deadline_seconds": 1, "sender": "recording", **overrides})
+    ctx = context.build(connection, settings, sender=RecordingSender(connection))
+    if clock is not None:
+        ctx.clock, ctx.sleep = clock, clock.advance
+    context.register(ctx)
+    return ctx
+
+
+def run_jobs(ctx) -> None:
+    """Run every queued job in this process (scheduled jobs stay scheduled)."""
+    SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer).work(
+        burst=True, logging_level="WARNING")
+
+
+def table(players: int, humans: list[int], group: str | None = "grp", deadline: int = 60) -> dict:
+    """Game metadata: humans get chats ``chat<seat>``, every other seat is a bot."""
+    return {
+        "players": {str(s): ({"name": f"P{s}", "chat": f"chat{s}", "user": f"user{s}"} if s in humans
+                             else {"name": f"Bot{s}", "chat": None, "user": None}) for s in range(players)},
+        "group": group,
+        "deadline_seconds": deadline,
+        "lang": "en",
+        "bots": [s for s in range(players) if s not in humans],
+    }
+
+
+CONFIG = {"players": 3, "seed": 7, "side": 1, "expert": False}

@@ -1,0 +1,99 @@
+"""The ingest API on fakeredis with the real engine: validation before storing, statuses, the resolve job."""
+
+import pytest
+from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+
+from service import ingest
+from service.game import Game
+from service.ingest import Status
+from service.store import keys
+from workers.resolution import resolve_window, start_game
+
+G = "ing1"
+
+
+@pytest.fixture
+def ctx():
+    ctx = make_ctx(clock=Clock())
+    start_game(ctx, G, CONFIG, table(3, humans=[1, 2]))
+    return ctx
+
+
+def legal(ctx, seat):
+    return Game.from_json(ctx.store.load(G).json).legal_actions(seat)
+
+
+def play(ctx, seat):
+    return [next(a for a in legal(ctx, seat) if a["type"] == "play")]
+
+
+def test_first_window_asks_the_hunted(ctx):
+    snap = ctx.store.load(G)
+    assert (snap.version, snap.window, snap.status) == (1, 1, "collecting")
+    assert ctx.store.expected(G) == {1, 2}
+
+
+def test_an_illegal_answer_is_refused_and_changes_nothing(ctx):
+    before = ctx.store.redis.hgetall(keys.snap(G))
+    result = ingest.submit(ctx, G, 1, [{"type": "play", "cards": [99]}], 1, "d1")
+    assert result.status is Status.INVALID and result.text.startswith("Not allowed")
+    assert ingest.submit(ctx, G, 1, [{"type": "nonsense"}], 1, "d1").status is Status.INVALID
+    assert ingest.submit(ctx, G, 1, [], 1, "d1").status is Status.INVALID
+    assert ctx.store.answers(G) == {}
+    assert ctx.store.redis.hgetall(keys.snap(G)) == before
+    assert not ctx.store.redis.exists(keys.dedup(G, "d1"))  # a refused answer does not burn its dedup id
+
+
+def test_wrong_seat_unknown_game_and_expired_window_get_clear_replies(ctx):
+    assert ingest.submit(ctx, "nope", 1, play(ctx, 1), 1).status is Status.INVALID
+    assert ingest.submit(ctx, G, 9, play(ctx, 1), 1).status is Status.INVALID
+    stale = ingest.submit(ctx, G, 1, play(ctx, 1), 0)
+    assert stale.status is Status.STALE and "expired" in stale.text
+
+
+def test_accept_then_duplicate_then_last_answer_enqueues_one_resolution(ctx):
+    first = ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-1")
+    assert (first.status, first.waiting) == (Status.ACCEPTED, 1)
+    assert "waiting for 1 more" in first.text
+    assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-1").status is Status.DUP
+    last = ingest.submit(ctx, G, 2, play(ctx, 2), 1, "upd-2")
+    assert last.status is Status.RESOLVE
+    assert [j for j in ctx.queue.job_ids if j.startswith("resolve-")] == [f"resolve-{G}-1"]
+    assert ingest.submit(ctx, G, 2, play(ctx, 2), 1, "upd-3").status is Status.CLOSED
+    run_jobs(ctx)
+    snap = ctx.store.load(G)
+    assert snap.window > 1 and snap.version >= 2
+    assert ctx.store.resolution_log(G)[:2] == ["1:", "2:1"]
+    assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-4").status is Status.STALE
+
+
+def test_resolving_twice_changes_nothing_the_second_time(ctx):
+    ingest.submit(ctx, G, 1, play(ctx, 1), 1)
+    ctx.store.submit(G, 1, 2, play(ctx, 2), None, ctx.clock())  # last answer, but no job enqueued
+    assert resolve_window(ctx, G, 1) == "resolved"
+    after = ctx.store.redis.hgetall(keys.snap(G))
+    assert resolve_window(ctx, G, 1) == "noop"
+    assert ctx.store.redis.hgetall(keys.snap(G)) == after
+
+
+def test_a_game_id_cannot_be_started_twice(ctx):
+    from workers.resolution import GameExists
+
+    with pytest.raises(GameExists):
+        start_game(ctx, G, CONFIG, table(3, humans=[1, 2]))
+
+
+def test_only_plans_may_follow_the_move_that_completes_a_window():
+    from service.game import new_game
+    from workers.resolution import bot_answer
+
+    game = new_game(CONFIG)
+    for seat in (1, 2):
+        for action in bot_answer(game, seat):
+            game.apply(seat, action)
+    assert game.waiting_for() == [0]  # the hunt: the Creature alone
+    window, tokens = game.window["id"], bot_answer(game, 0)
+    plan = {"type": "plan", "orders": [{"type": "pass"}]}
+    assert ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + [plan], window) is None
+    assert ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + tokens, window).startswith("Too many")
+    assert ingest.check_answer(Game.from_json(game.to_json()), 0, ["junk"], window).startswith("Not")

@@ -1,0 +1,106 @@
+"""The outbox: stored before sent, sent once, within the shared budget, retried, and hidden info kept hidden."""
+
+import pytest
+from pipeline_support import CONFIG, Clock, make_ctx, table
+from rq.registry import ScheduledJobRegistry
+
+from service.game import new_game
+from service.store import Commit
+from workers import messages, upkeep
+
+G = "out1"
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def ctx(clock):
+    ctx = make_ctx(clock=clock, rate_global_per_second=2)
+    outgoing = [{"chat": "c1", "text": "one", "seat": 1, "group": False},
+                {"chat": "c1", "text": "two", "seat": 1, "group": False},
+                {"chat": "grp", "text": "table", "seat": None, "group": True},
+                {"chat": "c2", "text": "three", "seat": 2, "group": False}]
+    ctx.store.commit(G, Commit(version=0, window=None, engine_json="{}", next_window=1, status="collecting",
+                               deadline=clock.now + 60, now=clock.now, expected=[1, 2], prefilled={}, streaks={},
+                               messages=outgoing))
+    return ctx
+
+
+def sent(ctx):
+    return [(m["chat"], m["text"]) for m in ctx.sender.sent()]
+
+
+def redeliveries(ctx):
+    return sorted(ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids())
+
+
+def test_a_message_is_sent_once_however_often_it_is_delivered(ctx):
+    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "sent"
+    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "done"
+    assert upkeep.deliver(ctx, f"{G}-v9-0", 0, 0) == "done"  # unknown message: nothing to do
+    assert sent(ctx) == [("c1", "one")]
+
+
+def test_a_batch_is_sent_in_one_job(ctx, clock):
+    assert upkeep.deliver_batch(ctx, G, "v1") == ["sent"] * 4  # c1's second message waited out its 1 s budget
+    assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
+    assert upkeep.deliver_batch(ctx, G, "v1") == ["done"] * 4
+
+
+def test_per_chat_budget_waits_and_reschedules(ctx, clock):
+    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "sent"
+    t0 = clock.now
+    assert upkeep.deliver(ctx, f"{G}-v1-1", 0, 0) == "sent"  # waited out the 1 s budget of chat c1
+    assert clock.now - t0 == pytest.approx(1.0)
+    assert sent(ctx) == [("c1", "one"), ("c1", "two")]
+
+
+def test_global_budget_is_shared_and_long_waits_are_rescheduled(ctx, clock):
+    ctx.settings.rate_global_per_second = 0.1  # one message per 10 s overall
+    ctx.store.redis.delete("artemia:rl:global")
+    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "sent"
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "wait"
+    assert redeliveries(ctx) == [f"deliver-{G}-v1-3-1"]
+    assert sent(ctx) == [("grp", "table")]
+
+
+def test_retry_after_pauses_every_send(ctx):
+    ctx.store.redis.set("test:fail:c1", "retry_after:30")
+    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "wait"
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "wait"  # another chat waits too
+    assert redeliveries(ctx) == [f"deliver-{G}-v1-0-1", f"deliver-{G}-v1-3-1"]
+    assert sent(ctx) == []
+
+
+def test_network_errors_retry_with_backoff_then_give_up(ctx):
+    ctx.store.redis.set("test:fail:c2", "transient")
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "retry"
+    job = ctx.send_queue.fetch_job(f"deliver-{G}-v1-3-1")
+    assert job.args == [f"{G}-v1-3", 1, 1]
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 7, ctx.settings.send_max_attempts - 1) == "failed"
+    ctx.store.redis.delete("test:fail:c2")
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 8, 0) == "sent"  # a failed try left the message sendable
+
+
+def test_a_blocked_player_is_marked_unreachable_and_bot_played(ctx):
+    ctx.store.redis.set("test:fail:c2", "blocked")
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "unreachable"
+    assert ctx.store.streaks(G) == {2: ctx.settings.autoplay_bot_after}
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 1, 0) == "done"
+
+
+def test_private_events_reach_only_their_seats_and_public_ones_the_table():
+    meta = table(3, humans=[0, 1, 2], group="grp")
+    game = new_game(CONFIG)
+    events = [{"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
+              {"type": "hand", "cards": [9], "visible_to": [0]},
+              {"type": "locked_in", "seat": 1, "visible_to": None}]
+    out = {m["chat"]: m["text"] for m in messages.step_messages(meta, game, events, [], [], 0.0)}
+    assert "played" in out["chat1"] and "played" not in out["grp"] and "chat2" not in out
+    assert "hand" in out["chat0"] and "hand" not in out["grp"] and "hand" not in out["chat1"]
+    assert "locked_in" in out["grp"] and "locked_in" not in out["chat1"]
+    no_group = messages.step_messages(table(3, humans=[1, 2], group=None), game, events, [], [], 0.0)
+    assert {m["chat"] for m in no_group if "locked_in" in m["text"]} == {"chat1", "chat2"}

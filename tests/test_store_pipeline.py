@@ -1,0 +1,137 @@
+"""Deadlines, auto-play streaks, reminders, the sweeper and downtime credit, on fakeredis with a fake clock."""
+
+import pytest
+from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+from rq.registry import ScheduledJobRegistry
+
+from service import ingest
+from service.game import Game
+from workers import upkeep
+from workers.resolution import follow_up, start_game
+
+G = "pipe1"
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def ctx(clock):
+    ctx = make_ctx(clock=clock, autoplay_bot_after=2, downtime_threshold_seconds=600)
+    start_game(ctx, G, CONFIG, table(3, humans=[1, 2], deadline=60))
+    upkeep.sweep(ctx)  # the sweeper's first heartbeat
+    return ctx
+
+
+def scheduled(ctx) -> list[str]:
+    return ScheduledJobRegistry(queue=ctx.queue).get_job_ids()
+
+
+def settle(ctx):
+    """Run queued jobs until the game waits for a human (or is over)."""
+    for _ in range(50):
+        run_jobs(ctx)
+        if ctx.store.load(G).status != "resolving":
+            return ctx.store.load(G)
+    raise AssertionError("the game keeps resolving")
+
+
+def answer_for(ctx, seat):
+    game = Game.from_json(ctx.store.load(G).json)
+    from workers.resolution import bot_answer
+
+    return bot_answer(game, seat)
+
+
+def outbox_texts(ctx, batch):
+    return [ctx.store.message(G, batch, i)["text"] for i in range(ctx.store.batch_size(G, batch))]
+
+
+def test_opening_a_window_schedules_its_deadline_and_reminders(ctx, clock):
+    snap = ctx.store.load(G)
+    assert snap.deadline == clock.now + 60
+    ids = scheduled(ctx)
+    assert f"deadline-{G}-1-{int(snap.deadline * 1000)}" in ids
+    assert [i.split("-")[3] for i in ids if i.startswith("remind-")] == ["0"]  # the next one is chained
+    assert snap.followed == snap.version
+    follow_up(ctx, G)  # again: nothing new
+    assert scheduled(ctx) == ids
+
+
+def test_deadline_autoplays_missing_seats_and_bots_take_over_after_n(ctx, clock):
+    ingest.submit(ctx, G, 1, answer_for(ctx, 1), 1)
+    assert upkeep.fire_deadline(ctx, G, 1) == "early"  # not yet
+    clock.advance(61)
+    assert upkeep.fire_deadline(ctx, G, 1) == "resolved"
+    assert upkeep.fire_deadline(ctx, G, 1) == "noop"  # firing twice changes nothing
+    assert ctx.store.streaks(G) == {2: 1}
+    snap = settle(ctx)
+    # seat 2 misses a second deadline: it becomes bot-played, and the table is told
+    while 2 not in ctx.store.expected(G):
+        for seat in ctx.store.expected(G) - set(ctx.store.answers(G)):
+            ingest.submit(ctx, G, seat, answer_for(ctx, seat), snap.window)
+        snap = settle(ctx)
+    for seat in ctx.store.expected(G) - set(ctx.store.answers(G)) - {2}:
+        ingest.submit(ctx, G, seat, answer_for(ctx, seat), snap.window)
+    clock.advance(61)
+    assert upkeep.fire_deadline(ctx, G, snap.window) == "resolved"
+    assert ctx.store.streaks(G)[2] == 2
+    texts = [t for v in range(1, ctx.store.load(G).version + 1) for t in outbox_texts(ctx, f"v{v}")]
+    notice = [t for t in texts if "a bot plays for them" in t]
+    assert notice and "P2" in notice[0]
+    # from now on seat 2 is answered by a bot the moment a window asks it ...
+    snap = settle(ctx)
+    while 2 not in ctx.store.expected(G):
+        for seat in ctx.store.expected(G) - set(ctx.store.answers(G)):
+            ingest.submit(ctx, G, seat, answer_for(ctx, seat), snap.window)
+        snap = settle(ctx)
+    assert 2 in ctx.store.answers(G)
+    # ... until its player answers again
+    assert ingest.submit(ctx, G, 2, answer_for(ctx, 2), snap.window).status.value in ("ACCEPTED", "RESOLVE")
+    assert 2 not in ctx.store.streaks(G)
+
+
+def test_reminder_goes_to_missing_seats_once_with_the_absolute_deadline(ctx):
+    ingest.submit(ctx, G, 1, answer_for(ctx, 1), 1)
+    assert upkeep.remind(ctx, G, 1, 0)
+    assert not upkeep.remind(ctx, G, 1, 0)
+    assert [i.split("-")[3] for i in scheduled(ctx) if i.startswith("remind-")] == ["0", "1"]
+    messages = [ctx.store.message(G, "w1r0", i) for i in range(ctx.store.batch_size(G, "w1r0"))]
+    assert [m["chat"] for m in messages] == ["chat2"]
+    assert "UTC" in messages[0]["text"]
+    assert f"deliver-{G}-w1r0" in ctx.send_queue.job_ids
+
+
+def test_sweeper_resolves_a_closed_window_whose_job_went_missing(ctx, clock):
+    for seat in (1, 2):  # straight into the store: the RESOLVE caller "died" before enqueueing
+        ctx.store.submit(G, 1, seat, answer_for(ctx, seat), None, clock.now)
+    ctx.store.set_due(G, clock.now)
+    assert upkeep.check_game(ctx, G) == "resolving"  # within the grace period: leave it to its job
+    clock.advance(ctx.settings.resolve_grace_seconds)
+    assert upkeep.check_game(ctx, G) == "resolved"
+    assert ctx.store.resolution_log(G)[:2] == ["1:", "2:1"]
+
+
+def test_sweeper_fires_an_overdue_deadline_and_redoes_lost_follow_ups(ctx, clock):
+    clock.advance(61)
+    assert upkeep.sweep(ctx) == {"resolved": 1}
+    version = ctx.store.load(G).version
+    ctx.store.mark_followed(G, version - 1, clock.now)  # as if the worker died right after the commit
+    assert upkeep.check_game(ctx, G) == "followed"
+    assert ctx.store.load(G).followed == version
+    assert any(j.startswith("sweep-") for j in scheduled(ctx))
+
+
+def test_downtime_is_added_back_to_open_deadlines(ctx, clock):
+    old = ctx.store.load(G).deadline
+    clock.advance(1000)  # the service was down; its deadline job fires first, before any sweep
+    assert upkeep.fire_deadline(ctx, G, 1) == "deferred"
+    assert f"sweep-{int(clock.now // ctx.settings.sweep_interval_seconds)}" in scheduled(ctx)
+    assert upkeep.credit_downtime(ctx) == 1000 - ctx.settings.sweep_interval_seconds  # what that sweep does
+    new = ctx.store.load(G).deadline
+    assert new == pytest.approx(old + 970)
+    assert f"deadline-{G}-1-{int(new * 1000)}" in scheduled(ctx)
+    assert upkeep.fire_deadline(ctx, G, 1) == "early"
+    assert upkeep.credit_downtime(ctx) == 0  # one gap is credited once

@@ -1,0 +1,44 @@
+"""The local sandbox end to end (embedded Redis, in-process worker, real engine), and deadline presets."""
+
+import io
+
+import pytest
+
+from service import sandbox
+from service.config import deadline_seconds
+
+
+def test_bots_only_game_plays_to_the_end_and_keeps_hands_private(capsys):
+    assert sandbox.main(["--bots-only", "--seed", "3", "--players", "4", "--timeout", "120"]) == 0
+    out = capsys.readouterr().out
+    assert "Game over: the" in out
+    blocks, label = {}, None  # transcript lines grouped by chat label
+    for line in out.splitlines():
+        if line.startswith("["):
+            label, line = line[1:line.index("]")], line[line.index("]") + 2:]
+        blocks.setdefault(label, []).append(line.strip())
+    assert {"table", "seat 1", "seat 2", "seat 3"} <= set(blocks)
+    # a Hunted's secret pick ("played") reaches that Hunted only; the table learns it at the reveal
+    assert any(line.startswith("played: seat=1") for line in blocks["seat 1"])
+    assert not any(line.startswith("played:") for line in blocks["table"])
+    assert not any(line.startswith("played: seat=2") for line in blocks["seat 1"])
+
+
+def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("help\nplay 1\nplay 2\n"))
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "[you] Your move" in out
+    assert "play 1-5" in out  # the help
+    assert "-> Locked in: play 1 (Lair)" in out
+    assert "[you] played: seat=1, cards=[1]" in out  # resolved by the in-process worker, delivered to you
+
+
+def test_deadline_presets_and_the_server_minimum():
+    assert deadline_seconds("live", 1) == 120
+    assert deadline_seconds("fast", 1) == 3600
+    assert deadline_seconds("daily", 1) == 86400
+    assert deadline_seconds("90", 1) == 90
+    assert deadline_seconds(5, 60) == 60
+    with pytest.raises(ValueError):
+        deadline_seconds("weekly", 1)

@@ -1,0 +1,139 @@
+"""The store's atomic Lua steps on fakeredis: submit, commit (CAS), deadline close, reminders, heartbeat, budget."""
+
+import json
+
+import fakeredis
+import pytest
+
+from service.store import Commit, Store, keys
+
+G = "g1"
+
+
+@pytest.fixture
+def store():
+    return Store(fakeredis.FakeRedis(server=fakeredis.FakeServer()))
+
+
+def open_game(store, expected=(1, 2), window=5, version=0, prefilled=None, deadline=1000.0):
+    """Commit a game whose window ``window`` waits for ``expected``."""
+    return store.commit(G, Commit(version=version, window=None, engine_json="{}", next_window=window,
+                                  status="collecting", deadline=deadline, now=100.0, expected=list(expected),
+                                  prefilled=prefilled or {}, streaks={}, messages=[{"chat": "c", "text": "hi"}]))
+
+
+def close(store):
+    store.redis.hset(keys.snap(G), "status", "resolving")
+
+
+def test_submit_counts_expected_answers_and_resolves_once(store):
+    open_game(store)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], "u1", 101.0) == ("ACCEPTED", 1)
+    assert store.submit(G, 5, 1, [{"type": "play"}], "u2", 102.0) == ("ACCEPTED", 1)  # replaced, still 1 left
+    assert store.answers(G) == {1: [{"type": "play"}]}
+    assert store.submit(G, 5, 2, [{"type": "pass"}], "u3", 103.0) == ("RESOLVE", 0)
+    snap = store.load(G)
+    assert (snap.status, snap.closed) == ("resolving", 103.0)
+    assert store.submit(G, 5, 2, [{"type": "pass"}], "u4", 104.0) == ("CLOSED", 0)
+
+
+def test_submit_refuses_wrong_window_unknown_game_and_duplicates(store):
+    assert store.submit(G, 5, 1, [], None, 1.0) == ("NOGAME", 0)
+    open_game(store)
+    assert store.submit(G, 4, 1, [{"type": "pass"}], "a", 1.0) == ("STALE", 0)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], "a", 1.0) == ("ACCEPTED", 1)
+    assert store.submit(G, 5, 1, [{"type": "other"}], "a", 1.0) == ("DUP", 0)
+    assert store.answers(G) == {1: [{"type": "pass"}]}
+    assert store.redis.ttl(keys.dedup(G, "a")) > 80000
+
+
+def test_answer_ahead_from_a_seat_not_asked_is_kept_but_not_counted(store):
+    open_game(store, expected=(1,))
+    assert store.submit(G, 5, 0, [{"type": "plan", "orders": []}], None, 1.0) == ("ACCEPTED", 1)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], None, 1.0) == ("RESOLVE", 0)
+
+
+def test_answering_resets_the_autoplay_streak(store):
+    open_game(store)
+    store.set_streak(G, 1, 3)
+    store.submit(G, 5, 1, [{"type": "pass"}], None, 1.0)
+    assert store.streaks(G) == {}
+
+
+def test_commit_is_a_compare_and_set_on_version_and_status(store):
+    assert open_game(store) == 1
+    assert open_game(store) == 0  # the game exists already
+    c = Commit(version=1, window=5, engine_json='{"x":1}', next_window=6, status="collecting", deadline=2000.0,
+               now=200.0, expected=[0], prefilled={2: [{"type": "pass"}]}, streaks={1: 1, 2: 0},
+               messages=[{"chat": "a", "text": "one"}, {"chat": "b", "text": "two"}])
+    assert store.commit(G, c) == 0  # window still collecting: not closed yet
+    close(store)
+    store.redis.hset(keys.answers(G), 1, "[]")  # the closed window's answers: dropped by the commit
+    assert store.commit(G, c) == 2
+    assert store.commit(G, c) == 0  # the same resolution again loses
+    snap = store.load(G)
+    assert (snap.version, snap.window, snap.status, snap.json) == (2, 6, "collecting", '{"x":1}')
+    assert store.expected(G) == {0}
+    assert store.answers(G) == {2: [{"type": "pass"}]}
+    assert store.streaks(G) == {1: 1}
+    assert store.message(G, "v2", 1) == {"chat": "b", "text": "two"}
+    assert store.batch_size(G, "v2") == 2
+    assert store.resolution_log(G) == ["1:", "2:5"]
+
+
+def test_deadline_close_only_after_the_deadline_and_only_while_collecting(store):
+    open_game(store, deadline=1000.0)
+    assert store.close_at_deadline(G, 5, 999.0) == ("EARLY", 1000.0)
+    assert store.close_at_deadline(G, 4, 1001.0) == ("NOOP", None)
+    assert store.close_at_deadline(G, 5, 1001.0) == ("CLOSED", None)
+    assert store.close_at_deadline(G, 5, 1002.0) == ("NOOP", None)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], None, 1003.0) == ("CLOSED", 0)
+
+
+def test_extend_deadline_moves_only_an_open_window(store):
+    open_game(store, deadline=1000.0)
+    assert store.extend_deadline(G, 5, 30.5) == 1030.5
+    assert store.extend_deadline(G, 4, 10) is None
+    close(store)
+    assert store.extend_deadline(G, 5, 10) is None
+
+
+def test_reminder_batch_is_written_once_and_only_while_open(store):
+    open_game(store)
+    assert store.write_reminder(G, 5, "w5r0", [{"chat": "c", "text": "hurry"}])
+    assert not store.write_reminder(G, 5, "w5r0", [{"chat": "c", "text": "again"}])
+    assert store.message(G, "w5r0", 0)["text"] == "hurry"
+    close(store)
+    assert not store.write_reminder(G, 5, "w5r1", [{"chat": "c", "text": "late"}])
+
+
+def test_heartbeat_reports_the_gap_since_the_previous_beat(store):
+    assert store.heartbeat(100.0) == 0
+    assert store.heartbeat(130.0) == 30.0
+
+
+def test_send_budget_token_buckets(store):
+    args = (10.0, 2.0, 1.0, 1.0)  # global 10/s burst 2, chat 1/s burst 1
+    assert store.take_send_token("a", 0.0, *args) == 0
+    assert store.take_send_token("a", 0.0, *args) == pytest.approx(1.0)  # chat bucket empty
+    assert store.take_send_token("b", 0.0, *args) == 0
+    assert store.take_send_token("c", 0.0, *args) == pytest.approx(0.1)  # global bucket empty
+    assert store.take_send_token("a", 1.0, *args) == 0
+    store.pause_sending(2.0, 3.0)
+    assert store.take_send_token("d", 2.0, *args) == pytest.approx(3.0)
+
+
+def test_indexes_user_to_games_and_chat_to_game(store):
+    store.put_meta(G, {"players": {"0": {"user": "u0"}, "1": {"user": None}}, "group": "grp"})
+    store.put_meta("g2", {"players": {"0": {"user": "u0"}}, "group": None})
+    assert store.games_of_user("u0") == {G, "g2"}
+    assert store.game_of_chat("grp") == G
+    assert json.loads(store.redis.hget(keys.meta(G), "json"))["group"] == "grp"
+
+
+def test_every_key_of_a_game_shares_one_hash_tag():
+    tagged = [keys.snap(G), keys.expected(G), keys.answers(G), keys.autoplays(G), keys.meta(G), keys.log(G),
+              keys.outbox(G, "v1"), keys.sent(G, "v1", 0), keys.dedup(G, "x")]
+    assert {k[: k.index("}") + 1] for k in tagged} == {"{g:g1}"}
+    with pytest.raises(ValueError):
+        keys.check_game_id("a-b")

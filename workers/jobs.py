@@ -1,0 +1,31 @@
+"""RQ job functions. Arguments are plain ids (JSON serializer); each job is safe to run twice.
+
+Wiring only: each job takes the context of its connection and calls the step that does the work.
+"""
+
+from workers import resolution, upkeep
+from workers.context import current
+
+
+def resolve(game_id: str, window: int) -> str:
+    return resolution.resolve_window(current(), game_id, window)
+
+
+def deadline(game_id: str, window: int) -> str:
+    return upkeep.fire_deadline(current(), game_id, window)
+
+
+def remind(game_id: str, window: int, n: int) -> bool:
+    return upkeep.remind(current(), game_id, window, n)
+
+
+def deliver(game_id: str, batch: str) -> list[str]:
+    return upkeep.deliver_batch(current(), game_id, batch)
+
+
+def redeliver(message_id: str, attempt: int, failures: int) -> str:
+    return upkeep.deliver(current(), message_id, attempt, failures)
+
+
+def sweep() -> dict[str, int]:
+    return upkeep.sweep(current())

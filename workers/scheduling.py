@@ -1,0 +1,91 @@
+"""Putting jobs on the queue under deterministic ids, so that doing it twice does it once.
+
+RQ job ids allow only ``[A-Za-z0-9_-]``. Immediate jobs use ``enqueue(..., unique=True)``; timed jobs use
+``Job.create`` + ``queue.schedule_job(job, when, unique=True)`` because ``enqueue_at`` ignores ``unique`` in
+rq 2.12 (TECH-NOTES §3.2). A timed job's id carries its due time in milliseconds: when a deadline moves
+(downtime added back), the new time gets a new job and the old one finds nothing to do when it fires.
+A ``DuplicateJobError`` means the job is already there (or ran recently): that is success here.
+"""
+
+from datetime import datetime, timezone
+
+from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError
+from rq.job import Job
+
+from workers.context import Context
+
+# Resolution-type jobs retry: a worker killed mid-job leaves an abandoned job that RQ re-runs (the job is
+# idempotent), on top of the sweeper's own recovery.
+RETRY = Retry(max=3, interval=[2, 10, 30])
+JOB_TIMEOUT = 120
+
+
+def _options(ctx: Context, job_id: str, retry: bool) -> dict:
+    return {"job_id": job_id, "failure_ttl": ctx.settings.job_failure_ttl_seconds, "result_ttl": 600,
+            "job_timeout": JOB_TIMEOUT, "retry": RETRY if retry else None}
+
+
+def enqueue(queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, retry: bool = True) -> bool:
+    """Enqueue now; False when a job with this id already exists."""
+    try:
+        queue.enqueue(func, args=args, unique=True, **_options(ctx, job_id, retry))
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def schedule(queue: Queue, ctx: Context, at: float, func: str, args: tuple, job_id: str,
+             retry: bool = True) -> bool:
+    """Schedule at epoch ``at``; False when a job with this id already exists."""
+    options = _options(ctx, job_id, retry)
+    job = Job.create(func, args=args, id=options["job_id"], connection=queue.connection,
+                     serializer=queue.serializer, origin=queue.name, failure_ttl=options["failure_ttl"],
+                     result_ttl=options["result_ttl"], timeout=options["job_timeout"], retry=options["retry"])
+    try:
+        queue.schedule_job(job, datetime.fromtimestamp(at, timezone.utc), unique=True)
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def ms(ts: float) -> int:
+    return int(ts * 1000)
+
+
+def resolve(ctx: Context, game_id: str, window: int) -> bool:
+    return enqueue(ctx.queue, ctx, "workers.jobs.resolve", (game_id, window), f"resolve-{game_id}-{window}")
+
+
+def deadline(ctx: Context, game_id: str, window: int, at: float) -> bool:
+    return schedule(ctx.queue, ctx, at, "workers.jobs.deadline", (game_id, window),
+                    f"deadline-{game_id}-{window}-{ms(at)}")
+
+
+def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadline_at: float, n: int = 0) -> bool:
+    """Schedule reminder ``n`` (or the first later one not already past). Reminders are chained, one job at a
+    time: each reminder schedules the next, so a window answered early costs one timer job, not one per point."""
+    points = ctx.settings.reminder_points
+    for k in range(n, len(points)):
+        at = deadline_at - points[k] * (deadline_at - opened)
+        if at > ctx.clock() + 1:
+            return schedule(ctx.queue, ctx, at, "workers.jobs.remind", (game_id, window, k),
+                            f"remind-{game_id}-{window}-{k}-{ms(at)}", retry=False)
+    return False
+
+
+def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
+    """One job sends a whole batch (one message per chat); only messages that must wait get a job of their own."""
+    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}",
+                   retry=False)
+
+
+def redeliver(ctx: Context, mid: str, attempt: int, failures: int, at: float) -> bool:
+    return schedule(ctx.send_queue, ctx, at, "workers.jobs.redeliver", (mid, attempt, failures),
+                    f"deliver-{mid}-{attempt}", retry=False)
+
+
+def sweep(ctx: Context, at: float) -> bool:
+    """The next periodic sweep; one per sweep interval whoever asks."""
+    slot = int(at // ctx.settings.sweep_interval_seconds)
+    return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
