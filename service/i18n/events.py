@@ -1,0 +1,90 @@
+"""Engine events as one line of text in the reader's language (channel-neutral: Telegram, SMS, console).
+
+``line(event, names, lang)`` words an event for whoever may see it (routing by ``visible_to`` is the caller's
+job); it returns None for events that are shown another way (``locked_in`` becomes a tick in the status
+message; ``reveal`` has its own message) or carry nothing worth a line.
+"""
+
+from service.cardnames import name, word
+from service.i18n import translator
+
+
+def seat_name(names: dict[int, str], seat: int, lang: str) -> str:
+    """A player's display name, else their role ("Creature", "Hunted 2")."""
+    if names.get(seat):
+        return names[seat]
+    return word("creature", lang) if seat == 0 else f"{word('a_hunted', lang)} {seat}"
+
+
+def cards_text(cards, lang: str) -> str:
+    """Places as "3 River, 4 Beach"; Hunt and Survival cards by name."""
+    return ", ".join(f"{c} {name(c, lang)}" if isinstance(c, int) else name(c, lang) for c in cards)
+
+
+def tokens_text(tokens: dict[str, list[int]], lang: str) -> str:
+    """Placed tokens as "Creature token: 4 Beach; Target token: 7 Shelter" (empty when none is placed)."""
+    return "; ".join(f"{word(kind + '_token', lang)}: {cards_text(places, lang)}"
+                     for kind, places in tokens.items() if places)
+
+
+def line(event: dict, names: dict[int, str], lang: str) -> str | None:
+    t = translator(lang)
+    _ = t.gettext
+    kind = event["type"]
+    who = seat_name(names, event["seat"], lang) if "seat" in event else ""
+    if kind == "turn":
+        return _("Turn {n} begins.").format(n=event["turn"])
+    if kind == "side":
+        return _("The Creature chose side {side} of the board.").format(side=event["side"])
+    if kind == "tokens":
+        return _("The Creature placed its tokens: {tokens}.").format(tokens=tokens_text(event["tokens"], lang))
+    if kind == "caught":
+        return _("{who} was caught at {place}.").format(who=who, place=cards_text([event["place"]], lang))
+    if kind == "counter":
+        return (_("Rescue counter: {n} to go.") if event["counter"] == "rescue"
+                else _("Assimilation counter: {n} to go.")).format(n=event["distance"])
+    if kind == "game_over":
+        return _("The Hunted win!") if event["winner"] == "hunted" else _("The Creature wins!")
+    if kind == "will":
+        return t.ngettext("{who} has {n} Will left.", "{who} has {n} Will left.", event["will"]).format(
+            who=who, n=event["will"])
+    if kind == "resist":
+        return _("{who} resists (Will left: {n}).").format(who=who, n=event["will"])
+    if kind == "giveup":
+        return _("{who} gives up.").format(who=who)
+    if kind == "gave_up":
+        return _("{who} has lost all Will: takes every card back, Will back to {n}.").format(
+            who=who, n=event["will"])
+    if kind == "discarded":
+        return t.ngettext("{who} discards {n} card.", "{who} discards {n} cards.", event["count"]).format(
+            who=who, n=event["count"])
+    if kind == "discarded_cards":
+        return _("{who} discards: {cards}.").format(who=who, cards=cards_text(event["cards"], lang))
+    if kind in ("took_back", "takeback"):
+        cards = event.get("cards", [event.get("card")])
+        return _("{who} takes back: {cards}.").format(who=who, cards=cards_text(cards, lang))
+    if kind == "power":
+        return _("{who} uses the power of {place}.").format(who=who, place=cards_text([event["use"]], lang))
+    if kind == "survival":
+        return _("{who} plays {card}.").format(who=who, card=name(event["card"], lang))
+    if kind == "discard_survival":
+        return _("{who} discards {card}.").format(who=who, card=name(event["card"], lang))
+    if kind == "hunt_card":
+        return _("The Creature plays {card}.").format(card=name(event["card"], lang))
+    if kind == "kept_survival":
+        return _("{who} keeps one of the drawn Survival cards.").format(who=who)
+    if kind == "strike_back":
+        return t.ngettext("Strike Back: the Creature returns {n} Hunt card to the deck.",
+                  "Strike Back: the Creature returns {n} Hunt cards to the deck.", event["count"]).format(
+            n=event["count"])
+    if kind == "choose_again":
+        return _("{who} must choose a place again.").format(who=who)
+    if kind == "played":
+        return _("You play: {cards}.").format(cards=cards_text(event["cards"], lang))
+    if kind == "drawn":
+        return _("You draw: {cards}.").format(cards=cards_text(event["cards"], lang))
+    if kind == "shown":
+        return _("{who} shows: {cards}.").format(who=who, cards=cards_text(event["cards"], lang))
+    if kind == "fallback":
+        return _("Your earlier answer was no longer possible; a default was played for you.")
+    return None  # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line

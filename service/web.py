@@ -1,0 +1,73 @@
+"""The ASGI app (Starlette on uvicorn): ``POST /telegram/webhook`` and ``GET /healthz``.
+
+The webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the lean
+model (400 when malformed), skips an ``update_id`` it has already handled, and answers 200 only after what the
+update changes is stored — with the reply (``sendMessage``, ``answerCallbackQuery``) as a method call in the
+response body, so no extra request to Telegram is made here. An update is marked as handled only once it was
+handled (an error gives 500 and Telegram's retry runs it again; the handlers are idempotent).
+
+Configuration (environment): ``REDIS_URL``, ``ARTEMIA_WEBHOOK_SECRET``, ``ARTEMIA_BOT_USERNAME``.
+``uvicorn --factory service.web:create_app``.
+"""
+
+import hmac
+import os
+
+import redis
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route
+
+from service.channels import telegram
+from service.channels.telegram_tables import Tables
+from service.channels.telegram_update import MalformedUpdate, parse_update
+from service.config import get_settings
+from workers import context
+
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+def default_env() -> telegram.Env:
+    settings = get_settings()
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set")
+    connection = redis.Redis.from_url(settings.redis_url)
+    return telegram.Env(context.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds),
+                        os.environ.get("ARTEMIA_BOT_USERNAME", "artemia_bot"))
+
+
+def handle_update(env: telegram.Env, update) -> dict | None:
+    if env.tables.seen(update.update_id):
+        return None
+    answer = telegram.handle(update, env)
+    env.tables.mark_seen(update.update_id)
+    return answer
+
+
+async def telegram_webhook(request: Request) -> Response:
+    secret = request.app.state.secret
+    given = request.headers.get(SECRET_HEADER, "")
+    if not secret or not hmac.compare_digest(given.encode(), secret.encode()):
+        return PlainTextResponse("forbidden", status_code=403)
+    try:
+        update = parse_update(await request.body())
+    except MalformedUpdate:
+        return PlainTextResponse("malformed update", status_code=400)
+    if update is None:
+        return Response(status_code=200)
+    answer = await run_in_threadpool(handle_update, request.app.state.env, update)
+    return JSONResponse(answer) if answer else Response(status_code=200)
+
+
+async def healthz(request: Request) -> Response:
+    return PlainTextResponse("ok")
+
+
+def create_app(env: telegram.Env | None = None, secret: str | None = None) -> Starlette:
+    app = Starlette(routes=[Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
+                            Route("/healthz", healthz)])
+    app.state.env = env or default_env()
+    app.state.secret = secret if secret is not None else os.environ.get("ARTEMIA_WEBHOOK_SECRET", "")
+    return app

@@ -1,0 +1,202 @@
+"""A fake Telegram Bot API for tests: a small Starlette app serving ``POST /bot<token>/<method>``.
+
+It keeps the messages it "delivered" (so editing a missing message or editing without a change fails the way
+Telegram does), records every call (``calls``), and can be told to fail the next N calls, optionally only for
+one method or chat: 429 with ``retry_after``, 403 (blocked), 5xx, "message is not modified", "message to edit
+not found", or ``migrate_to_chat_id``. Bodies may be form-urlencoded (what python-telegram-bot sends) or JSON.
+
+``serve(api)`` runs it under uvicorn on 127.0.0.1 in a background thread and yields the base URL to give the
+bot (``http://127.0.0.1:<port>/bot``).
+"""
+
+import contextlib
+import itertools
+import json
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from urllib.parse import parse_qsl
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+BOT_USER = {"id": 4242, "is_bot": True, "first_name": "Artemia", "username": "artemia_test_bot"}
+FAULTS = {
+    "retry_after": lambda arg: (429, f"Too Many Requests: retry after {arg}", {"retry_after": arg}),
+    "blocked": lambda arg: (403, "Forbidden: bot was blocked by the user", None),
+    "server_error": lambda arg: (arg or 500, "Internal Server Error", None),
+    "not_modified": lambda arg: (400, "Bad Request: message is not modified: specified new message content and "
+                                      "reply markup are exactly the same", None),
+    "edit_missing": lambda arg: (400, "Bad Request: message to edit not found", None),
+    "migrated": lambda arg: (400, "Bad Request: group chat was upgraded to a supergroup chat",
+                             {"migrate_to_chat_id": arg}),
+}
+
+
+@dataclass
+class Fault:
+    kind: str
+    arg: object
+    times: int | None  # None: every matching call
+    method: str | None
+    chat: str | None
+
+    def matches(self, method: str, params: dict) -> bool:
+        return ((self.method is None or self.method == method)
+                and (self.chat is None or str(params.get("chat_id")) == self.chat))
+
+
+class FakeBotAPI:
+    def __init__(self, token: str = "123:TEST"):
+        self.token = token
+        self.calls: list[dict] = []
+        self.messages: dict[tuple[str, int], dict] = {}  # (chat, message id) -> {"text", "reply_markup"}
+        self.faults: list[Fault] = []
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self.app = Starlette(routes=[Route("/bot{token}/{method}", self.endpoint, methods=["POST"])])
+
+    def reset(self) -> None:
+        """Forget calls, messages and faults (message ids start again at 1)."""
+        with self._lock:
+            self.calls.clear()
+            self.messages.clear()
+            self.faults.clear()
+            self._ids = itertools.count(1)
+
+    # --- scripting ---------------------------------------------------------------------------------------
+
+    def fail(self, kind: str, arg=None, times: int | None = 1, method: str | None = None,
+             chat: int | str | None = None) -> None:
+        """Answer the next ``times`` matching calls (all of them when None) with the fault ``kind``."""
+        assert kind in FAULTS, kind
+        with self._lock:
+            self.faults.append(Fault(kind, arg, times, method, None if chat is None else str(chat)))
+
+    def sent(self, method: str = "sendMessage", chat: int | str | None = None) -> list[dict]:
+        """Successful calls of ``method`` (to ``chat``), in order."""
+        return [c for c in self.calls if c["method"] == method and c["ok"]
+                and (chat is None or str(c["params"].get("chat_id")) == str(chat))]
+
+    # --- serving -----------------------------------------------------------------------------------------
+
+    async def endpoint(self, request: Request) -> JSONResponse:
+        method = request.path_params["method"]
+        params = await _params(request)
+        if request.path_params["token"] != self.token:
+            return self._record(method, params, 401, {"ok": False, "error_code": 401,
+                                                       "description": "Unauthorized"})
+        with self._lock:
+            fault = next((f for f in self.faults if f.matches(method, params)), None)
+            if fault and fault.times is not None:
+                fault.times -= 1
+                if fault.times <= 0:
+                    self.faults.remove(fault)
+        if fault:
+            code, description, parameters = FAULTS[fault.kind](fault.arg)
+            body = {"ok": False, "error_code": code, "description": description}
+            if parameters:
+                body["parameters"] = parameters
+            return self._record(method, params, code, body)
+        handler = getattr(self, "_" + method, None)
+        if handler is None:
+            return self._record(method, params, 404, {"ok": False, "error_code": 404, "description": "Not Found"})
+        code, result = handler(params)
+        body = {"ok": True, "result": result} if code == 200 else {"ok": False, "error_code": code,
+                                                                   "description": result}
+        return self._record(method, params, code, body)
+
+    def _record(self, method: str, params: dict, code: int, body: dict) -> JSONResponse:
+        with self._lock:
+            self.calls.append({"method": method, "params": params, "ok": code == 200, "code": code,
+                               "at": time.monotonic()})
+        return JSONResponse(body, status_code=code)
+
+    def _message(self, chat_id, message_id: int, params: dict) -> dict:
+        chat = int(chat_id)
+        return {"message_id": message_id, "date": int(time.time()), "text": params.get("text", ""),
+                "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"}, "from": BOT_USER}
+
+    def _getMe(self, params):  # noqa: N802 - Bot API method names
+        return 200, BOT_USER
+
+    def _sendMessage(self, params):  # noqa: N802
+        message_id = next(self._ids)
+        with self._lock:
+            self.messages[str(params["chat_id"]), message_id] = {"text": params.get("text"),
+                                                                 "reply_markup": params.get("reply_markup")}
+        return 200, self._message(params["chat_id"], message_id, params)
+
+    def _edit(self, params, fields):
+        key = (str(params.get("chat_id")), int(params.get("message_id", 0)))
+        with self._lock:
+            old = self.messages.get(key)
+            if old is None:
+                return 400, "Bad Request: message to edit not found"
+            new = {**old, **{f: params.get(f) for f in fields}}
+            if new == old:
+                return 400, "Bad Request: message is not modified"
+            self.messages[key] = new
+        return 200, self._message(key[0], key[1], new)
+
+    def _editMessageText(self, params):  # noqa: N802
+        return self._edit(params, ("text", "reply_markup"))
+
+    def _editMessageReplyMarkup(self, params):  # noqa: N802
+        return self._edit(params, ("reply_markup",))
+
+    def _deleteMessage(self, params):  # noqa: N802
+        with self._lock:
+            found = self.messages.pop((str(params.get("chat_id")), int(params.get("message_id", 0))), None)
+        return (200, True) if found else (400, "Bad Request: message to delete not found")
+
+    def _answerCallbackQuery(self, params):  # noqa: N802
+        return 200, True
+
+    def _setWebhook(self, params):  # noqa: N802
+        return 200, True
+
+    def _setMyCommands(self, params):  # noqa: N802
+        return 200, True
+
+
+async def _params(request: Request) -> dict:
+    """The call's parameters from a JSON or form-urlencoded body; JSON-valued fields (reply_markup...) decoded."""
+    body = await request.body()
+    if request.headers.get("content-type", "").startswith("application/json"):
+        return json.loads(body or b"{}")
+    params = dict(parse_qsl(body.decode()))
+    for key in ("reply_markup", "allowed_updates", "commands", "scope"):
+        if key in params:
+            params[key] = json.loads(params[key])
+    return params
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(api: FakeBotAPI):
+    """Run ``api`` under uvicorn on 127.0.0.1 in a thread; yields the bot base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(api.app, host="127.0.0.1", port=port, log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline:
+            raise RuntimeError("the fake Bot API did not start")
+        time.sleep(0.01)
+    try:
+        yield f"http://127.0.0.1:{port}/bot"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)

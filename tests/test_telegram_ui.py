@@ -1,0 +1,187 @@
+"""Decision screens, callback data and group texts of the Telegram channel, over real bot-played games."""
+
+import random
+
+import pytest
+
+from service.channels import telegram_ui as ui
+from service.game import bots, new_game
+from service.ingest import check_answer
+
+DEADLINE = 1_900_000_000.0
+NAMES = {0: "Zora", 1: "Anna", 2: "Petr", 3: "Eva"}
+
+
+def positions(games=8):
+    """(game, asked seat) at every decision of a few bot-played games of every size."""
+    for seed in range(games):
+        rng = random.Random(seed)
+        game = new_game({"players": 2 + seed % 6, "seed": seed, "side": None, "expert": seed % 2 == 0})
+        while not game.is_over:
+            waiting = game.waiting_for()
+            seat = waiting[rng.randrange(len(waiting))]
+            yield game.copy(), seat
+            for action in bots.choose(game, seat, rng):
+                game.apply(seat, action)
+                if game.is_over:
+                    break
+
+
+def leaves(nodes):
+    for node in nodes:
+        if node.index is not None:
+            yield node.index
+        yield from leaves(node.children)
+
+
+def hunt_with_artemia_token():
+    for seed in range(40):
+        rng = random.Random(seed)
+        game = new_game({"players": 4, "seed": seed, "side": None, "expert": False})
+        while not game.is_over:
+            if game.window["kind"] == "hunt" and len(game.legal_actions(0)) > 100:
+                return game
+            seat = game.waiting_for()[0]
+            for action in bots.choose(game, seat, rng):
+                game.apply(seat, action)
+                if game.is_over:
+                    break
+    raise AssertionError("no hunt with the Artemia token in 40 games")
+
+
+def test_callback_data_round_trips_and_fits():
+    choice = ui.Choice("g" * 20, 123456, (12, 3, 101), (9, 2))
+    data = choice.data()
+    assert ui.decode(data) == choice
+    assert len(data.encode()) <= 64
+    with pytest.raises(ValueError):
+        ui.Choice("g" * 40, 123456789, tuple(range(100, 110)), (1, 2, 3)).data()
+
+
+@pytest.mark.parametrize("data", [None, "", "d:abc", "d:abc:1", "x:abc:1::", "d:ab-c:1::", "d:abc:1:1..2:",
+                                  "d:abc:1::1--2", "d:abc:-1::", "d:abc:1:1234:", "d:abc:1::\n", "d:абв:1::",
+                                  "d:abc:1:" + ".".join(["1"] * 11) + ":"])
+def test_garbled_callback_data_is_rejected(data):
+    with pytest.raises(ui.BadCallback):
+        ui.decode(data)
+
+
+def test_every_screen_offers_every_legal_action_within_telegram_limits():
+    screens = 0
+    for game, seat in positions():
+        legal = game.legal_actions(seat)
+        assert sorted(leaves(ui.menu(legal, "en", NAMES))) == list(range(len(legal)))
+        for lang in ("en", "cs"):
+            screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, lang, NAMES)
+            buttons = [b for row in screen.keyboard for b in row]
+            assert 1 <= len(buttons) <= ui.MAX_BUTTONS
+            assert all(1 <= len(row) <= ui.MAX_PER_ROW for row in screen.keyboard)
+            assert all(len(b["data"].encode()) <= 64 and ui.decode(b["data"]) for b in buttons)
+            screens += 1
+    assert screens > 300
+
+
+def press_until_complete(game, seat, rng, lang="en"):
+    """A player pressing random buttons of their decision message until the answer is complete."""
+    choice = ui.Choice("G1", game.window["id"])
+    for _ in range(30):
+        screen = ui.decision(game, seat, choice, DEADLINE, lang, NAMES)
+        buttons = [b for row in screen.keyboard for b in row if not b["text"].startswith(("«", "↺"))]
+        choice = ui.decode(rng.choice(buttons)["data"])
+        stage = ui.follow(game, seat, choice)
+        if stage.complete:
+            return choice, stage.actions
+    raise AssertionError("the answer never completed")
+
+
+def test_pressing_buttons_builds_answers_the_pipeline_accepts():
+    rng = random.Random(1)
+    for n, (game, seat) in enumerate(positions(5)):
+        choice, actions = press_until_complete(game, seat, rng, "cs" if n % 2 else "en")
+        assert check_answer(game.copy(), seat, actions, choice.window) is None
+        screen = ui.locked_in(choice, actions, DEADLINE, "en")
+        assert screen.text.startswith("✅ Locked in:")
+        assert ui.decode(screen.keyboard[0][0]["data"]) == ui.Choice("G1", choice.window)
+
+
+def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():
+    for game, seat in positions():
+        legal = game.legal_actions(seat)
+        resist = [i for i, a in enumerate(legal) if a["type"] == "resist"]
+        if len(resist) > 1 and any(a["type"] == "play" for a in legal):
+            break
+    root = ui.menu(legal, "en")
+    sub = next(i for i, node in enumerate(root) if node.label.startswith("Resist"))
+    assert [node.index for node in root[sub].children] == resist
+    first = ui.Choice("G1", game.window["id"])
+    screen = ui.decision(game, seat, first.open((sub,)), DEADLINE, "en")
+    assert screen.keyboard[-1] == [{"text": "« Back", "data": first.data()}]
+    after_resist = first.choose(resist[0])
+    stage = ui.follow(game, seat, after_resist)
+    assert not stage.complete and stage.actions == [legal[resist[0]]]
+    screen = ui.decision(game, seat, after_resist, DEADLINE, "en")
+    assert "Chosen so far: resist" in screen.text
+    assert all(ui.decode(b["data"]).chosen[:1] == (resist[0],) for row in screen.keyboard[:-1] for b in row)
+
+
+def test_a_hundred_token_pairs_are_two_steps():
+    game = hunt_with_artemia_token()
+    legal = game.legal_actions(0)
+    root = ui.menu(legal, "en")
+    places = [node for node in root if node.label.startswith("Creature token")]
+    assert len(places) == 10 and all(len(node.children) == 10 for node in places)
+    assert {legal[leaf.index]["creature"] for leaf in places[3].children} == {4}
+    assert sum(len(row) for row in ui.decision(game, 0, ui.Choice("G1", game.window["id"]), DEADLINE,
+                                                "en").keyboard) <= 20
+
+
+def test_forged_and_stale_choices_are_refused():
+    game, seat = next(positions(1))
+    window = game.window["id"]
+    legal = game.legal_actions(seat)
+    with pytest.raises(ui.ExpiredChoice):
+        ui.follow(game, seat, ui.Choice("G1", window + 1))
+    with pytest.raises(ui.BadCallback):
+        ui.follow(game, seat, ui.Choice("G1", window, (len(legal),)))
+    with pytest.raises(ui.BadCallback):
+        ui.decision(game, seat, ui.Choice("G1", window, (), (99,)), DEADLINE, "en")
+    not_asked = next(s for s in range(game.players) if s not in game.waiting_for())
+    with pytest.raises(ui.BadCallback):
+        ui.follow(game, not_asked, ui.Choice("G1", window))
+    complete = next(i for i in range(len(legal)) if ui.follow(game, seat, ui.Choice("G1", window, (i,))).complete)
+    with pytest.raises(ui.BadCallback):
+        ui.follow(game, seat, ui.Choice("G1", window, (complete, 0)))
+
+
+def test_status_says_who_answered_not_what_and_speaks_czech():
+    game = new_game({"players": 4, "seed": 3, "side": 1, "expert": False})
+    other = game.copy()
+    game.apply(1, game.legal_actions(1)[0])
+    other.apply(1, other.legal_actions(1)[-1])
+    view = game.public_view()
+    text = ui.status(view, NAMES, [1, 2, 3], {1}, DEADLINE, "en")
+    assert text == ui.status(other.public_view(), NAMES, [1, 2, 3], {1}, DEADLINE, "en")  # what: never
+    assert "✅ Anna · ⏳ Petr · ⏳ Eva" in text
+    assert "Answer by" in text and "UTC" in text
+    assert "Rescue counter: " in text and "Marker counter on the Beach: no." in text
+    assert "Artemia spaces (side 1): 1 Lair, 2 Jungle" in text
+    czech = ui.status(view, NAMES, [1, 2, 3], {1}, DEADLINE, "cs")
+    assert "Odpověz do" in czech and "Pláž" in czech
+    assert "SEČ" in czech or "SELČ" in czech
+
+
+def test_reveal_and_game_end_texts():
+    event = {"type": "reveal", "visible_to": None, "played": {"1": [4], "2": [3, 10], "3": []}}
+    text = ui.reveal(event, NAMES, "en")
+    assert text.splitlines()[1:] == ["Anna → 4 Beach", "Petr → 3 River, 10 Artefact", "Eva → nowhere (gave up)"]
+    assert "Pláž" in ui.reveal(event, NAMES, "cs")
+    view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
+    assert "The Hunted win!" in ui.game_over(view, NAMES, "en")
+    assert "Vyhráli Lovení!" in ui.game_over(view, NAMES, "cs")
+
+
+def test_result_lines_skip_secret_events():
+    events = [{"type": "played", "seat": 1, "cards": [4], "visible_to": [1]},
+              {"type": "caught", "seat": 1, "place": 4, "visible_to": None},
+              {"type": "locked_in", "seat": 2, "visible_to": None}]
+    assert ui.results(events, NAMES, "en") == ["Anna was caught at 4 Beach."]

@@ -1,0 +1,164 @@
+"""The webhook and the group/private handlers, in process: HTTP in (Starlette's test client), fakeredis, the
+real pipeline (ingest, start_game) and the real engine. Replies are read from the webhook's response body."""
+
+import itertools
+import json
+
+import pytest
+from pipeline_support import Clock, make_ctx
+from starlette.testclient import TestClient
+
+from service import commands
+from service.channels import telegram_ui as ui
+from service.channels.telegram import Env
+from service.channels.telegram_tables import Tables
+from service.game import Game
+from service.web import SECRET_HEADER, create_app
+
+SECRET = "hook_secret"
+GROUP = {"id": -100777, "type": "supergroup", "title": "Friday"}
+USERS = {n: {"id": 1000 + n, "is_bot": False, "first_name": name, "language_code": "en"}
+         for n, name in enumerate(["Anna", "Petr", "Eva", "Jan"])}
+
+
+class Chat:
+    """Telegram as the users see it: posts updates to the webhook, keeps the replies."""
+
+    def __init__(self, client):
+        self.client = client
+        self.ids = itertools.count(1)
+
+    def post(self, update: dict, secret: str = SECRET):
+        return self.client.post("/telegram/webhook", content=json.dumps(update),
+                                headers={SECRET_HEADER: secret, "Content-Type": "application/json"})
+
+    def say(self, user: int, text: str, chat: dict = GROUP) -> dict | None:
+        n = next(self.ids)
+        response = self.post({"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat,
+                                                          "from": USERS[user], "text": text}})
+        assert response.status_code == 200
+        return response.json() if response.content else None
+
+    def press(self, user: int, data: str, message_id: int = 55) -> dict:
+        n = next(self.ids)
+        response = self.post({"update_id": n, "callback_query": {
+            "id": f"q{n}", "from": USERS[user], "chat_instance": "c", "data": data,
+            "message": {"message_id": message_id, "date": 1, "chat": private(user)}}})
+        assert response.status_code == 200
+        return response.json()
+
+
+def private(user: int) -> dict:
+    return {"id": USERS[user]["id"], "type": "private"}
+
+
+@pytest.fixture
+def env():
+    ctx = make_ctx(clock=Clock())
+    return Env(ctx, Tables(ctx.store.redis), "artemia_bot")
+
+
+@pytest.fixture
+def chat(env):
+    with TestClient(create_app(env, SECRET)) as client:
+        yield Chat(client)
+
+
+def begin(chat, env, players=4) -> tuple[str, dict]:
+    lobby = chat.say(0, "/newgame@artemia_bot")
+    link = lobby["reply_markup"]["inline_keyboard"][0][0]["url"]
+    payload = link.split("?start=")[1]
+    for user in range(1, players):
+        assert "You are in" in chat.say(user, f"/start {payload}", chat=private(user))["text"]
+    chat.say(2, "/creature")
+    started = chat.say(0, "/begin")
+    assert "The game begins! Eva is the Creature." in started["text"]
+    game_id = env.tables.get(str(GROUP["id"])).game
+    return game_id, env.ctx.store.meta(game_id)
+
+
+def test_secret_and_malformed_bodies(chat):
+    assert chat.post({"update_id": 1}, secret="wrong").status_code == 403
+    assert chat.client.post("/telegram/webhook", content=b"{").status_code == 403
+    assert chat.client.post("/telegram/webhook", content=b"{nope", headers={SECRET_HEADER: SECRET}).status_code == 400
+    ignored = chat.post({"update_id": 2, "edited_message": {"message_id": 1}})
+    assert (ignored.status_code, ignored.content) == (200, b"")
+
+
+def test_lobby_with_deep_link_and_a_repeated_update(chat, env):
+    lobby = chat.say(0, "/newgame")
+    assert lobby["method"] == "sendMessage" and lobby["chat_id"] == GROUP["id"]
+    assert "Players (1/7): Anna" in lobby["text"]
+    table = env.tables.get(str(GROUP["id"]))
+    assert lobby["reply_markup"]["inline_keyboard"] == [[{"text": "Join",
+                                                          "url": f"https://t.me/artemia_bot?start=j{table.id}"}]]
+    update = {"update_id": 999, "message": {"message_id": 9, "date": 1, "chat": GROUP, "from": USERS[1],
+                                            "text": "/join"}}
+    assert "Anna, Petr" in chat.post(update).json()["text"]
+    assert chat.post(update).content == b""  # the same update again: nothing done, nothing said
+    assert "already a game here" in chat.say(1, "/newgame")["text"]
+    assert [p.name for p in env.tables.get(str(GROUP["id"])).players] == ["Anna", "Petr"]
+
+
+def test_only_the_creator_begins_and_with_enough_players(chat, env):
+    chat.say(0, "/newgame")
+    assert "needs 2 to 7 players" in chat.say(0, "/begin")["text"]
+    chat.say(1, "/join")
+    assert "Only the player who opened" in chat.say(1, "/begin")["text"]
+    assert "Only the player who opened" in chat.say(1, "/settings expert on")["text"]
+    assert env.tables.get(str(GROUP["id"])).game is None
+    assert "Expert variant: yes" in chat.say(0, "/settings expert on")["text"]
+
+
+def test_settings_language_switches_the_group_to_czech(chat):
+    chat.say(0, "/newgame")
+    assert "Hráči (1/7)" in chat.say(0, "/settings lang cs")["text"]
+    assert "Jen hráč, který hru založil" in chat.say(1, "/begin")["text"]
+
+
+def test_a_game_begins_and_buttons_record_answers(chat, env):
+    game_id, meta = begin(chat, env)
+    assert meta["players"]["0"]["name"] == "Eva" and meta["group"] == str(GROUP["id"])
+    snap = env.ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    seat = game.waiting_for()[0]
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    first = ui.Choice(game_id, snap.window)
+    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
+                    if ui.follow(game, seat, first.choose(i)).complete)
+
+    stranger = next(u for u in USERS if u != user)
+    assert chat.press(stranger, complete.data())["text"] in ("This is not your game.", "This button is not valid.")
+    assert chat.press(user, "d:garbage")["text"] == "This button is not valid."
+    assert chat.press(user, ui.Choice(game_id, snap.window + 5).data())["text"].startswith("This choice has expired")
+    assert env.ctx.store.answers(game_id) == {}
+
+    answer = chat.press(user, complete.data())
+    assert answer == {"method": "answerCallbackQuery", "callback_query_id": answer["callback_query_id"],
+                      "text": "Locked in."}
+    assert env.ctx.store.answers(game_id)[seat] == ui.follow(game, seat, complete).actions
+    job = env.ctx.queue.jobs[-1]
+    assert job.func_name == "service.channels.telegram_jobs.edit_message"
+    assert job.args[2].startswith("✅ Locked in:")
+
+
+def test_typed_answer_in_private(chat, env):
+    game_id, meta = begin(chat, env)
+    game = Game.from_json(env.ctx.store.load(game_id).json)
+    seat = game.waiting_for()[0]
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    typed = commands.describe(game.legal_actions(seat)[0])
+    said = chat.say(user, typed, chat=private(user))["text"]
+    assert said.startswith("Locked in:")
+    assert seat in env.ctx.store.answers(game_id)
+    assert "Turn" in chat.say(0, "/status")["text"]
+
+
+def test_rules_and_unknown_commands(chat):
+    assert chat.say(0, "/rules řeka")["text"].startswith("River")
+    text = chat.say(0, "/rules river")["text"]
+    assert text.startswith("River\n") and "2 place cards" in text
+    assert chat.say(0, "/rules mirage")["text"].startswith("Mirage · phase 2")
+    assert "no card of that name" in chat.say(0, "/rules xyzzy")["text"]
+    assert "In the group I know" in chat.say(0, "/frobnicate")["text"]
+    assert chat.say(0, "/join@other_bot") is None
