@@ -1,0 +1,94 @@
+"""SMS costs (GSM-7 / UCS-2 segments), the ASCII-only setting, and the standalone game texts."""
+
+import random
+from datetime import datetime, timezone
+
+from service.channels.sms_text import (
+    ascii_only, cost, deadline_text, gsm_punctuation, news, prepare, question, step_text,
+)
+from service.game import new_game
+from service.game.bots import choose
+
+# 2026-07-14 16:00 UTC is a Tuesday: 18:00 summer time in Prague
+SUMMER = datetime(2026, 7, 14, 16, 0, tzinfo=timezone.utc).timestamp()
+WINTER = datetime(2026, 1, 13, 16, 0, tzinfo=timezone.utc).timestamp()
+
+
+def test_gsm7_single_and_concatenated_segments():
+    assert cost("").segments == 0
+    assert cost("a" * 160) == cost("a" * 160).__class__("GSM-7", 160, 1)
+    assert cost("a" * 161).segments == 2
+    assert cost("a" * 306).segments == 2 and cost("a" * 307).segments == 3
+    assert cost("é£¥Ñ@").encoding == "GSM-7"  # these are in the GSM basic alphabet
+
+
+def test_extension_characters_count_double_and_are_not_split():
+    assert cost("[" * 80).units == 160 and cost("[" * 80).segments == 1
+    assert cost("a" + "[" * 80).segments == 2
+    # 152 septets, then an escape pair that does not fit the 153rd septet: it opens segment two
+    assert cost("a" * 152 + "€" + "a" * 152).segments == 3
+    assert cost("a" * 151 + "€" + "a" * 153).segments == 2
+
+
+def test_any_other_character_makes_the_whole_message_ucs2():
+    assert cost("Řeka").encoding == "UCS-2"
+    assert cost("ř" * 70).segments == 1 and cost("ř" * 71).segments == 2
+    assert cost("ř" * 134).segments == 2 and cost("ř" * 135).segments == 3
+    assert cost("a" * 159 + "—").encoding == "UCS-2"  # one em dash turns 160 characters into 3 segments
+    assert cost("a" * 159 + "—").segments == 3
+    assert cost("😀" * 35).units == 70  # a surrogate pair is two units
+
+
+def test_punctuation_is_always_made_gsm_and_ascii_mode_strips_diacritics():
+    assert gsm_punctuation("„Řeka“ — 1|2…") == '"Řeka" - 1/2...'
+    assert ascii_only("Příliš žluťoučký kůň úpěl ďábelské ódy") == "Prilis zlutoucky kun upel dabelske ody"
+    assert ascii_only("Ω") == "?"
+    assert prepare("hraj Řeku · 3", ascii=False) == "hraj Řeku - 3"
+    assert prepare("hraj Řeku · 3", ascii=True) == "hraj Reku - 3"
+    assert cost(prepare("Zúčtování", ascii=True)).encoding == "GSM-7"
+
+
+def test_deadline_is_absolute_local_time_with_its_zone():
+    assert deadline_text(SUMMER, "Europe/Prague", "en") == "Tue 18:00 CEST"
+    assert deadline_text(WINTER, "Europe/Prague", "cs") == "út 17:00 CET"
+    assert deadline_text(SUMMER, "America/New_York", "en") == "Tue 12:00 EDT"
+
+
+def test_question_stands_on_its_own():
+    game = new_game({"players": 3, "seed": 7, "side": 1, "expert": False})
+    text = question("K7QX", game, 1, SUMMER, "en", "Europe/Prague")
+    assert text.startswith("K7QX T1 Exploration: play ")
+    assert text.endswith("By Tue 18:00 CEST.")
+    hand = game.view(1)["you"]["hand"]
+    assert f"play {min(hand)}-{max(hand)}" in text or all(str(c) in text for c in hand)
+    cs = question("K7QX", game, 1, SUMMER, "cs", "Europe/Prague")
+    assert cs.startswith("K7QX K1 Průzkum: hraj ") and cs.endswith("Do út 18:00 CEST.")
+
+
+def test_news_shows_only_what_the_seat_may_see():
+    events = [{"type": "played", "seat": 2, "cards": [5], "visible_to": [2]},
+              {"type": "reveal", "played": {"1": [3], "2": [5, 7]}, "visible_to": None},
+              {"type": "caught", "seat": 2, "place": 5, "visible_to": None},
+              {"type": "will", "seat": 2, "will": 1, "visible_to": None},
+              {"type": "counter", "counter": "rescue", "distance": 9, "visible_to": None},
+              {"type": "counter", "counter": "assimilation", "distance": 4, "visible_to": None}]
+    assert news(events, 1, "en") == "Places: p1 3, p2 5+7. Caught: p2@5. Will: p2 1. Rescue 9 Assim. 4."
+    assert news([events[0]], 1, "en") == ""
+
+
+def test_a_bot_game_fits_two_segments_per_message_in_ascii_mode():
+    game, rng = new_game({"players": 5, "seed": 11}), random.Random(11)
+    worst = {False: 0, True: 0}
+    events = []
+    while not game.is_over:
+        for seat in game.waiting_for():
+            for ascii in (False, True):
+                text = step_text("K7QX", game, seat, events, SUMMER, "cs", "Europe/Prague", ascii)
+                assert text.startswith("K7QX ")
+                worst[ascii] = max(worst[ascii], cost(text).segments)
+        seat = game.waiting_for()[0]
+        events = []
+        for action in choose(game, seat, rng):
+            events += game.apply(seat, action)
+    assert worst[True] <= 2
+    assert worst[False] >= worst[True]
