@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from service import ops
 from service.channels import telegram
 from service.channels.telegram_tables import Tables
 from service.channels.telegram_update import MalformedUpdate, parse_update
@@ -70,4 +71,5 @@ def create_app(env: telegram.Env | None = None, secret: str | None = None) -> St
                             Route("/healthz", healthz)])
     app.state.env = env or default_env()
     app.state.secret = secret if secret is not None else os.environ.get("ARTEMIA_WEBHOOK_SECRET", "")
+    ops.install(app)  # /healthz, /metrics, webhook counters (service.ops)
     return app

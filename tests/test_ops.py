@@ -1,0 +1,168 @@
+"""/healthz, /metrics and the shared counters (service.ops) on fakeredis, with a minimal app carrying the ops
+routes, and the Procfile's worker class running a whole bot game."""
+
+import time
+from types import SimpleNamespace
+
+import fakeredis
+import pytest
+from pipeline_support import make_ctx, table
+from prometheus_client.parser import text_string_to_metric_families
+from rq import Worker
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.testclient import TestClient
+
+from service import ops
+from workers import scheduling
+from workers.resolution import start_game
+
+
+async def webhook(request):
+    return Response(status_code=int(request.query_params.get("status", "200")))
+
+
+def make_app(ctx):
+    app = Starlette(routes=[Route("/telegram/webhook", webhook, methods=["POST"]),
+                            Route("/sms/twilio", webhook, methods=["POST"])])
+    app.state.env = SimpleNamespace(ctx=ctx)
+    ops.install(app)
+    return app
+
+
+def samples(text: str) -> dict:
+    """{(name, sorted label items): value} of a Prometheus exposition."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[s.name, tuple(sorted(s.labels.items()))] = s.value
+    return out
+
+
+class QuietWorker(ops.OpsSimpleWorker):
+    take_over_logging = False  # pytest owns the logging here
+
+
+def make_healthy(ctx, now=None):
+    """A registered worker with a fresh heartbeat, the scheduler locks, a fresh sweeper heartbeat."""
+    now = now or time.time()
+    worker = Worker(ctx.queues, connection=ctx.store.redis, name="w1")
+    worker.register_birth()
+    worker.heartbeat()
+    for queue in ctx.queues:
+        ctx.store.redis.set(ops.SCHEDULER_LOCK + queue.name, "sched", ex=61)
+    ctx.store.redis.set("artemia:heartbeat", repr(now))
+    return worker
+
+
+@pytest.fixture
+def ctx():
+    return make_ctx()
+
+
+def test_counters_and_histograms_are_shared_through_redis(ctx):
+    other = fakeredis.FakeRedis(server=ctx.store.redis.connection_pool.connection_kwargs["server"])
+    ops.count(ctx.store.redis, "answers", channel="telegram")
+    ops.answer_stored(other, "telegram")  # another process, the same Redis
+    ops.autoplayed(other, 2)
+    ops.throttled(ctx.store.redis, "telegram")
+    for seconds in (0.02, 0.2, 400):
+        ops.observe(ctx.store.redis, "resolution_latency_seconds", seconds, trigger="answers")
+    got = samples(ops.render_metrics(ctx.store.redis, ctx.settings).decode())
+    assert got["artemia_answers_total", (("channel", "telegram"),)] == 2
+    assert got["artemia_autoplays_total", ()] == 2
+    assert got["artemia_throttled_total", (("channel", "telegram"),)] == 1
+    bucket = lambda le: got["artemia_resolution_latency_seconds_bucket", (("le", le), ("trigger", "answers"))]  # noqa
+    assert (bucket("0.01"), bucket("0.025"), bucket("0.25"), bucket("300.0"), bucket("+Inf")) == (0, 1, 2, 2, 3)
+    assert got["artemia_resolution_latency_seconds_count", (("trigger", "answers"),)] == 3
+    assert got["artemia_resolution_latency_seconds_sum", (("trigger", "answers"),)] == pytest.approx(400.22)
+    assert got["artemia_outbox_depth", ()] == 0
+
+
+def test_counting_never_raises_when_redis_is_down(ctx):
+    ctx.store.redis.connection_pool.connection_kwargs["server"].connected = False
+    ops.count(ctx.store.redis, "answers", channel="sms")
+    ops.observe(ctx.store.redis, "job_seconds", 0.1, job="resolve")
+
+
+def test_healthz_lists_every_reason_then_turns_healthy(ctx):
+    client = TestClient(make_app(ctx))
+    answer = client.get("/healthz")
+    assert answer.status_code == 503
+    reasons = " | ".join(answer.json()["reasons"])
+    assert "0 worker(s) with a heartbeat" in reasons
+    assert "no RQ scheduler holds the lock of queue artemia" in reasons
+    assert "the sweeper has not run" in reasons
+
+    make_healthy(ctx)
+    answer = client.get("/healthz")
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["ok"] is True and answer.json()["checks"]["workers"][0]["name"] == "w1"
+
+
+def test_healthz_reports_a_stale_worker_an_outbox_backlog_and_overdue_games(ctx, monkeypatch):
+    now = time.time()
+    make_healthy(ctx, now)
+    monkeypatch.setenv("ARTEMIA_HEALTH_OUTBOX_MAX", "2")
+    for i in range(3):
+        ctx.send_queue.enqueue("workers.jobs.deliver", args=("g", f"v{i}"))
+    ctx.store.redis.zadd("artemia:due", {"stuck": now - 3600})
+    result = ops.health(ctx.store.redis, ctx.settings, now=now + 400)
+    reasons = " | ".join(result["reasons"])
+    assert not result["ok"]
+    assert "0 worker(s) with a heartbeat fresher than 60 s" in reasons
+    assert "outbox backlog: 3 deliveries queued (> 2)" in reasons
+    assert "outbox backlog: the oldest delivery has waited" in reasons
+    assert "1 game(s) overdue" in reasons
+    assert result["checks"]["outbox"]["queued"] == 3
+
+
+def test_healthz_is_503_when_redis_is_unreachable(ctx):
+    client = TestClient(make_app(ctx))
+    ctx.store.redis.connection_pool.connection_kwargs["server"].connected = False
+    answer = client.get("/healthz")
+    assert answer.status_code == 503
+    assert answer.json()["reasons"][0].startswith("redis unreachable")
+    assert client.get("/metrics").status_code == 503
+
+
+def test_webhook_requests_are_counted_per_channel_and_status(ctx):
+    client = TestClient(make_app(ctx))
+    client.post("/telegram/webhook")
+    client.post("/telegram/webhook?status=403")
+    client.post("/sms/twilio")
+    client.get("/healthz")
+    got = samples(client.get("/metrics").text)
+    assert got["artemia_updates_total", (("channel", "telegram"), ("status", "200"))] == 1
+    assert got["artemia_updates_total", (("channel", "telegram"), ("status", "403"))] == 1
+    assert got["artemia_updates_total", (("channel", "sms"), ("status", "200"))] == 1
+    assert not any(name == "artemia_updates_total" and ("channel", "healthz") in labels for name, labels in got)
+
+
+def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
+    start_game(ctx, "opsgame", {"players": 3, "seed": 5, "side": 1, "expert": False}, table(3, humans=[]))
+    scheduling.sweep(ctx, ctx.clock() + 3600)
+    worker = QuietWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
+    for _ in range(50):
+        worker.work(burst=True)
+        if ctx.store.load("opsgame").status == "over":
+            break
+    worker.work(burst=True)
+    assert ctx.store.load("opsgame").status == "over"
+    got = samples(ops.render_metrics(ctx.store.redis, ctx.settings).decode())
+    assert got["artemia_jobs_total", (("job", "resolve"), ("outcome", "resolved"))] >= 1
+    assert got["artemia_windows_resolved_total", (("trigger", "answers"),)] >= 1
+    assert got["artemia_resolution_latency_seconds_count", (("trigger", "answers"),)] >= 1
+    assert got["artemia_deliveries_total", (("status", "sent"),)] >= 1
+    assert got["artemia_job_seconds_count", (("job", "deliver"),)] >= 1
+
+
+def test_job_log_context_names_game_and_window_never_arguments():
+    job = SimpleNamespace(id="resolve-g1-4", func_name="workers.jobs.resolve", args=("g1", 4))
+    assert ops.job_ids(job) == {"job": "resolve-g1-4", "game": "g1", "window": 4}
+    edit = SimpleNamespace(id="x", func_name="service.channels.telegram_jobs.edit_message",
+                           args=(42, 7, "Your hand: Lair, River", []))
+    assert ops.job_ids(edit) == {"job": "x"}
+    redeliver = SimpleNamespace(id="deliver-g2-v3-0-1", func_name="workers.jobs.redeliver", args=("g2-v3-0", 1, 0))
+    assert ops.job_ids(redeliver)["game"] == "g2"
