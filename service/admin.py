@@ -1,0 +1,298 @@
+"""Operator's command: ``python -m service.admin [--redis-url URL] COMMAND``.
+
+    games [--json]                 every stored game: status, version, open window, deadline, players
+    show GAME [--json]             one game: where it stands, who is asked / has answered (never what), auto-play
+                                   streaks, the resolution log and the public view
+    export GAME [-o FILE] [--snapshot FILE]
+                                   the game as a replay log (``python -m service.game.replay FILE``): the config
+                                   line, then one ``seat: {action}`` line per applied action. It holds every
+                                   hidden pick: treat it as a secret.
+    resolve GAME [--window W]      force the open (or stuck) window to resolve now, here in this process, as if
+                                   its deadline had passed: seats that have not answered are auto-played
+    cancel GAME [--reason TEXT] [--quiet]
+                                   end the game now (status "over", the open window dropped, no more timers) and,
+                                   unless --quiet, tell the table and the players
+    health                         /healthz as JSON; exit status 1 when unhealthy (container health checks)
+    seed-sweeper                   schedule the periodic sweep now (the Procfile's worker does it at start)
+
+The replay log comes from the per-game action log ``{g:<id>}:actions`` that each commit appends to (config
+line, then ``[seat, action]`` lines). A game begun before that log existed has none: its moves cannot be rebuilt
+from what is stored (a snapshot holds the current state, not the path to it), so the export then holds the
+config and a comment saying so, and ``--snapshot`` writes the current engine state, which the engine can load
+(``Game.from_json``) to continue from.
+"""
+
+import argparse
+import json
+import sys
+import time
+from datetime import datetime, timezone
+
+import redis
+
+from service import logs, ops
+from service.config import get_settings
+from service.game import Game
+from service.game.replay import replay, write_log
+from service.store import keys
+from workers import context, resolution, scheduling
+
+CANCEL_TEXT = {"en": "This game of Not Alone was cancelled by the operator{reason}. Thank you for playing.",
+               "cs": "Tuto hru Nejsme tu sami zrušil správce{reason}. Díky za hru."}
+CANCEL_BATCH = "cancel"
+
+# KEYS: snap, exp, ans      ARGV: now, reason
+# -> "CANCELLED" | "NOGAME" | "OVER". A resolution running meanwhile loses its compare-and-set (status changed).
+CANCEL = """
+local st = redis.call('HMGET', KEYS[1], 'version', 'status')
+if not st[1] then return 'NOGAME' end
+if st[2] == 'over' then return 'OVER' end
+redis.call('HSET', KEYS[1], 'status', 'over', 'window', '', 'cancelled', ARGV[1], 'cancel_reason', ARGV[2])
+redis.call('DEL', KEYS[2], KEYS[3])
+return 'CANCELLED'
+"""
+
+
+class AdminError(Exception):
+    """A request that cannot be done; the message says why."""
+
+
+def _actions_key(game_id: str) -> str:
+    return getattr(keys, "actions", lambda g: "{g:" + g + "}:actions")(game_id)
+
+
+def _iso(ts: float | None) -> str | None:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds") if ts else None
+
+
+def list_games(ctx) -> list[dict]:
+    """Every game with a snapshot (SCAN over the keyspace: an operator's command, not a request path)."""
+    r, out = ctx.store.redis, []
+    for key in r.scan_iter(match="{g:*}:snap", count=1000):
+        game_id = key.decode()[3:-len("}:snap")]
+        snap = ctx.store.load(game_id)
+        if snap is None:
+            continue
+        meta = ctx.store.meta(game_id)
+        out.append({"game": game_id, "status": snap.status, "version": snap.version, "window": snap.window,
+                    "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
+                    "players": len(meta.get("players", {})), "channel": meta.get("channel"),
+                    "cancelled": r.hget(keys.snap(game_id), "cancelled") is not None})
+    return sorted(out, key=lambda g: g["game"])
+
+
+def describe(ctx, game_id: str) -> dict:
+    """What an operator may see of a game: everything public, and who has answered (never what)."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap is None:
+        raise AdminError(f"no game {game_id!r}")
+    game = Game.from_json(snap.json)
+    meta = store.meta(game_id)
+    asked = sorted(store.expected(game_id)) if snap.status != "over" else []
+    answered = sorted(store.answers(game_id)) if snap.status != "over" else []
+    r = store.redis
+    return {
+        "game": game_id, "status": snap.status, "version": snap.version, "window": snap.window,
+        "window_kind": game.window["kind"] if game.window else None, "turn": game.turn,
+        "opened": _iso(snap.opened), "closed": _iso(snap.closed),
+        "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
+        "followed": snap.followed, "winner": game.winner,
+        "cancelled": _iso(float(r.hget(keys.snap(game_id), "cancelled") or 0)) or None,
+        "players": {seat: {"name": p.get("name"), "channel": _channel(p.get("chat"))}
+                    for seat, p in sorted(meta.get("players", {}).items())},
+        "bots": meta.get("bots", []), "asked": asked, "answered": answered,
+        "autoplay_streaks": store.streaks(game_id),
+        "due": _iso(r.zscore(keys.DUE, game_id)),
+        "resolution_log": store.resolution_log(game_id),
+        "action_log_entries": max(0, r.llen(_actions_key(game_id)) - 1),
+        "public_view": game.public_view(),
+    }
+
+
+def _channel(chat: str | None) -> str | None:
+    if not chat:
+        return None
+    if chat.startswith("sms:"):
+        return "sms"
+    return "telegram" if chat.lstrip("-").split("/")[0].isdigit() else "other"
+
+
+def export(ctx, game_id: str) -> tuple[str, bool]:
+    """-> (replay log text, complete?). Complete when the action log exists (see the module docstring)."""
+    snap = ctx.store.load(game_id)
+    if snap is None:
+        raise AdminError(f"no game {game_id!r}")
+    raw = ctx.store.redis.lrange(_actions_key(game_id), 0, -1)
+    header = f"# game {game_id}, version {snap.version}, status {snap.status}, exported {_iso(time.time())}\n"
+    header += "# holds every hidden pick and hand: treat this file as a secret\n"
+    if raw:
+        config = json.loads(raw[0])
+        moves = [tuple(json.loads(line)) for line in raw[1:]]
+        return header + write_log(config, moves), True
+    config = json.loads(snap.json)["config"]
+    note = ("# no action log is stored for this game (it began before games kept one): its moves cannot be\n"
+            "# rebuilt from the stored snapshot. Only the config follows; `export --snapshot FILE` writes the\n"
+            "# current engine state (Game.from_json).\n")
+    return header + note + write_log(config, []), False
+
+
+def check_export(ctx, game_id: str, text: str) -> bool:
+    """Does the exported log replay to the stored state?"""
+    return replay(text).to_json() == Game.from_json(ctx.store.load(game_id).json).to_json()
+
+
+def force_resolve(ctx, game_id: str, window: int | None = None) -> str:
+    """Resolve the open window now as if its deadline had passed. -> "resolved" | "noop" | "lost" | "over"."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap is None:
+        raise AdminError(f"no game {game_id!r}")
+    if snap.status == "over":
+        return "over"
+    if window is not None and window != snap.window:
+        raise AdminError(f"window {window} is not the open one (the game is at window {snap.window})")
+    if snap.status == "collecting":
+        now = ctx.clock()
+        store.extend_deadline(game_id, snap.window, now - snap.deadline)  # the deadline is now
+        store.close_at_deadline(game_id, snap.window, now + 0.001)  # CLOSED, or a last answer just closed it
+    return resolution.resolve_window(ctx, game_id, snap.window)
+
+
+def cancel(ctx, game_id: str, reason: str = "", notify: bool = True) -> str:
+    """-> "cancelled" | "over" (it had ended already). Raises AdminError for an unknown game."""
+    store, now = ctx.store, ctx.clock()
+    script = store.redis.register_script(CANCEL)
+    result = script(keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id)],
+                    args=[repr(now), reason]).decode()
+    if result == "NOGAME":
+        raise AdminError(f"no game {game_id!r}")
+    if result == "OVER":
+        return "over"
+    store.drop_due(game_id)
+    meta = store.meta(game_id)
+    group = meta.get("group")
+    if group and store.redis.get(keys.chat_game(group)) == game_id.encode():
+        store.redis.delete(keys.chat_game(group))
+    if notify:
+        messages = cancel_messages(meta, reason)
+        if messages:
+            pipe = store.redis.pipeline()
+            for i, message in enumerate(messages):
+                pipe.hset(keys.outbox(game_id, CANCEL_BATCH), i, json.dumps(message))
+            pipe.expire(keys.outbox(game_id, CANCEL_BATCH), ctx.settings.outbox_ttl_seconds)
+            pipe.execute()
+            scheduling.deliveries(ctx, game_id, CANCEL_BATCH)
+    return "cancelled"
+
+
+def cancel_messages(meta: dict, reason: str) -> list[dict]:
+    lang = meta.get("lang", "en")
+    said = f" ({reason})" if reason else ""
+    out, chats = [], set()
+    if meta.get("group"):
+        out.append({"chat": meta["group"], "text": CANCEL_TEXT.get(lang, CANCEL_TEXT["en"]).format(reason=said),
+                    "buttons": None, "seat": None, "group": True})
+        chats.add(meta["group"])
+    for seat, player in sorted(meta.get("players", {}).items()):
+        chat = player.get("chat")
+        if chat and chat not in chats and (not meta.get("group") or chat.startswith("sms:")):
+            chats.add(chat)  # Telegram players read it in the group; SMS players have no group
+            text = CANCEL_TEXT.get(player.get("lang") or lang, CANCEL_TEXT["en"]).format(reason=said)
+            out.append({"chat": chat, "text": text, "buttons": None, "seat": int(seat), "group": False})
+    return out
+
+
+# ------------------------------------------------------------------------------------------ command line
+
+
+def _print_table(games: list[dict]) -> None:
+    print(f"{'game':<24} {'status':<11} {'ver':>4} {'window':>6}  {'deadline':<25} players channel")
+    for g in games:
+        status = "cancelled" if g["cancelled"] else g["status"]
+        print(f"{g['game']:<24} {status:<11} {g['version']:>4} {str(g['window'] or '-'):>6}  "
+              f"{g['deadline'] or '-':<25} {g['players']:>7} {g['channel'] or '-'}")
+
+
+def _print_game(d: dict) -> None:
+    print(f"game {d['game']}: {d['status']}{' (cancelled ' + d['cancelled'] + ')' if d['cancelled'] else ''}, "
+          f"version {d['version']}, turn {d['turn']}, window {d['window']} ({d['window_kind']})")
+    print(f"  opened {d['opened']}  deadline {d['deadline']}  closed {d['closed']}  sweeper due {d['due']}")
+    for seat, p in d["players"].items():
+        print(f"  seat {seat}: {p['name']} [{p['channel']}]{' (bot)' if int(seat) in d['bots'] else ''}")
+    print(f"  asked {d['asked']}  answered {d['answered']}  auto-play streaks {d['autoplay_streaks']}")
+    print(f"  resolution log ({len(d['resolution_log'])} commits): {' '.join(d['resolution_log'][-20:])}")
+    print(f"  action log: {d['action_log_entries']} actions (export: python -m service.admin export {d['game']})")
+    print("  public view: " + json.dumps(d["public_view"], ensure_ascii=False))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service.admin", description=__doc__.splitlines()[0])
+    parser.add_argument("--redis-url", default=None, help="default: $REDIS_URL")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("games").add_argument("--json", action="store_true")
+    show = sub.add_parser("show")
+    show.add_argument("game")
+    show.add_argument("--json", action="store_true")
+    exp = sub.add_parser("export")
+    exp.add_argument("game")
+    exp.add_argument("-o", "--output", help="file to write (default: standard output)")
+    exp.add_argument("--snapshot", help="also write the current engine state (JSON) to this file")
+    res = sub.add_parser("resolve")
+    res.add_argument("game")
+    res.add_argument("--window", type=int)
+    can = sub.add_parser("cancel")
+    can.add_argument("game")
+    can.add_argument("--reason", default="")
+    can.add_argument("--quiet", action="store_true", help="do not tell the players")
+    sub.add_parser("health")
+    sub.add_parser("seed-sweeper")
+    args = parser.parse_args(argv)
+
+    settings = get_settings()
+    url = args.redis_url or settings.redis_url
+    if not url:
+        parser.error("REDIS_URL is not set (or give --redis-url)")
+    logs.configure("admin")
+    ctx = context.build(redis.Redis.from_url(url), settings)
+    try:
+        return run(ctx, args)
+    except AdminError as exc:
+        print(f"admin: {exc}", file=sys.stderr)
+        return 2
+
+
+def run(ctx, args) -> int:
+    if args.command == "games":
+        games = list_games(ctx)
+        print(json.dumps(games, indent=1)) if args.json else _print_table(games)
+    elif args.command == "show":
+        described = describe(ctx, args.game)
+        print(json.dumps(described, indent=1, ensure_ascii=False)) if args.json else _print_game(described)
+    elif args.command == "export":
+        text, complete = export(ctx, args.game)
+        if args.output:
+            with open(args.output, "w") as out:
+                out.write(text)
+        else:
+            sys.stdout.write(text)
+        if args.snapshot:
+            with open(args.snapshot, "w") as out:
+                out.write(ctx.store.load(args.game).json)
+        print(("exported the whole action log" if complete else "no action log stored: config only")
+              + "; it holds hidden information", file=sys.stderr)
+    elif args.command == "resolve":
+        print(force_resolve(ctx, args.game, args.window))
+    elif args.command == "cancel":
+        print(cancel(ctx, args.game, args.reason, notify=not args.quiet))
+    elif args.command == "health":
+        result = ops.health(ctx.store.redis, ctx.settings)
+        print(json.dumps(ops._finite(result), indent=1))
+        return 0 if result["ok"] else 1
+    elif args.command == "seed-sweeper":
+        print("scheduled" if ops.seed_sweeper(ctx.store.redis) else "already scheduled")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
