@@ -1,6 +1,8 @@
 """Service configuration: one pydantic-settings class read from the environment only (12-factor).
 
-`REDIS_URL` and `TELEGRAM_BOT_TOKEN` keep their conventional names; everything else is `ARTEMIA_<FIELD>`.
+`REDIS_URL`, `TELEGRAM_BOT_TOKEN`, `TELEGRAM_API_BASE_URL` and the SMS channel's `TWILIO_*` / `SMS_*` keep their
+conventional names (the ones `service.channels.sms_settings` documents); everything else is `ARTEMIA_<FIELD>`
+(among them `ARTEMIA_WEBHOOK_SECRET`, `ARTEMIA_BOT_USERNAME`, `ARTEMIA_WEBHOOK_URL`).
 Deadline presets and the server-wide minimum also live here, because both the lobby (a creator picks a
 preset) and the workers (clamping a stored deadline) need them.
 """
@@ -14,12 +16,35 @@ DEADLINE_PRESETS = {"live": 120, "fast": 3600, "daily": 86400}
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="ARTEMIA_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="ARTEMIA_", extra="ignore", populate_by_name=True)
 
     redis_url: str | None = Field(None, validation_alias=AliasChoices("REDIS_URL", "ARTEMIA_REDIS_URL"))
     telegram_bot_token: str | None = Field(
         None, validation_alias=AliasChoices("TELEGRAM_BOT_TOKEN", "ARTEMIA_TELEGRAM_BOT_TOKEN")
     )
+
+    # Telegram: the Bot API base URL (a local Bot API server, or the tests' fake), the webhook's secret token
+    # (checked on every update), the bot's @username (deep links, notices) and the public webhook URL
+    # (registration).
+    telegram_api_base_url: str | None = Field(None, validation_alias=AliasChoices(
+        "TELEGRAM_API_BASE_URL", "ARTEMIA_TELEGRAM_API_BASE_URL", "telegram_api_base_url"))
+    webhook_secret: str = ""
+    bot_username: str = "artemia_bot"
+    webhook_url: str | None = None
+
+    # SMS (Twilio), under the names Twilio's docs use; see service.channels.sms_settings.
+    twilio_account_sid: str = Field("", validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "twilio_account_sid"))
+    twilio_auth_token: str = Field("", validation_alias=AliasChoices("TWILIO_AUTH_TOKEN", "twilio_auth_token"))
+    twilio_from: str = Field("", validation_alias=AliasChoices("TWILIO_FROM", "twilio_from"))
+    twilio_messaging_service_sid: str = Field("", validation_alias=AliasChoices(
+        "TWILIO_MESSAGING_SERVICE_SID", "twilio_messaging_service_sid"))
+    twilio_api_base_url: str = Field("https://api.twilio.com", validation_alias=AliasChoices(
+        "TWILIO_API_BASE_URL", "twilio_api_base_url"))
+    twilio_shared_keys: dict[str, str] = Field({}, validation_alias=AliasChoices(
+        "TWILIO_SHARED_KEYS", "twilio_shared_keys"))
+    sms_public_url: str | None = Field(None, validation_alias=AliasChoices("SMS_PUBLIC_URL", "sms_public_url"))
+    sms_trust_proxy: bool = Field(False, validation_alias=AliasChoices("SMS_TRUST_PROXY", "sms_trust_proxy"))
+    sms_default_tz: str = Field("Europe/Prague", validation_alias=AliasChoices("SMS_DEFAULT_TZ", "sms_default_tz"))
 
     queue_name: str = "artemia"  # resolutions, deadlines, reminders, sweeps
     send_queue_name: str = "artemia-send"  # deliveries: workers take it after the first, so sends never delay a step
@@ -46,11 +71,19 @@ class Settings(BaseSettings):
     rate_group_per_minute: float = 20.0
     send_max_attempts: int = 8
 
-    # Which sender delivers the outbox: "console", "recording" or "package.module:factory".
-    sender: str = "console"
+    # Which sender delivers the outbox: "auto" (by chat: Telegram chats through the Bot API when a token is set,
+    # "sms:" chats through Twilio when an account is set, the rest to the console), "console", "recording"
+    # (every chat) or "package.module:factory".
+    sender: str = "auto"
 
     # Fault injection for the crash tests: seconds a resolution pauses between computing and committing.
     resolve_pause_seconds: float = 0.0
+
+    def sms(self):
+        """The SMS channel's settings (`service.channels.sms_settings.SmsSettings`) from these."""
+        from service.channels.sms_settings import SmsSettings
+
+        return SmsSettings(**{name: getattr(self, name) for name in SmsSettings.model_fields})
 
 
 @lru_cache(maxsize=1)

@@ -52,6 +52,7 @@ def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id
     status, missing = store.submit(game_id, window_id, seat, actions, dedup_id, ctx.clock())
     said = ", ".join(wording.describe(a) for a in actions)
     if status == "ACCEPTED":
+        scheduling.refresh(ctx, game_id, window_id, seat)  # the table's status shows the new tick
         return SubmitResult(Status.ACCEPTED, missing, f"Locked in: {said} — waiting for {missing} more.")
     if status == "RESOLVE":
         store.set_due(game_id, ctx.clock() + ctx.settings.resolve_grace_seconds)

@@ -1,8 +1,9 @@
 """The outbox: delivering stored outgoing messages through a channel sender within the shared send budget.
 
 Messages are written to Redis by the resolution step (``Store.commit``) or by a reminder before anything is
-sent; this module sends one of them. A message is ``{"chat", "text", "buttons", "seat", "group"}``; its id is
-``<game>-<batch>-<index>`` (job-id safe). A send is claimed with ``SET sent NX`` so that two deliverers never
+sent; this module sends one of them. A message is ``{"chat", "text", "buttons", "seat", "group"}`` and, for a
+living message that later messages edit in place, ``"slot"`` and ``"seq"``; its id is ``<game>-<batch>-<index>``
+(job-id safe). A slot message older (``seq``) than one already delivered to the same slot is skipped. A send is claimed with ``SET sent NX`` so that two deliverers never
 send the same message and a sent message is never sent again (still at-least-once if a process dies between
 the send and the mark). No game transition waits on a send.
 """
@@ -15,7 +16,9 @@ from service.store import Store
 
 
 class Sender(Protocol):
-    def send(self, chat: str, text: str, buttons: list | None = None) -> None: ...
+    """``slot`` is passed only for messages that have one (a sender without living messages may ignore it)."""
+
+    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None: ...
 
 
 class RetryAfter(Exception):
@@ -31,7 +34,12 @@ class TransientSendError(Exception):
 
 
 class PermanentSendError(Exception):
-    """The recipient cannot be reached (blocked the bot, no such chat): do not retry."""
+    """The recipient cannot be reached (blocked the bot, opted out): do not retry; its seat goes to a bot."""
+
+
+class RejectedSendError(Exception):
+    """The channel refused this one message for good (a 400 that is not "blocked"): do not retry it, but the
+    recipient is still reachable."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,7 @@ class Outcome:
     status: str  # "sent" | "done" (nothing to do) | "wait" | "retry" | "failed" | "unreachable"
     delay: float = 0.0  # for "wait" / "retry": when to try again
     seat: int | None = None  # for "unreachable"
+    detail: str = ""  # for "failed": why
 
 
 CLAIM_LEASE_SECONDS = 60
@@ -77,8 +86,16 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
         return Outcome("wait", wait)
     if not store.claim_send(game_id, batch, index, CLAIM_LEASE_SECONDS):
         return Outcome("done")  # someone else is sending it or has sent it
+    slot = message.get("slot")
+    if slot and message.get("seq") is not None and \
+            not store.raise_slot_seq(game_id, message["chat"], slot, int(message["seq"])):
+        store.mark_sent(game_id, batch, index)
+        return Outcome("done")  # superseded: a newer version of this living message is already out
     try:
-        sender.send(message["chat"], message["text"], message.get("buttons"))
+        if slot:
+            sender.send(message["chat"], message["text"], message.get("buttons"), slot=slot)
+        else:
+            sender.send(message["chat"], message["text"], message.get("buttons"))
     except RetryAfter as exc:
         store.release_send(game_id, batch, index)
         store.pause_sending(now, exc.seconds)
@@ -86,8 +103,11 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
     except TransientSendError:
         store.release_send(game_id, batch, index)
         if failures + 1 >= settings.send_max_attempts:
-            return Outcome("failed")
+            return Outcome("failed", detail="gave up after network errors")
         return Outcome("retry", backoff(failures))
+    except RejectedSendError as exc:
+        store.mark_sent(game_id, batch, index)  # never try this one again; the chat is fine
+        return Outcome("failed", detail=str(exc))
     except PermanentSendError:
         store.mark_sent(game_id, batch, index)  # never try this one again
         return Outcome("unreachable", seat=message.get("seat"))

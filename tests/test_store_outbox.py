@@ -98,9 +98,18 @@ def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     events = [{"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
               {"type": "hand", "cards": [9], "visible_to": [0]},
               {"type": "locked_in", "seat": 1, "visible_to": None}]
-    out = {m["chat"]: m["text"] for m in messages.step_messages(meta, game, events, [], [], 0.0)}
-    assert "played" in out["chat1"] and "played" not in out["grp"] and "chat2" not in out
-    assert "hand" in out["chat0"] and "hand" not in out["grp"] and "hand" not in out["chat1"]
-    assert "locked_in" in out["grp"] and "locked_in" not in out["chat1"]
-    no_group = messages.step_messages(table(3, humans=[1, 2], group=None), game, events, [], [], 0.0)
-    assert {m["chat"] for m in no_group if "locked_in" in m["text"]} == {"chat1", "chat2"}
+    events = [{"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
+              {"type": "drawn", "seat": 0, "cards": [9], "visible_to": [0]},
+              {"type": "caught", "seat": 2, "place": 4, "visible_to": None}]
+
+    def step(meta):
+        out, _ = messages.step_messages(None, messages.Step("g", meta, game, events, [], [], 0.0, 1,
+                                                            messages.empty_news(1)))
+        return {m["chat"]: m["text"] for m in out}
+
+    out = step(meta)
+    assert "You play: 5" in out["chat1"] and "5 Rover" not in out["grp"] and "chat2" not in out
+    assert "You draw: 9" in out["chat0"] and "9 " not in out["grp"] and "9 " not in out["chat1"]
+    assert "P2 was caught" in out["grp"] and "caught" not in out["chat1"]
+    no_group = step(table(3, humans=[1, 2], group=None))
+    assert {chat for chat, text in no_group.items() if "caught" in text} == {"chat1", "chat2"}

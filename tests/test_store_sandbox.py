@@ -11,17 +11,18 @@ from service.config import deadline_seconds
 def test_bots_only_game_plays_to_the_end_and_keeps_hands_private(capsys):
     assert sandbox.main(["--bots-only", "--seed", "3", "--players", "4", "--timeout", "120"]) == 0
     out = capsys.readouterr().out
-    assert "Game over: the" in out
+    assert "Game over." in out
     blocks, label = {}, None  # transcript lines grouped by chat label
     for line in out.splitlines():
         if line.startswith("["):
             label, line = line[1:line.index("]")], line[line.index("]") + 2:]
         blocks.setdefault(label, []).append(line.strip())
     assert {"table", "seat 1", "seat 2", "seat 3"} <= set(blocks)
-    # a Hunted's secret pick ("played") reaches that Hunted only; the table learns it at the reveal
-    assert any(line.startswith("played: seat=1") for line in blocks["seat 1"])
-    assert not any(line.startswith("played:") for line in blocks["table"])
-    assert not any(line.startswith("played: seat=2") for line in blocks["seat 1"])
+    # a Hunted's secret pick ("You play") reaches that Hunted only; the table learns it at the reveal
+    assert any(line.startswith("You play: ") for line in blocks["seat 1"])
+    assert not any(line.startswith("You play") for line in blocks["table"])
+    assert any("Reveal!" in line for line in blocks["table"])
+    assert all("=" not in line for lines in blocks.values() for line in lines)  # no raw "field=value" text
 
 
 def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys):
@@ -31,7 +32,7 @@ def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys
     assert "[you] Your move" in out
     assert "play 1-5" in out  # the help
     assert "-> Locked in: play 1 (Lair)" in out
-    assert "[you] played: seat=1, cards=[1]" in out  # resolved by the in-process worker, delivered to you
+    assert "[you] You play: 1 Lair." in out  # resolved by the in-process worker, delivered to you
 
 
 def test_deadline_presets_and_the_server_minimum():

@@ -27,5 +27,9 @@ def redeliver(message_id: str, attempt: int, failures: int) -> str:
     return upkeep.deliver(current(), message_id, attempt, failures)
 
 
+def refresh(game_id: str, window: int, seat: int) -> bool:
+    return upkeep.refresh(current(), game_id, window, seat)
+
+
 def sweep() -> dict[str, int]:
     return upkeep.sweep(current())

@@ -1,49 +1,123 @@
-"""What the table and each player are told after a step: engine events routed by visibility, the question of
-the newly opened window, reminders and notices — as outbox messages, one per chat per step.
+"""What the table and each player are told after a step, as outbox messages, worded for each chat's channel.
 
-Hidden information stays hidden: an event with ``visible_to`` goes only to those seats' private chats; only
-public events (``visible_to`` None) reach the group (or, in a game without a group, every player).
+A chat's channel is read from its id: ``sms:<number>`` is SMS, a numeric id (``"-100123"``, ``"-100123/7"`` for a
+forum topic, ``"42"`` for a private chat) is Telegram, anything else (``console:you``, test chats) is plain text.
+
+Telegram (`service.channels.telegram_ui`)
+    * one private **decision message** per asked seat and window, with the inline keyboard; it has the slot
+      ``<game>:w<window>`` so that later messages for that slot edit it in place (the "locked in" screen after a
+      typed answer, written by `refresh_messages`);
+    * one living **status message** per turn in the group, slot ``<game>:t<turn>``: sent new when the turn's first
+      step commits, edited by every later step of the turn and after every accepted answer (who has answered,
+      never what); its results ("news") accumulate over the turn and are kept in the snapshot field ``news``,
+      written by the same commit;
+    * the **reveal** and the **end of the game** as new messages (so people are notified); notices (a seat handed
+      to a bot) are lines of the status message. So a turn costs the group one new status message, the reveal,
+      and edits.
+    A private chat of a player who blocked the bot (``tg:blocked:<user>``) gets nothing until they press Start.
+SMS (`service.channels.sms_messages`): one standalone text per number per step, or none.
+Plain text (the sandbox's console): readable lines (`service.i18n.events`), the question with the typed commands.
+
+Every message of a slot carries ``seq`` (version × 100, + answers counted for a refresh): the outbox skips a
+message older than one already delivered to the same slot, so deliveries that overtake each other never leave a
+stale status on screen.
+
+Hidden information stays hidden: an event with ``visible_to`` reaches only those seats' private chats; only public
+events (``visible_to`` None) reach the group (or, in a game without a group, every player). The decision screen of
+a seat shows that seat's own hand only.
 """
 
+import json
+import re
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from service import wording
+from service import i18n, wording
+from service.channels import sms_messages
+from service.channels import telegram_ui as ui
+from service.channels.sms_directory import Directory
+from service.i18n.events import line, seat_name as display_name
 
 MAX_TEXT = 4000  # Telegram allows 4096 characters
+MAX_NEWS_LINES = 40  # a status message keeps the last this many result lines
+_TELEGRAM_CHAT = re.compile(r"^-?\d+(/\d+)?$")
 
 
-def seat_name(meta: dict, seat: int) -> str:
-    player = meta["players"].get(str(seat), {})
-    role = "Creature" if seat == 0 else f"Hunted {seat}"
-    return f"{player['name']} ({role})" if player.get("name") else role
+def channel_of(chat: str | None) -> str:
+    """"sms", "telegram" or "text" for a chat id."""
+    if not chat:
+        return "none"
+    if chat.startswith("sms:"):
+        return "sms"
+    return "telegram" if _TELEGRAM_CHAT.match(chat) else "text"
 
 
 def when(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%a %d %b %H:%M:%S UTC")
 
 
+def names_of(meta: dict) -> dict[int, str]:
+    return {int(seat): p.get("name") or "" for seat, p in meta.get("players", {}).items()}
+
+
+def seat_name(meta: dict, seat: int, lang: str = "en") -> str:
+    return display_name(names_of(meta), seat, lang)
+
+
+def _t(lang: str):
+    return i18n.translator(lang).gettext
+
+
+# ---------------------------------------------------------------------------------------------- who reads what
+
+
+@dataclass
+class Readers:
+    """Languages and reachability of a game's chats (a few Redis reads, done once per step)."""
+
+    redis: object
+    meta: dict
+
+    def chat(self, seat: int) -> str | None:
+        return self.meta["players"].get(str(seat), {}).get("chat")
+
+    def user(self, seat: int) -> str | None:
+        return self.meta["players"].get(str(seat), {}).get("user")
+
+    def group_lang(self) -> str:
+        return self.meta.get("lang") or i18n.DEFAULT_LANG
+
+    def lang(self, seat: int) -> str:
+        """The seat's language: its own choice on Telegram, else the one recorded when it joined, else the
+        game's."""
+        player = self.meta["players"].get(str(seat), {})
+        chosen = None
+        if channel_of(player.get("chat")) == "telegram" and player.get("user") and self.redis is not None:
+            raw = self.redis.get(f"tg:lang:{player['user']}")
+            chosen = raw.decode() if raw else None
+        return i18n.choose(chosen, player.get("lang") or self.group_lang())
+
+    def blocked(self, seat: int) -> bool:
+        """A Telegram player who blocked the bot (or never started it): nothing is sent to them."""
+        user = self.user(seat)
+        if self.redis is None or channel_of(self.chat(seat)) != "telegram" or not user:
+            return False
+        return bool(self.redis.exists(f"tg:blocked:{user}"))
+
+
+# ---------------------------------------------------------------------------------------------- mail
+
+
 class Mail:
-    """Collects lines per recipient, then turns them into at most one message per chat (split if long)."""
+    """Collects lines per chat, then turns them into at most one plain message per chat (split if long)."""
 
     def __init__(self, meta: dict):
         self.meta = meta
         self.lines: dict[str, list[str]] = {}
         self.info: dict[str, dict] = {}
 
-    def to_seat(self, seat: int, line: str) -> None:
-        chat = self.meta["players"].get(str(seat), {}).get("chat")
-        if chat:  # bots have no chat
-            self._add(chat, line, {"seat": seat, "group": False})
-
-    def to_table(self, line: str) -> None:
-        if self.meta.get("group"):
-            self._add(self.meta["group"], line, {"seat": None, "group": True})
-        else:
-            for seat in self.meta["players"]:
-                self.to_seat(int(seat), line)
-
-    def _add(self, chat: str, line: str, info: dict) -> None:
-        self.lines.setdefault(chat, []).append(line)
+    def to_chat(self, chat: str, line_: str, info: dict) -> None:
+        self.lines.setdefault(chat, []).append(line_)
         self.info[chat] = info
 
     def messages(self) -> list[dict]:
@@ -56,53 +130,346 @@ class Mail:
 
 def _chunks(lines: list[str]) -> list[str]:
     chunks, current = [], ""
-    for line in lines:
-        line = line[:MAX_TEXT]
-        if current and len(current) + 1 + len(line) > MAX_TEXT:
+    for text in lines:
+        text = text[:MAX_TEXT]
+        if current and len(current) + 1 + len(text) > MAX_TEXT:
             chunks.append(current)
             current = ""
-        current = f"{current}\n{line}" if current else line
+        current = f"{current}\n{text}" if current else text
     return chunks + ([current] if current else [])
 
 
-def route_events(mail: Mail, events: list[dict]) -> None:
-    for event in events:
-        line = wording.event_text(event)
-        if event.get("visible_to") is None:
-            mail.to_table(line)
+def _message(chat: str, text: str, seat: int | None, group: bool, buttons=None, slot: str | None = None,
+             seq: int | None = None) -> dict:
+    out = {"chat": chat, "text": text[:MAX_TEXT], "buttons": buttons, "seat": seat, "group": group}
+    if slot:
+        out.update(slot=slot, seq=seq)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- notices
+
+
+def notice_text(notice: dict, meta: dict, lang: str, bot_username: str = "") -> str:
+    """A structured notice (``{"type": "_notice", "kind": ...}``) in ``lang``."""
+    _ = _t(lang)
+    kind = notice["kind"]
+    if kind == "start":
+        return _("A game of Not Alone begins: {n} players, {seconds} s per step.").format(
+            n=notice["players"], seconds=notice["seconds"])
+    who = seat_name(meta, notice["seat"], lang)
+    if kind == "bot":
+        return _("{who} missed {n} deadlines in a row: a bot plays for them until they answer again.").format(
+            who=who, n=notice["misses"])
+    if kind == "unreachable":
+        bot = f"@{bot_username}" if bot_username else _("the bot")
+        return _("{who} cannot get my private messages (the bot is blocked or was never started): a bot plays "
+                 "for them for now. {who}, open {bot} and press Start to get your seat back.").format(
+            who=who, bot=bot)
+    return kind
+
+
+def bot_notice(meta: dict, seat: int, misses: int) -> dict:
+    return {"type": "_notice", "kind": "bot", "seat": seat, "misses": misses}
+
+
+def start_notice(meta: dict) -> dict:
+    return {"type": "_notice", "kind": "start", "players": len(meta["players"]),
+            "seconds": meta["deadline_seconds"]}
+
+
+def unreachable_messages(meta: dict, seat: int, bot_username: str) -> list[dict]:
+    """The group (or, without one, every other player) is told that ``seat`` cannot be reached and how to fix it."""
+    readers = Readers(None, meta)
+    group = meta.get("group")
+    if group:
+        lang = readers.group_lang()
+        return [_message(group, "⚠️ " + notice_text({"kind": "unreachable", "seat": seat}, meta, lang, bot_username),
+                         None, True)]
+    out = []
+    for other in map(int, meta.get("players", {})):
+        chat = readers.chat(other)
+        if other != seat and chat and channel_of(chat) != "sms":
+            text = notice_text({"kind": "unreachable", "seat": seat}, meta, readers.lang(other), bot_username)
+            out.append(_message(chat, text, other, False))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- news of a turn
+
+
+def empty_news(turn: int = 0) -> dict:
+    return {"turn": turn, "items": []}
+
+
+def _news_lines(items: list[dict], meta: dict, lang: str, bot_username: str) -> list[str]:
+    names = names_of(meta)
+    out = []
+    for item in items:
+        if item["type"] == "_notice":
+            out.append("ℹ️ " + notice_text(item, meta, lang, bot_username))
+        elif item["type"] == "reveal":
+            out.append(ui.reveal(item, names, lang))
         else:
-            for seat in event["visible_to"]:
-                mail.to_seat(seat, line)
+            text = line(item, names, lang)
+            if text:
+                out.append(text)
+    return out[-MAX_NEWS_LINES:]
 
 
-def step_messages(meta: dict, game, events: list[dict], notices: list[str], asked: list[int],
-                  deadline: float) -> list[dict]:
-    """Messages for one committed step: events, notices, and the question of the new window."""
-    mail = Mail(meta)
-    route_events(mail, events)
-    for notice in notices:
-        mail.to_table(notice)
+@dataclass
+class TurnPart:
+    """The public items of one turn that a step touched: those already known, and those this step added."""
+
+    turn: int
+    before: list[dict]
+    added: list[dict] = field(default_factory=list)
+    ended: bool = False
+
+    @property
+    def items(self) -> list[dict]:
+        return self.before + self.added
+
+
+def split_turns(news: dict, events: list[dict], notices: list[dict]) -> list[TurnPart]:
+    """The step's public events (and notices) cut at the engine's ``turn`` events: one part per turn touched."""
+    parts = [TurnPart(news["turn"], list(news["items"]))]
+    for event in events:
+        if event.get("visible_to") is not None or event["type"] == "locked_in":
+            continue
+        if event["type"] == "turn":
+            parts[-1].ended = True
+            parts.append(TurnPart(event["turn"], []))
+            continue
+        parts[-1].added.append(event)
+    parts[-1].added += notices
+    return parts
+
+
+# ---------------------------------------------------------------------------------------------- a step
+
+
+@dataclass
+class Step:
+    """One committed step, as the messages need it."""
+
+    game_id: str
+    meta: dict
+    game: object  # service.game.Game after the step
+    events: list[dict]
+    notices: list[dict]
+    asked: list[int]
+    deadline: float
+    version: int  # the version this step's commit creates
+    news: dict  # the current turn's news before the step
+
+
+def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
+    """(the step's outgoing messages, the news of the current turn after it)."""
+    readers = Readers(ctx.store.redis if ctx is not None else None, step.meta)
+    parts = split_turns(step.news, step.events, step.notices)
+    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:]}
+    out: list[dict] = []
+    group = step.meta.get("group")
+    channel = channel_of(group)
+    bot_username = getattr(ctx.settings, "bot_username", "") if ctx is not None else ""
+    if channel == "telegram":
+        out += _telegram_group(step, parts, readers, bot_username)
+    elif channel == "text":
+        out += _text_table(step, parts, readers, [group], bot_username)
+    elif channel == "sms":
+        pass  # an SMS "group" is not a thing: every SMS seat gets its own texts below
+    if not group:  # no table chat: every player is told what the table would be, in their own chat
+        for seat in map(int, step.meta["players"]):
+            chat = readers.chat(seat)
+            if chat and channel_of(chat) in ("telegram", "text") and not readers.blocked(seat):
+                out += _text_table(step, parts, readers, [chat], bot_username, seat=seat)
+    for seat in map(int, step.meta["players"]):
+        chat = readers.chat(seat)
+        kind = channel_of(chat)
+        if kind == "telegram" and not readers.blocked(seat):
+            out += _telegram_private(step, seat, chat, readers)
+        elif kind == "text":
+            out += _text_private(step, seat, chat, readers)
+    if any(channel_of(p.get("chat")) == "sms" for p in step.meta["players"].values()):
+        out += sms_messages.step_messages(step.meta, step.game, step.events, step.asked, step.deadline,
+                                          _directory(ctx), step.game_id)
+    return _merge_plain(out), news_after
+
+
+def _directory(ctx) -> Directory:
+    tz = getattr(ctx.settings, "sms_default_tz", "Europe/Prague")
+    return Directory(ctx.store.redis, default_tz=tz)
+
+
+def _merge_plain(messages: list[dict]) -> list[dict]:
+    """Plain messages (no buttons, no slot) to the same chat are joined, in order, into as few as fit."""
+    out, plain_at = [], {}
+    for m in messages:
+        key = m["chat"]
+        if m.get("buttons") or m.get("slot") or key not in plain_at:
+            if not m.get("buttons") and not m.get("slot"):
+                plain_at[key] = len(out)
+            out.append(dict(m))
+            continue
+        first = out[plain_at[key]]
+        joined = f"{first['text']}\n{m['text']}"
+        if len(joined) <= MAX_TEXT:
+            first["text"] = joined
+        else:
+            plain_at[key] = len(out)
+            out.append(dict(m))
+    return out
+
+
+def _status_slot(game_id: str, turn: int) -> str:
+    return f"{game_id}:t{turn}"
+
+
+def _decision_slot(game_id: str, window: int) -> str:
+    return f"{game_id}:w{window}"
+
+
+def _telegram_group(step: Step, parts: list[TurnPart], readers: Readers, bot_username: str) -> list[dict]:
+    lang, meta, game = readers.group_lang(), step.meta, step.game
+    group, names = meta["group"], names_of(meta)
+    seq = step.version * 100
+    view = game.public_view()
+    out = []
+    for part in parts:
+        current = part is parts[-1]
+        if any(e["type"] == "reveal" for e in part.added):  # the reveal is news: a new message
+            out.append(_message(group, "\n".join(_news_lines(part.added, meta, lang, bot_username)), None, True))
+        news_lines = _news_lines(part.items, meta, lang, bot_username)
+        if current and not game.is_over:
+            asked = step.asked if game.window else []
+            text = ui.status(view, names, asked, set(), step.deadline if asked else None, lang, news_lines)
+        elif not part.items and not part.ended:
+            continue
+        else:
+            past = {**view, "turn": part.turn, "window": None, "winner": view["winner"] if current else None}
+            text = ui.status(past, names, [], set(), None, lang, news_lines)
+        out.append(_message(group, text, None, True, slot=_status_slot(step.game_id, part.turn), seq=seq))
     if game.is_over:
-        mail.to_table(f"Game over: the {game.winner} win.")
-    elif asked:
-        window = game.window
-        names = ", ".join(seat_name(meta, s) for s in asked)
-        mail.to_table(f"Waiting for {names} (step {window['id']}, {window['kind']}) until {when(deadline)}.")
-        lang = meta.get("lang", "en")
-        for seat in asked:
-            mail.to_seat(seat, f"Your move (step {window['id']}, {window['kind']}), answer by {when(deadline)}.\n"
-                               + wording.options(game, seat, lang) + "\n(send help for more)")
-    return mail.messages()
+        out.append(_message(group, ui.game_over(view, names, lang), None, True))
+    return out
 
 
-def reminder_messages(meta: dict, seats: list[int], window: int, deadline: float) -> list[dict]:
-    mail = Mail(meta)
+def _private_lines(step: Step, seat: int, lang: str) -> list[str]:
+    names = names_of(step.meta)
+    out = []
+    for event in step.events:
+        visible = event.get("visible_to")
+        if visible is not None and seat in visible:
+            text = line(event, names, lang)
+            if text:
+                out.append(text)
+    return out
+
+
+def _telegram_private(step: Step, seat: int, chat: str, readers: Readers) -> list[dict]:
+    lang = readers.lang(seat)
+    lines = _private_lines(step, seat, lang)
+    if seat in step.asked and step.game.window is not None:
+        window = step.game.window["id"]
+        screen = ui.decision(step.game, seat, ui.Choice(step.game_id, window), step.deadline, lang,
+                             names_of(step.meta))
+        text = "\n".join(lines + [""] + [screen.text]) if lines else screen.text
+        return [_message(chat, text, seat, False, buttons=screen.keyboard,
+                         slot=_decision_slot(step.game_id, window), seq=step.version * 100)]
+    if lines:
+        return [_message(chat, "\n".join(lines), seat, False)]
+    return []
+
+
+def _text_table(step: Step, parts: list[TurnPart], readers: Readers, chats: list[str], bot_username: str,
+                seat: int | None = None) -> list[dict]:
+    lang = readers.lang(seat) if seat is not None else readers.group_lang()
+    _ = _t(lang)
+    names = names_of(step.meta)
+    lines = []
+    for part in parts:
+        lines += _news_lines(part.added, step.meta, lang, bot_username)
+        if part.ended and part is not parts[-1]:
+            lines.append(_("Turn {n} begins.").format(n=parts[parts.index(part) + 1].turn))
+    game = step.game
+    if game.is_over:
+        lines.append(ui.game_over(game.public_view(), names, lang))
+    elif step.asked and game.window:
+        who = ", ".join(display_name(names, s, lang) for s in step.asked)
+        lines.append(_("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
+            who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline)))
+    return [_message(chat, text, seat, seat is None) for chat in chats for text in _chunks(lines)]
+
+
+def _text_private(step: Step, seat: int, chat: str, readers: Readers) -> list[dict]:
+    lang = readers.lang(seat)
+    lines = _private_lines(step, seat, lang)
+    game = step.game
+    if seat in step.asked and game.window is not None:
+        _ = _t(lang)
+        lines.append(_("Your move (turn {turn}, step {step}), answer by {time}:").format(
+            turn=game.turn, step=game.window["id"], time=when(step.deadline)))
+        lines.append(wording.options(game, seat, lang))
+        lines.append(_("(send help for more)"))
+    return [_message(chat, text, seat, False) for text in _chunks(lines)]
+
+
+# ---------------------------------------------------------------------------------------------- reminders
+
+
+def reminder_messages(ctx, game_id: str, meta: dict, game, seats: list[int], window: int,
+                      deadline: float) -> list[dict]:
+    """A reminder to each of ``seats`` (those that have not answered), in their channel and language."""
+    readers = Readers(ctx.store.redis if ctx is not None else None, meta)
+    out = []
     for seat in seats:
-        mail.to_seat(seat, f"Reminder: step {window} needs your answer by {when(deadline)}; "
-                           "after that a move is played for you.")
-    return mail.messages()
+        chat = readers.chat(seat)
+        kind = channel_of(chat)
+        lang = readers.lang(seat)
+        _ = _t(lang)
+        if kind == "telegram" and not readers.blocked(seat):
+            out.append(_message(chat, "⏰ " + _("Reminder: please answer the question above by {time}; after that "
+                                                "a move is played for you.").format(
+                time=ui.when(deadline, lang)), seat, False))
+        elif kind == "text":
+            out.append(_message(chat, _("Reminder: step {step} needs your answer by {time}; after that a move is "
+                                        "played for you.").format(step=window, time=when(deadline)), seat, False))
+    if any(channel_of(readers.chat(s)) == "sms" for s in seats):
+        out += sms_messages.reminder_messages(meta, game, seats, deadline, _directory(ctx), game_id)
+    return out
 
 
-def bot_notice(meta: dict, seat: int, misses: int) -> str:
-    return (f"{seat_name(meta, seat)} missed {misses} deadlines in a row: a bot plays for them "
-            "until they answer again.")
+# ---------------------------------------------------------------------------------------------- after an answer
+
+
+def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: dict[int, list[dict]],
+                     expected: set[int], seat: int) -> list[dict]:
+    """After an accepted answer that did not close the window: the group's status message with the new tick,
+    and the answering seat's decision message shown "locked in" (Telegram only; other channels got their
+    reply from the ingest)."""
+    from service.game import Game
+
+    readers = Readers(ctx.store.redis, meta)
+    game = Game.from_json(snap.json)
+    answered = set(answers) & expected
+    seq = snap.version * 100 + len(answered)
+    out = []
+    group = meta.get("group")
+    if channel_of(group) == "telegram" and game.window is not None:
+        lang = readers.group_lang()
+        news_lines = _news_lines(news.get("items", []), meta, lang, ctx.settings.bot_username)
+        text = ui.status(game.public_view(), names_of(meta), sorted(expected), answered, snap.deadline, lang,
+                         news_lines)
+        out.append(_message(group, text, None, True, slot=_status_slot(game_id, game.turn), seq=seq))
+    chat = readers.chat(seat)
+    if channel_of(chat) == "telegram" and seat in answers and not readers.blocked(seat):
+        lang = readers.lang(seat)
+        screen = ui.locked_in(ui.Choice(game_id, snap.window), answers[seat], snap.deadline, lang)
+        out.append(_message(chat, screen.text, seat, False, buttons=screen.keyboard,
+                            slot=_decision_slot(game_id, snap.window), seq=seq))
+    return out
+
+
+def load_news(raw: str | None) -> dict:
+    return json.loads(raw) if raw else empty_news()

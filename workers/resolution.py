@@ -8,6 +8,7 @@ deliveries, or the next resolution when bots answered everything); it is idempot
 it for any commit whose follow-ups were not recorded as done.
 """
 
+import json
 import time
 from dataclasses import dataclass
 
@@ -59,10 +60,11 @@ def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], n
     return Opening(status, expected, prefilled, now + seconds)
 
 
-def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int]):
+def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int],
+                   applied: list[tuple[int, dict]]):
     """Stored answers in seat order: answers ahead ("plan") from seats not asked first, then the asked seats.
     An action no longer legal ends that seat's answer (auto-play covers the rest). -> (events, the plans
-    that came after the window closed, to apply once it is resolved)."""
+    that came after the window closed, to apply once it is resolved). Appends what it applied to ``applied``."""
     events, later = [], []
     for seat in sorted(answers, key=lambda s: (s in expected, s)):
         for action in answers[seat]:
@@ -73,27 +75,31 @@ def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expe
                 events += game.apply(seat, action)
             except IllegalAction:
                 break
+            applied.append((seat, action))
     return events, later
 
 
-def _apply_plans(game: Game, plans: list[tuple[int, dict]]) -> list[dict]:
+def _apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[int, dict]]) -> list[dict]:
     events = []
     for seat, plan in plans:
         try:
             events += game.apply(seat, plan)
         except IllegalAction:
-            pass  # the turn it planned for is over
+            continue  # the turn it planned for is over
+        applied.append((seat, plan))
     return events
 
 
-def _autoplay_rest(game: Game, window: int) -> tuple[list[dict], list[int]]:
+def _autoplay_rest(game: Game, window: int, applied: list[tuple[int, dict]]) -> tuple[list[dict], list[int]]:
     """Auto-play every seat the window still waits for. -> (events, seats auto-played)."""
     events, played = [], []
     for _ in range(MAX_AUTOPLAY_STEPS):
         if game.window is None or game.window["id"] != window or not game.waiting_for():
             return events, played
         seat = game.waiting_for()[0]
-        events += game.apply(seat, game.autoplay(seat))
+        action = game.autoplay(seat)
+        events += game.apply(seat, action)
+        applied.append((seat, action))
         if seat not in played:
             played.append(seat)
     raise RuntimeError(f"window {window} still open after {MAX_AUTOPLAY_STEPS} auto-plays")
@@ -119,9 +125,10 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     game = Game.from_json(snap.json)
     answers, expected, streaks, meta = store.window_state(game_id)
 
-    events, plans = _apply_answers(game, window, answers, expected)
-    auto_events, played = _autoplay_rest(game, window)
-    events += auto_events + _apply_plans(game, plans)
+    applied: list[tuple[int, dict]] = []
+    events, plans = _apply_answers(game, window, answers, expected, applied)
+    auto_events, played = _autoplay_rest(game, window, applied)
+    events += auto_events + _apply_plans(game, plans, applied)
     notices, changed = [], {}
     for seat in played:
         if seat in answers:
@@ -134,20 +141,24 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     now = ctx.clock()
     opening = open_window(ctx, game, meta, streaks, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]
-    outgoing = messages.step_messages(meta, game, events, notices, asked, opening.deadline)
+    step = messages.Step(game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1,
+                         messages.load_news(snap.news))
+    outgoing, news = messages.step_messages(ctx, step)
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
-    commit = _commit(snap.version, window, game, opening, changed, outgoing, now)
+    commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news)
     version = store.commit(game_id, commit)
     return commit.after(game_id, version) if version else None
 
 
-def _commit(version, window, game, opening: Opening, streaks, outgoing, now) -> Commit:
+def _commit(version, window, game, opening: Opening, streaks, outgoing, now, applied, news,
+            config: dict | None = None) -> Commit:
     return Commit(version=version, window=window, engine_json=game.to_json(),
                   next_window=None if game.window is None else game.window["id"], status=opening.status,
                   deadline=opening.deadline, now=now, expected=opening.expected, prefilled=opening.prefilled,
-                  streaks=streaks, messages=outgoing)
+                  streaks=streaks, messages=outgoing, actions=applied, config=config,
+                  extra={"news": json.dumps(news)})
 
 
 def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
@@ -162,11 +173,11 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     store.put_meta(game_id, meta)
     opening = open_window(ctx, game, meta, {}, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]
-    intro = [f"A game of Not Alone begins: {len(meta['players'])} seats, "
-             f"{meta['deadline_seconds']} s per step."]
-    outgoing = messages.step_messages(meta, game, [], intro, asked, opening.deadline)
+    step = messages.Step(game_id, meta, game, [], [messages.start_notice(meta)], asked, opening.deadline, 1,
+                         messages.empty_news(game.turn))
+    outgoing, news = messages.step_messages(ctx, step)
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)
-    commit = _commit(0, None, game, opening, {}, outgoing, now)
+    commit = _commit(0, None, game, opening, {}, outgoing, now, [], news, config=config)
     version = store.commit(game_id, commit)
     if not version:
         raise GameExists(game_id)

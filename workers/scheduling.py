@@ -89,3 +89,14 @@ def sweep(ctx: Context, at: float) -> bool:
     """The next periodic sweep; one per sweep interval whoever asks."""
     slot = int(at // ctx.settings.sweep_interval_seconds)
     return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
+
+
+def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
+    """After an accepted answer: refresh the table's status message (on the send queue, so it never delays a
+    resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox."""
+    try:
+        ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=0,
+                               failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT)
+    except Exception:  # a refresh is cosmetic: never fail the answer for it
+        return False
+    return True

@@ -13,8 +13,9 @@
 import logging
 
 from service import outbox
-from service.store import Snapshot
-from workers import messages, scheduling
+from service.game import Game
+from service.store import Snapshot, keys
+from workers import messages, resolution, scheduling
 from workers.context import Context
 from workers.resolution import follow_up, resolve_window
 
@@ -48,7 +49,8 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
         return False
     scheduling.next_reminder(ctx, game_id, window, snap.opened, snap.deadline, n + 1)
     missing = sorted(store.expected(game_id) - set(store.answers(game_id)))
-    outgoing = messages.reminder_messages(store.meta(game_id), missing, window, snap.deadline)
+    outgoing = messages.reminder_messages(ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing,
+                                          window, snap.deadline)
     batch = f"w{window}r{n}"
     if not outgoing or not store.write_reminder(game_id, window, batch, outgoing):
         return False
@@ -132,5 +134,54 @@ def deliver(ctx: Context, mid: str, attempt: int, failures: int) -> str:
         scheduling.redeliver(ctx, mid, attempt + 1, failures, ctx.clock() + result.delay)
     elif result.status == "unreachable" and result.seat is not None:
         game_id, _, _ = outbox.parse_message_id(mid)
-        ctx.store.set_streak(game_id, result.seat, ctx.settings.autoplay_bot_after)  # bot covers them
+        unreachable(ctx, game_id, result.seat)
+    elif result.status == "failed":
+        log.warning("outbox: message %s failed for good: %s", mid, result.detail)
     return result.status
+
+
+def unreachable(ctx: Context, game_id: str, seat: int) -> None:
+    """A seat whose chat refuses our messages for good (blocked the bot, STOP): the bot plays it from now on
+    (its open question at once), nothing more is sent to it, and the table is told how to fix it (once per
+    version of the game). Pressing Start (Telegram) makes it reachable again; answering takes the seat back."""
+    store = ctx.store
+    meta = store.meta(game_id)
+    player = meta.get("players", {}).get(str(seat), {})
+    if messages.channel_of(player.get("chat")) == "telegram" and player.get("user"):
+        store.redis.set(f"tg:blocked:{player['user']}", 1)  # telegram_tables' mark: /start clears it
+    snap = store.load(game_id)
+    if snap is not None and snap.status == "collecting" and seat in store.expected(game_id) \
+            and seat not in store.answers(game_id):
+        from service import ingest  # ingest imports the workers' scheduling: import it late
+
+        try:
+            ingest.submit(ctx, game_id, seat, resolution.bot_answer(Game.from_json(snap.json), seat), snap.window)
+        except Exception:  # the deadline's auto-play covers it anyway
+            log.exception("could not bot-answer for unreachable seat %s of %s", seat, game_id)
+    store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after)  # after the submit, which clears it
+    if snap is None:
+        return
+    batch = f"u{seat}v{snap.version}"
+    outgoing = messages.unreachable_messages(meta, seat, ctx.settings.bot_username)
+    if outgoing and store.write_batch(game_id, batch, outgoing):
+        scheduling.deliveries(ctx, game_id, batch)
+
+
+def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
+    """After an accepted answer: the table's status shows the new tick and the seat's decision message shows
+    "locked in". Written as a batch of its own while the window is still open; a batch that comes too late is
+    skipped by the outbox (its ``seq`` is older than what the slot shows)."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap is None or snap.window != window or snap.status != "collecting":
+        return False
+    answers, expected, _, meta = store.window_state(game_id)
+    outgoing = messages.refresh_messages(ctx, game_id, snap, meta, messages.load_news(snap.news), answers,
+                                         expected, seat)
+    if not outgoing:
+        return False
+    batch = f"r{window}n{store.redis.incr(keys.refresh_counter(game_id))}"
+    if not store.write_reminder(game_id, window, batch, outgoing):
+        return False
+    scheduling.deliveries(ctx, game_id, batch)
+    return True

@@ -13,7 +13,7 @@ class ConsoleSender:
         self.labels = labels or {}
         self._lock = threading.Lock()
 
-    def send(self, chat: str, text: str, buttons: list | None = None) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
         label = self.labels.get(chat, chat)
         lines = text.splitlines() or [""]
         with self._lock:
@@ -21,7 +21,9 @@ class ConsoleSender:
             for line in lines[1:]:
                 self.stream.write(f"{' ' * (len(label) + 3)}{line}\n")
             if buttons:
-                self.stream.write(f"{' ' * (len(label) + 3)}options: {' | '.join(map(str, buttons))}\n")
+                labels = [b["text"] if isinstance(b, dict) else str(b)
+                          for row in buttons for b in (row if isinstance(row, list) else [row])]
+                self.stream.write(f"{' ' * (len(label) + 3)}options: {' | '.join(labels)}\n")
             self.stream.flush()
 
 

@@ -25,6 +25,7 @@ class Snapshot:
     closed: float | None
     followed: int  # the last version whose follow-ups (jobs, deliveries) are known to be done
     json: str
+    news: str = ""  # the channels' running summary of the turn (JSON, opaque here), written by the commits
 
 
 @dataclass(frozen=True)
@@ -42,12 +43,16 @@ class Commit:
     prefilled: dict[int, list[dict]]
     streaks: dict[int, int]
     messages: list[dict]
+    actions: list[tuple[int, dict]] = ()  # applied in this step, in order (appended to the action log)
+    config: dict | None = None  # the game's config: written as the action log's first line (version 0 only)
+    extra: dict[str, str] | None = None  # more snapshot fields to set (the group status message's news)
 
     def after(self, game_id: str, version: int) -> Snapshot:
         """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
         return Snapshot(game_id=game_id, version=version, window=self.next_window, status=self.status,
                         deadline=self.deadline, opened=self.now,
-                        closed=self.now if self.status == "resolving" else None, followed=0, json=self.engine_json)
+                        closed=self.now if self.status == "resolving" else None, followed=0, json=self.engine_json,
+                        news=(self.extra or {}).get("news", ""))
 
 
 class Store:
@@ -62,6 +67,7 @@ class Store:
         self._extend = connection.register_script(lua.EXTEND_DEADLINE)
         self._heartbeat = connection.register_script(lua.HEARTBEAT)
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
+        self._raise_seq = connection.register_script(lua.RAISE_SEQ)
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -101,6 +107,18 @@ class Store:
         raw = self.redis.hget(keys.meta(game_id), "json")
         return json.loads(raw) if raw else {}
 
+    def action_log(self, game_id: str) -> tuple[dict | None, list[tuple[int, dict]]]:
+        """(config, [(seat, action), ...]): every action applied to the game so far, in order."""
+        raw = self.redis.lrange(keys.actions(game_id), 0, -1)
+        if not raw:
+            return None, []
+        return json.loads(raw[0]), [tuple(json.loads(line)) for line in raw[1:]]
+
+    def snap_field(self, game_id: str, name: str) -> str | None:
+        """One extra field of the snapshot hash (written by a commit's ``extra``)."""
+        raw = self.redis.hget(keys.snap(game_id), name)
+        return raw.decode() if raw else None
+
     def resolution_log(self, game_id: str) -> list[str]:
         return [entry.decode() for entry in self.redis.lrange(keys.log(game_id), 0, -1)]
 
@@ -124,18 +142,37 @@ class Store:
         """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
         version = self._commit(
             keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
-                  keys.log(game_id), keys.outbox(game_id, batch_for_version(c.version + 1))],
+                  keys.log(game_id), keys.outbox(game_id, batch_for_version(c.version + 1)), keys.actions(game_id)],
             args=[c.version, "" if c.window is None else c.window, c.engine_json,
                   "" if c.next_window is None else c.next_window, c.status, repr(c.deadline), repr(c.now),
                   json.dumps(c.expected), json.dumps({str(s): json.dumps(a) for s, a in c.prefilled.items()}),
                   json.dumps({str(s): n for s, n in c.streaks.items()}),
-                  json.dumps([json.dumps(m) for m in c.messages]), self.outbox_ttl],
+                  json.dumps([json.dumps(m) for m in c.messages]), self.outbox_ttl,
+                  json.dumps(([json.dumps(c.config, sort_keys=True)] if c.config is not None else [])
+                             + [json.dumps([s, a], sort_keys=True) for s, a in c.actions]),
+                  json.dumps(c.extra or {})],
         )
         return int(version)
 
     def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict]) -> bool:
         return bool(self._reminder(keys=[keys.snap(game_id), keys.outbox(game_id, batch)],
                                    args=[window, self.outbox_ttl, *[json.dumps(m) for m in messages]]))
+
+    def write_batch(self, game_id: str, batch: str, messages: list[dict]) -> bool:
+        """Write an outbox batch once, whatever the game's state. -> False when it already existed."""
+        key = keys.outbox(game_id, batch)
+        if not self.redis.hsetnx(key, 0, json.dumps(messages[0])):
+            return False
+        pipe = self.redis.pipeline()
+        for i, message in enumerate(messages[1:], start=1):
+            pipe.hset(key, i, json.dumps(message))
+        pipe.expire(key, self.outbox_ttl)
+        pipe.execute()
+        return True
+
+    def raise_slot_seq(self, game_id: str, chat: str, slot: str, seq: int) -> bool:
+        """Record ``seq`` as the newest delivered to a living message. -> False when a newer one was."""
+        return bool(self._raise_seq(keys=[keys.slot_seq(game_id, chat, slot)], args=[seq, self.outbox_ttl]))
 
     def extend_deadline(self, game_id: str, window: int, seconds: float) -> float | None:
         deadline = self._extend(keys=[keys.snap(game_id)], args=[window, repr(seconds)])
@@ -248,4 +285,5 @@ def _snapshot(game_id: str, raw: dict) -> Snapshot | None:
         closed=float(closed) if closed else None,
         followed=int(raw.get(b"followed", 0)),
         json=raw[b"json"].decode(),
+        news=raw.get(b"news", b"").decode(),
     )

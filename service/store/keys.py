@@ -7,8 +7,12 @@ Per game ``G``:
     {g:G}:auto            hash  seat -> deadline auto-plays in a row (>= the limit: bot-played)
     {g:G}:meta            hash  players, group chat, deadline seconds, bots, language
     {g:G}:log             list  "<version>:<resolved window>" per commit: the audit trail of resolutions
+    {g:G}:actions         list  the config JSON, then one JSON ``[seat, action]`` per applied action, appended by
+                                the same commit as the resolution (replayable: `service.game.replay`)
     {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder)
     {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message
+    {g:G}:seq:<chat>:<slot>     the newest ``seq`` delivered to a living message (older ones are skipped)
+    {g:G}:refreshes             counter naming the status-refresh batches
     {g:G}:dedup:<id>            idempotency key of one inbound answer
 Global (not per game):
     artemia:due           zset  game -> when the sweeper should look at it next
@@ -56,6 +60,18 @@ def meta(game_id: str) -> str:
 
 def log(game_id: str) -> str:
     return _g(game_id) + ":log"
+
+
+def actions(game_id: str) -> str:
+    return _g(game_id) + ":actions"
+
+
+def refresh_counter(game_id: str) -> str:
+    return _g(game_id) + ":refreshes"
+
+
+def slot_seq(game_id: str, chat: str, slot: str) -> str:
+    return f"{_g(game_id)}:seq:{chat}:{slot}"
 
 
 def outbox(game_id: str, batch: str) -> str:

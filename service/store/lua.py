@@ -36,11 +36,13 @@ redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
 return {'CLOSED'}
 """
 
-# KEYS: snap, exp, ans, auto, log, outbox batch
+# KEYS: snap, exp, ans, auto, log, outbox batch, action log
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
-#       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL
+#       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL,
+#       [13] JSON list of action-log lines to append (the config line first, then "[seat, action]" lines),
+#       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news)
 # -> the new version, or 0 when the compare-and-set failed (another resolution won).
 COMMIT = """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'window', 'status')
@@ -60,6 +62,8 @@ for seat, n in pairs(cjson.decode(ARGV[10])) do
 end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
+for _, entry in ipairs(cjson.decode(ARGV[13])) do redis.call('RPUSH', KEYS[7], entry) end
+for field, value in pairs(cjson.decode(ARGV[14])) do redis.call('HSET', KEYS[1], field, value) end
 redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])
 return v
 """
@@ -115,4 +119,13 @@ redis.call('HSET', KEYS[3], 'tokens', c - 1, 'ts', now)
 redis.call('EXPIRE', KEYS[2], 3600)
 redis.call('EXPIRE', KEYS[3], 3600)
 return '0'
+"""
+
+# KEYS: slot seq      ARGV: seq, TTL
+# Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0.
+RAISE_SEQ = """
+local cur = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if cur > tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
 """
