@@ -1,4 +1,5 @@
-"""The ASGI app (Starlette on uvicorn): ``POST /telegram/webhook`` and ``GET /healthz``.
+"""The ASGI app (Starlette on uvicorn): ``POST /telegram/webhook``, ``POST /sms/twilio`` (`service.channels.sms`)
+and ``GET /healthz``.
 
 The webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the lean
 model (400 when malformed), skips an ``update_id`` it has already handled, and answers 200 only after what the
@@ -21,7 +22,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from service import ops
-from service.channels import telegram
+from service.channels import sms, telegram
 from service.channels.telegram_tables import Tables
 from service.channels.telegram_update import MalformedUpdate, parse_update
 from service.config import get_settings
@@ -66,10 +67,14 @@ async def healthz(request: Request) -> Response:
     return PlainTextResponse("ok")
 
 
-def create_app(env: telegram.Env | None = None, secret: str | None = None) -> Starlette:
+def create_app(env: telegram.Env | None = None, secret: str | None = None,
+               sms_endpoint: sms.SmsEndpoint | None = None) -> Starlette:
     app = Starlette(routes=[Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
+                            *sms.ROUTES,  # POST /sms/twilio (Twilio's settings: service.channels.sms_settings)
                             Route("/healthz", healthz)])
     app.state.env = env or default_env()
     app.state.secret = secret if secret is not None else os.environ.get("ARTEMIA_WEBHOOK_SECRET", "")
+    # the SMS webhook shares the pipeline and the lobby with Telegram: one table, both channels
+    app.state.sms = sms_endpoint or sms.build(app.state.env.ctx, lobby=app.state.env.lobby)
     ops.install(app)  # /healthz, /metrics, webhook counters (service.ops)
     return app

@@ -1,40 +1,69 @@
-"""The SMS test world: the pipeline on fakeredis with a hand-driven clock, the webhook app served by uvicorn on
-127.0.0.1 behind the public URL ``https://game.example`` (``SMS_PUBLIC_URL``: Twilio signs that URL), the fake
-Twilio on 127.0.0.1 for sending, and the wiring the lead is asked to make (see the report):
+"""The SMS test world: the pipeline on fakeredis with a hand-driven clock, the real app (``service.web``: the
+Telegram and the SMS webhooks on one shared lobby) served by uvicorn on 127.0.0.1 behind the public URL
+``https://game.example`` (``SMS_PUBLIC_URL``: Twilio signs that URL), the fake Twilio on 127.0.0.1 for sending,
+and Telegram users posting updates to the same app.
 
-* the outbox's sender dispatches ``sms:`` chats to `TwilioSender` and others to the recording sender;
-* `workers.messages.step_messages` words the SMS seats' messages with `service.channels.sms_messages`.
+Outbound is the pipeline's own: ``workers.messages`` words each chat for its channel (SMS seats through
+`service.channels.sms_messages`) and the routing sender (``workers.context.RoutingSender``) sends ``sms:`` chats
+through Twilio — here the fake — and, with no Telegram token set, every other chat to the recording sender.
 """
 
 import contextlib
 import html
+import itertools
+import json
 import random
 from dataclasses import dataclass
 
 import httpx
 from fake_twilio import FakeTwilio, serve
 from pipeline_support import Clock, make_ctx, run_jobs
-from starlette.applications import Starlette
 
-from service.channels import sms, sms_messages
+from service.channels import sms
 from service.channels.recording import RecordingSender
-from service.channels.sms_directory import number_of
-from service.channels.sms_sender import TwilioSender
 from service.channels.sms_settings import SmsSettings
-from workers import messages
+from service.channels.telegram import Env
+from service.channels.telegram_tables import Tables
+from service.lobby import Lobby
+from service.web import SECRET_HEADER, create_app
+from workers import context
 
 PUBLIC = "https://game.example"
 URL = PUBLIC + "/sms/twilio"
+TG_SECRET = "tg-secret"
 
 
-class ByChannel:
-    """A pipeline sender that sends ``sms:`` chats by SMS and everything else to ``other``."""
+class Telegram:
+    """Telegram users writing to the bot (in private, or in a group) through ``POST /telegram/webhook``."""
 
-    def __init__(self, sms_sender, other):
-        self.sms_sender, self.other = sms_sender, other
+    def __init__(self, client):
+        self.client, self.ids = client, itertools.count(1)
 
-    def send(self, chat, text, buttons=None):
-        (self.sms_sender if number_of(chat) else self.other).send(chat, text, buttons)
+    @staticmethod
+    def user(user_id: int, lang: str = "en") -> dict:
+        return {"id": user_id, "is_bot": False, "first_name": f"Tg{user_id}", "language_code": lang}
+
+    def post(self, update: dict, update_id: int | None = None):
+        update = {"update_id": update_id or next(self.ids), **update}
+        return self.client.post("/telegram/webhook", content=json.dumps(update),
+                                headers={SECRET_HEADER: TG_SECRET, "Content-Type": "application/json"})
+
+    def say(self, user_id: int, text: str, chat: dict | None = None, update_id: int | None = None) -> str | None:
+        """The text of the bot's reply (None when it says nothing); ``chat`` defaults to the private chat."""
+        n = next(self.ids)
+        chat = chat or {"id": user_id, "type": "private"}
+        response = self.post({"message": {"message_id": n, "date": 1, "chat": chat, "from": self.user(user_id),
+                                          "text": text}}, update_id or n)
+        assert response.status_code == 200, response.text
+        return response.json()["text"] if response.content else None
+
+    def press(self, user_id: int, data: str) -> str | None:
+        n = next(self.ids)
+        response = self.post({"callback_query": {
+            "id": f"q{n}", "from": self.user(user_id), "chat_instance": "c", "data": data,
+            "message": {"message_id": 55, "date": 1, "chat": {"id": user_id, "type": "private"}}}}, n)
+        assert response.status_code == 200, response.text
+        return response.json().get("text")
 
 
 @dataclass
@@ -45,6 +74,8 @@ class World:
     client: httpx.Client  # talks to our app on 127.0.0.1; requests carry Twilio's signature for URL
     endpoint: sms.SmsEndpoint
     recording: RecordingSender
+    lobby: Lobby
+    telegram: Telegram
 
     def text(self, number, body, **kwargs):
         return self.twilio.text(self.client, URL, number, body, **kwargs)
@@ -69,25 +100,44 @@ class World:
 
 
 @contextlib.contextmanager
-def world_of(twilio: FakeTwilio, base_url: str, monkeypatch, seed: int = 1):
+def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
     clock = Clock()
     ctx = make_ctx(clock=clock, rate_private_per_second=1.0)
     ctx.sleep = clock.advance  # a short send-budget wait passes on the test clock
     settings = SmsSettings(twilio_account_sid=twilio.account_sid, twilio_auth_token=twilio.auth_token,
                            twilio_from="+15005550006", twilio_api_base_url=base_url, sms_public_url=PUBLIC)
-    endpoint = sms.build(ctx, settings)
-    endpoint.router.lobbies.rng = random.Random(seed)  # seats and game seeds repeat from run to run
+    lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run
+    endpoint = sms.build(ctx, settings, lobby)
+    env = Env(ctx, Tables(ctx.store.redis), "artemia_bot", lobby=lobby, sms_number="+15005550006")
     recording = RecordingSender(ctx.store.redis)
-    ctx.given_sender = ByChannel(TwilioSender(settings, endpoint.directory), recording)
-    original = messages.step_messages
+    ctx.settings = ctx.settings.model_copy(update={name: getattr(settings, name) for name in SmsSettings.model_fields})
+    ctx.given_sender = context.RoutingSender(ctx.store.redis, ctx.settings, fallback=recording)
+    with serve(create_app(env, TG_SECRET, endpoint)) as our_url, httpx.Client(base_url=our_url) as client:
+        yield World(ctx, clock, twilio, client, endpoint, recording, lobby, Telegram(client))
 
-    def wired(meta, game, events, notices, asked, deadline):
-        chats = [m for m in original(meta, game, events, notices, asked, deadline)
-                 if not number_of(m["chat"])]
-        return chats + sms_messages.step_messages(meta, game, events, asked, deadline, endpoint.directory)
 
-    monkeypatch.setattr(messages, "step_messages", wired)
-    app = Starlette(routes=sms.ROUTES)
-    app.state.sms = endpoint
-    with serve(app) as our_url, httpx.Client(base_url=our_url) as client:
-        yield World(ctx, clock, twilio, client, endpoint, recording)
+# the records of what was handled and the ops counters: written for every input, good or bad
+DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"artemia:metrics")
+
+
+def redis_state(connection, ignore=DEDUP_KEYS) -> dict:
+    """Every key and its value (any type), but the inbound dedup records: to assert that nothing changed."""
+    state = {}
+    for key in connection.keys("*"):
+        if key.startswith(ignore):
+            continue
+        kind = connection.type(key).decode()
+        if kind == "string":
+            value = connection.get(key)
+        elif kind == "hash":
+            value = connection.hgetall(key)
+        elif kind == "set":
+            value = connection.smembers(key)
+        elif kind == "zset":
+            value = connection.zrange(key, 0, -1, withscores=True)
+        elif kind == "list":
+            value = connection.lrange(key, 0, -1)
+        else:
+            value = kind
+        state[key] = (kind, value, connection.ttl(key) > 0)
+    return state

@@ -1,43 +1,22 @@
-"""Whole games by text message on the real pipeline: two SMS players and two Telegram players at one table,
-and a STOP in the middle of a game. SMS players answer by posting signed Twilio webhooks; Telegram players type
-their answers in their private chat with the bot, through the Telegram webhook (``service.web``)."""
+"""Whole games at mixed tables on the real pipeline and the real app (``service.web``: both webhooks, one shared
+lobby): two SMS players and two Telegram players, at a table opened in a Telegram group and joined by SMS, and at
+one opened by SMS and joined on Telegram; and a STOP in the middle of a game. SMS players answer by posting
+signed Twilio webhooks; Telegram players type their answers in their private chat with the bot."""
 
-import itertools
-import json
 import random
 
-import httpx
 import pytest
 from fake_twilio import FakeTwilio, serve
 from sms_support import world_of
 
 from service import commands
 from service.channels.sms_text import cost
-from service.channels.telegram import Env
-from service.channels.telegram_tables import Tables
 from service.game import Game
 from service.game.bots import choose
-from service.web import SECRET_HEADER, create_app
 
 ANNA, BEDA = "+420601000001", "+420601000002"
-TG_SECRET = "tg-secret"
-
-
-class Telegram:
-    """Telegram users typing in their private chat with the bot; -> the text the webhook answers with."""
-
-    def __init__(self, client):
-        self.client, self.ids = client, itertools.count(1)
-
-    def say(self, user_id: int, text: str) -> str:
-        n = next(self.ids)
-        chat = {"id": user_id, "type": "private"}
-        user = {"id": user_id, "is_bot": False, "first_name": f"Tg{user_id}", "language_code": "en"}
-        update = {"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat, "from": user, "text": text}}
-        response = self.client.post("/telegram/webhook", content=json.dumps(update),
-                                    headers={SECRET_HEADER: TG_SECRET, "Content-Type": "application/json"})
-        assert response.status_code == 200
-        return response.json()["text"]
+TG_A, TG_B = 501, 502
+GROUP = {"id": -100900, "type": "supergroup", "title": "Pátek"}
 
 
 @pytest.fixture(scope="module")
@@ -48,15 +27,15 @@ def served():
 
 
 @pytest.fixture
-def world(served, monkeypatch):
+def world(served):
     fake, base_url = served
     fake.sent.clear()
-    with world_of(fake, base_url, monkeypatch, seed=1) as world:
+    with world_of(fake, base_url, seed=1) as world:
         yield world
 
 
-def seat_of(world, number, code):
-    return dict(world.endpoint.directory.games(number))[code]
+def seat_of(world, address, code):
+    return dict(world.lobby.games_of(address))[code]
 
 
 def full_answer(game, seat, rng):
@@ -69,7 +48,7 @@ def full_answer(game, seat, rng):
     return actions
 
 
-def play_window(world, code, rng, sms_seats, telegram=None, tg_seats=(), prefix_code=False):
+def play_window(world, code, rng, sms_seats, tg_seats=None, prefix_code=False):
     """Everyone the open window waits for answers it (SMS seats by text, Telegram seats by typing to the bot,
     any other seat is a bot's and answered already); then the jobs run."""
     store = world.ctx.store
@@ -80,53 +59,102 @@ def play_window(world, code, rng, sms_seats, telegram=None, tg_seats=(), prefix_
             reply = world.reply(sms_seats[seat], f"{code} {text}" if prefix_code else text)
             assert reply.startswith(f"{code}: Locked in"), (text, reply)
         else:
-            reply = telegram.say(tg_seats[seat], text)
+            reply = world.telegram.say(tg_seats[seat], f"{code} {text}" if prefix_code else text)
             assert reply.startswith("Locked in"), (text, reply)
     world.pump()
 
 
-def test_a_whole_game_with_two_sms_players_and_two_telegram_players(world):
-    code = world.reply(ANNA, "NEW 4 fast").split()[1]
-    assert world.reply(BEDA, f"JOIN {code}").startswith(f"You joined {code} (2/4)")
-    # Telegram users join the SMS-opened lobby as Telegram players (chat and user = their Telegram id); the
-    # Telegram bot's "/join <code>" is the wiring asked of the lead, so the lobby is called directly here
-    lobbies = world.endpoint.router.lobbies
-    for uid in (501, 502):
-        player = {"name": f"Tg{uid}", "chat": str(uid), "user": str(uid), "lang": "en"}
-        joined = lobbies.join(code, player)
-    assert joined.status == "started"
-    sms_seats = {joined.seats[f"sms:{n}"]: n for n in (ANNA, BEDA)}
-    tg_seats = {joined.seats[str(uid)]: uid for uid in (501, 502)}
-    world.pump()
-    env = Env(world.ctx, Tables(world.ctx.store.redis), "artemia_bot")
-    rng, windows = random.Random(3), 0
-    with serve(create_app(env, TG_SECRET)) as url, httpx.Client(base_url=url) as client:
-        telegram = Telegram(client)
-        while world.ctx.store.load(code).status != "over":
-            play_window(world, code, rng, sms_seats, telegram, tg_seats, prefix_code=windows % 2 == 0)
-            windows += 1
-            assert windows < 400
+def play_to_the_end(world, code, sms_seats, tg_seats, seed=3):
+    rng, windows = random.Random(seed), 0
+    while world.ctx.store.load(code).status != "over":
+        play_window(world, code, rng, sms_seats, tg_seats, prefix_code=windows % 2 == 0)
+        windows += 1
+        assert windows < 400
+
+
+def check_outbound(world, code):
     # every SMS stands on its own: the game code first; a question carries its deadline; two segments at most
     for number in (ANNA, BEDA):
         texts = world.twilio.to(number)
         assert texts and all(t.startswith(f"{code} ") for t in texts)
-        assert any(" By " in t for t in texts)
+        assert any(" By " in t or " Do " in t for t in texts)
         assert max(cost(t).segments for t in texts) <= 2
-        assert "Game over" in texts[-1]
+        assert "Game over" in texts[-1] or "Konec hry" in texts[-1]
     # the Telegram players got the pipeline's own messages, and no SMS went to them
-    assert {m["chat"] for m in world.recording.sent()} == {"501", "502"}
+    assert {str(TG_A), str(TG_B)} <= {m["chat"] for m in world.recording.sent()}
+    assert not any(m["chat"].startswith("sms:") for m in world.recording.sent())
     assert {m["To"] for m in world.twilio.sent} == {ANNA, BEDA}
 
 
-def test_stop_in_the_middle_of_a_game_hands_the_seat_to_a_bot_and_start_gives_it_back(world):
+def test_a_table_opened_in_a_telegram_group_and_joined_by_sms(world):
+    tg = world.telegram
+    lobby = tg.say(TG_A, "/newgame", chat=GROUP)
+    code = world.lobby.at(str(GROUP["id"])).code
+    assert f"JOIN {code} to +15005550006" in lobby
+    assert "Tg501, Tg502" in tg.say(TG_B, "/join", chat=GROUP)
+    assert world.reply(ANNA, f"JOIN {code} Anna").startswith(f"You joined {code} (3/7)")
+    assert world.reply(BEDA, f"PŘIPOJ {code.lower()} Beda").startswith(f"You joined {code} (4/7)")
+    assert "Beda will be the Creature" not in (tg.say(TG_B, "/creature", chat=GROUP) or "")
+    assert "Only the player who opened" in tg.say(TG_B, "/begin", chat=GROUP)
+    assert world.ctx.store.load(code) is None
+    assert tg.say(TG_A, "/begin", chat=GROUP) == ("The game begins! Tg502 is the Creature. Check your private "
+                                                  "chat with me for your choices.")
+    meta = world.ctx.store.meta(code)
+    assert meta["group"] == str(GROUP["id"]) and meta["code"] == code and meta["bots"] == []
+    assert meta["players"]["0"]["address"] == f"tg:{TG_B}"
+    by_address = {p["address"]: (int(s), p) for s, p in meta["players"].items()}
+    assert by_address[f"sms:{ANNA}"][1]["name"] == "Anna" and by_address[f"sms:{ANNA}"][1]["chat"] == f"sms:{ANNA}"
+    assert by_address[f"tg:{TG_A}"][1]["chat"] == str(TG_A)
+    world.pump()
+    sms_seats = {seat_of(world, f"sms:{n}", code): n for n in (ANNA, BEDA)}
+    tg_seats = {seat_of(world, f"tg:{u}", code): u for u in (TG_A, TG_B)}
+    assert set(sms_seats) | set(tg_seats) == {0, 1, 2, 3}
+    play_to_the_end(world, code, sms_seats, tg_seats)
+    check_outbound(world, code)
+    assert "Turn" in tg.say(TG_A, "/status", chat=GROUP)
+
+
+def test_a_table_opened_by_sms_and_joined_on_telegram(world):
+    opened = world.reply(ANNA, "NOVÁ fast")
+    code = opened.split()[1]
+    assert f"JOIN {code}" in opened and f"/join {code}" in opened
+    assert world.reply(BEDA, f"PRIPOJ {code}").startswith(f"You joined {code} (2/7)")
+    assert world.telegram.say(TG_A, f"/join {code.lower()}").startswith(f"You are in game {code}!")
+    assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")
+    assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")  # twice: the same
+    assert world.reply(ANNA, "CREATURE") == f"OK: you will be the Creature in {code}."
+    assert world.reply(BEDA, "GO").startswith("You have no game waiting")  # Beda opened nothing
+    assert world.reply(BEDA, f"GO {code}") == f"Only whoever opened {code} can start it."
+    assert world.reply(ANNA, "ZAČNI") == f"{code} has begun. You are the Creature; your questions come by SMS."
+    assert world.telegram.say(TG_A, f"/join {code}") == "The game has already begun."
+    meta = world.ctx.store.meta(code)
+    assert meta["group"] is None and meta["deadline_seconds"] == 3600 and len(meta["players"]) == 4
+    world.pump()
+    sms_seats = {seat_of(world, f"sms:{n}", code): n for n in (ANNA, BEDA)}
+    tg_seats = {seat_of(world, f"tg:{u}", code): u for u in (TG_A, TG_B)}
+    assert sms_seats[0] == ANNA
+    play_to_the_end(world, code, sms_seats, tg_seats, seed=5)
+    check_outbound(world, code)
+
+
+def test_a_sized_table_starts_itself_when_a_telegram_join_fills_it(world):
     code = world.reply(ANNA, "NEW 3").split()[1]
     world.reply(BEDA, f"JOIN {code}")
-    world.reply(ANNA, "GO")
+    assert world.telegram.say(TG_A, f"/start j{code}").startswith("The game begins!")
+    assert world.ctx.store.load(code) is not None
+    assert world.reply(BEDA, f"{code} ?").startswith(f"{code} T")
+
+
+def test_stop_in_the_middle_of_a_mixed_game_hands_the_seat_to_a_bot_and_start_gives_it_back(world):
+    code = world.reply(ANNA, "NEW 3").split()[1]
+    world.reply(BEDA, f"JOIN {code}")
+    world.telegram.say(TG_A, f"/join {code}")
     world.pump()
-    anna, beda = seat_of(world, ANNA, code), seat_of(world, BEDA, code)
+    anna, beda = seat_of(world, f"sms:{ANNA}", code), seat_of(world, f"sms:{BEDA}", code)
+    tg = {seat_of(world, f"tg:{TG_A}", code): TG_A}
     rng = random.Random(11)
-    play_window(world, code, rng, {anna: ANNA, beda: BEDA})
-    play_window(world, code, rng, {anna: ANNA, beda: BEDA})
+    play_window(world, code, rng, {anna: ANNA, beda: BEDA}, tg)
+    play_window(world, code, rng, {anna: ANNA, beda: BEDA}, tg)
 
     assert world.reply(BEDA, "stop").startswith("Artemia: no more messages")
     assert world.endpoint.directory.prefs(BEDA).stopped
@@ -136,7 +164,7 @@ def test_stop_in_the_middle_of_a_game_hands_the_seat_to_a_bot_and_start_gives_it
     for _ in range(6):
         if store.load(code).status == "over":
             break
-        play_window(world, code, rng, {anna: ANNA})  # Anna plays; Beda's seat is the bot's
+        play_window(world, code, rng, {anna: ANNA}, tg)  # Anna and Telegram play; Beda's seat is the bot's
     assert len(world.twilio.to(BEDA)) == sent_to_beda  # not one message after STOP
     assert store.streaks(code).get(beda, 0) >= world.ctx.settings.autoplay_bot_after
 
@@ -145,7 +173,7 @@ def test_stop_in_the_middle_of_a_game_hands_the_seat_to_a_bot_and_start_gives_it
     assert store.streaks(code).get(beda, 0) == 0
     windows = 0
     while store.load(code).status != "over":
-        play_window(world, code, rng, {anna: ANNA, beda: BEDA})
+        play_window(world, code, rng, {anna: ANNA, beda: BEDA}, tg)
         windows += 1
         assert windows < 400
     assert len(world.twilio.to(BEDA)) > sent_to_beda  # asked again after START

@@ -2,7 +2,7 @@
 
 import pytest
 from fake_twilio import FakeTwilio, serve, twilio_signature
-from sms_support import URL, world_of
+from sms_support import URL, redis_state, world_of
 
 from service.channels.sms import inbound_from_twilio, twiml
 from service.store import keys
@@ -18,10 +18,10 @@ def served():
 
 
 @pytest.fixture
-def world(served, monkeypatch):
+def world(served):
     fake, base_url = served
     fake.sent.clear()
-    with world_of(fake, base_url, monkeypatch) as world:
+    with world_of(fake, base_url) as world:
         yield world
 
 
@@ -44,7 +44,7 @@ def test_inbound_is_normalised():
 
 
 def test_a_bad_signature_is_403_and_changes_nothing(world):
-    before = sorted(world.ctx.store.redis.keys())
+    before = redis_state(world.ctx.store.redis, ignore=(b"artemia:metrics",))
     assert world.text(ANNA, "NEW", token="not-the-token").status_code == 403
     form = {"MessageSid": "SM9", "From": ANNA, "Body": "NEW"}
     assert world.post(form).status_code == 403  # no signature at all
@@ -54,7 +54,7 @@ def test_a_bad_signature_is_403_and_changes_nothing(world):
                                              + "/sms/twilio", form)).status_code == 403  # not the public URL
     signed = twilio_signature(world.twilio.auth_token, URL, form)
     assert world.post({**form, "Body": "STOP"}, signed).status_code == 403  # tampered
-    assert sorted(world.ctx.store.redis.keys()) == before
+    assert redis_state(world.ctx.store.redis, ignore=(b"artemia:metrics",)) == before  # not even a MessageSid
 
 
 def test_the_public_url_setting_is_what_is_signed(world):
@@ -69,21 +69,20 @@ def test_the_public_url_setting_is_what_is_signed(world):
 def test_a_repeated_message_sid_is_dropped(world):
     first = world.reply(ANNA, "NEW 3", sid="SMdup")
     assert first.startswith("Game ") and "JOIN" in first
-    lobbies = world.ctx.store.redis.keys("artemia:sms:lobby:*")
+    lobbies = world.ctx.store.redis.keys("artemia:lobby:*")
     assert world.reply(ANNA, "NEW 3", sid="SMdup") == ""  # Twilio's retry: acknowledged, nothing done
-    assert world.ctx.store.redis.keys("artemia:sms:lobby:*") == lobbies
+    assert world.ctx.store.redis.keys("artemia:lobby:*") == lobbies
 
 
 def test_help_and_unknown_numbers_and_garbage_get_one_helpful_reply(world):
     assert "NEW" in world.reply(ANNA, "help") and "STOP" in world.reply(ANNA, "INFO")
-    before = sorted(world.ctx.store.redis.keys())
+    before = redis_state(world.ctx.store.redis)
     assert world.reply(BEDA, "play 3").startswith("You are in no game")
     assert world.reply(BEDA, "asdf qwer").startswith("You are in no game")
     assert world.reply(BEDA, "").startswith("You are in no game")
     assert world.reply(BEDA, "JOIN ZZ99").startswith("There is no game ZZ99")
     assert world.reply(BEDA, "GO").startswith("You have no game waiting")
-    after = {k for k in world.ctx.store.redis.keys() if not k.startswith(b"artemia:sms:sid:")}
-    assert after == {k for k in before if not k.startswith(b"artemia:sms:sid:")}
+    assert redis_state(world.ctx.store.redis) == before
 
 
 def code_of(reply: str) -> str:
@@ -100,7 +99,7 @@ def test_new_join_go_start_a_game_with_bots_in_empty_seats(world):
     meta = world.ctx.store.meta(code)
     assert meta["deadline_seconds"] == 3600 and len(meta["bots"]) == 2
     assert world.ctx.store.load(code).status in ("collecting", "resolving")
-    seats = {number: dict(world.endpoint.directory.games(number))[code] for number in (ANNA, BEDA)}
+    seats = {number: dict(world.lobby.games_of(f"sms:{number}"))[code] for number in (ANNA, BEDA)}
     assert {meta["players"][str(s)]["chat"] for s in seats.values()} == {f"sms:{ANNA}", f"sms:{BEDA}"}
 
 
@@ -135,8 +134,43 @@ def test_a_number_in_two_games_picks_by_code_or_the_most_recent_one(world):
     world.clock.advance(60)
     second = code_of(world.reply(ANNA, "NEW 2"))
     world.reply(CYRIL, f"JOIN {second}")
-    assert [g for g, _ in world.endpoint.directory.games(ANNA)] == [second, first]
+    assert [g for g, _ in world.lobby.games_of(f"sms:{ANNA}")] == [second, first]
     assert world.reply(ANNA, "?").startswith(f"{second} T")
     assert world.reply(ANNA, f"{first.lower()} ?").startswith(f"{first} T")
     assert world.reply(ANNA, first).startswith(f"{first} T")  # the code alone: the current question
     assert world.reply(BEDA, "status").startswith(f"{first} T")
+
+
+def test_czech_keywords_with_or_without_diacritics(world):
+    assert world.reply(ANNA, "JAZYK CS") == "OK: česky."
+    assert world.reply(ANNA, "NÁPOVĚDA").startswith("Artemia, Nejsme tu sami po SMS. NOVA")
+    assert world.reply(ANNA, "napoveda").startswith("Artemia, Nejsme tu sami")
+    opened = world.reply(ANNA, "NOVÁ 3 rychle")
+    code = code_of(opened)
+    assert opened.startswith(f"Hra {code} je založena pro 3") and f"PRIPOJ {code}" in opened
+    world.reply(BEDA, "LANG CS")
+    assert world.reply(BEDA, f"PŘIPOJ {code}").startswith(f"Jsi ve hře {code} (2/3)")
+    assert world.reply(CYRIL, f"pripoj {code}").startswith(f"{code} has begun. You are ")  # full: it begins
+    assert world.ctx.store.meta(code)["deadline_seconds"] == 3600
+    assert world.reply(ANNA, "ZAČNI").startswith(f"Hra {code} už začala")
+    assert world.reply(ANNA, "NOVA").startswith("Hra ")
+    assert world.reply(ANNA, "BYTOST").startswith("OK: ve hře ")
+
+
+def test_the_creature_keyword_alone_or_with_a_code_else_a_hunt_command(world):
+    code = code_of(world.reply(ANNA, "NEW"))
+    world.reply(BEDA, f"JOIN {code}")
+    assert world.reply(BEDA, f"creature {code.lower()}") == f"OK: you will be the Creature in {code}."
+    assert world.lobby.get(code).creature == f"sms:{BEDA}"
+    assert world.reply(ANNA, "GO").startswith(f"{code} has begun. You are Hunted 1")
+    world.pump()
+    said = world.reply(ANNA, "creature 3 artemia 5")  # not a keyword: the hunt command (not Anna's to give)
+    assert said.startswith(f"{code}: ") and "Creature in" not in said
+
+
+def test_join_with_a_name_and_leave(world):
+    code = code_of(world.reply(ANNA, "NEW Anna"))
+    assert world.reply(BEDA, f"JOIN {code} Beda Nováková").startswith(f"You joined {code}")
+    assert [p.name for p in world.lobby.get(code).players] == ["Anna", "Beda Nováková"]
+    assert world.reply(BEDA, f"LEAVE {code}") == f"You left {code}."
+    assert world.reply(ANNA, "GO").startswith(f"{code} needs 2 to 7 players")

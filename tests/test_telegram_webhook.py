@@ -73,7 +73,7 @@ def begin(chat, env, players=4) -> tuple[str, dict]:
     chat.say(2, "/creature")
     started = chat.say(0, "/begin")
     assert "The game begins! Eva is the Creature." in started["text"]
-    game_id = env.tables.get(str(GROUP["id"])).game
+    game_id = env.lobby.at(str(GROUP["id"])).game
     return game_id, env.ctx.store.meta(game_id)
 
 
@@ -89,15 +89,16 @@ def test_lobby_with_deep_link_and_a_repeated_update(chat, env):
     lobby = chat.say(0, "/newgame")
     assert lobby["method"] == "sendMessage" and lobby["chat_id"] == GROUP["id"]
     assert "Players (1/7): Anna" in lobby["text"]
-    table = env.tables.get(str(GROUP["id"]))
+    table = env.lobby.at(str(GROUP["id"]))
     assert lobby["reply_markup"]["inline_keyboard"] == [[{"text": "Join",
-                                                          "url": f"https://t.me/artemia_bot?start=j{table.id}"}]]
+                                                          "url": f"https://t.me/artemia_bot?start=j{table.code}"}]]
+    assert f"Join code: {table.code}" in lobby["text"] and f"JOIN {table.code}" in lobby["text"]
     update = {"update_id": 999, "message": {"message_id": 9, "date": 1, "chat": GROUP, "from": USERS[1],
                                             "text": "/join"}}
     assert "Anna, Petr" in chat.post(update).json()["text"]
     assert chat.post(update).content == b""  # the same update again: nothing done, nothing said
     assert "already a game here" in chat.say(1, "/newgame")["text"]
-    assert [p.name for p in env.tables.get(str(GROUP["id"])).players] == ["Anna", "Petr"]
+    assert [p.name for p in env.lobby.at(str(GROUP["id"])).players] == ["Anna", "Petr"]
 
 
 def test_only_the_creator_begins_and_with_enough_players(chat, env):
@@ -106,7 +107,7 @@ def test_only_the_creator_begins_and_with_enough_players(chat, env):
     chat.say(1, "/join")
     assert "Only the player who opened" in chat.say(1, "/begin")["text"]
     assert "Only the player who opened" in chat.say(1, "/settings expert on")["text"]
-    assert env.tables.get(str(GROUP["id"])).game is None
+    assert env.lobby.at(str(GROUP["id"])).game is None
     assert "Expert variant: yes" in chat.say(0, "/settings expert on")["text"]
 
 
@@ -162,3 +163,50 @@ def test_rules_and_unknown_commands(chat):
     assert "no card of that name" in chat.say(0, "/rules xyzzy")["text"]
     assert "In the group I know" in chat.say(0, "/frobnicate")["text"]
     assert chat.say(0, "/join@other_bot") is None
+
+
+def test_help_and_the_lobby_in_czech(chat):
+    czech = {**USERS[0], "language_code": "cs"}
+    response = chat.post({"update_id": 5000, "message": {"message_id": 1, "date": 1, "chat": private(0),
+                                                         "from": czech, "text": "/help"}})
+    help_text = response.json()["text"]
+    assert help_text.startswith("Nejsme tu sami po zprávách.") and "/join <kód>" in help_text
+    chat.say(0, "/newgame")
+    lobby = chat.say(0, "/settings lang cs")["text"]
+    assert "Kód hry: " in lobby and "Přes SMS: pošli PRIPOJ " in lobby
+    assert "Použití: /join <kód>" in chat.post({"update_id": 5001, "message": {
+        "message_id": 2, "date": 1, "chat": private(0), "from": czech, "text": "/join"}}).json()["text"]
+
+
+def test_join_by_code_in_private_and_answers_prefixed_with_the_code(chat, env):
+    chat.say(0, "/newgame")
+    code = env.lobby.at(str(GROUP["id"])).code
+    assert chat.say(1, f"/join {code.lower()}", chat=private(1))["text"].startswith(f"You are in game {code}!")
+    assert "That game is no longer open." == chat.say(1, "/join ZZ99", chat=private(1))["text"]
+    assert chat.say(0, "/begin")["text"].startswith("The game begins!")
+    meta = env.ctx.store.meta(code)
+    game = Game.from_json(env.ctx.store.load(code).json)
+    seat = sorted(env.ctx.store.expected(code))[0]
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    other = "AB23" if code != "AB23" else "CD45"
+    assert f"no question to answer in game {other}" in chat.say(user, f"{other} pass", chat=private(user))["text"]
+    typed = commands.describe(game.legal_actions(seat)[0])
+    assert chat.say(user, f"{code} {typed}", chat=private(user))["text"].startswith("Locked in:")
+    assert seat in env.ctx.store.answers(code)
+
+
+def test_one_game_per_forum_topic(chat, env):
+    forum = {"id": -100999, "type": "supergroup", "title": "Forum", "is_forum": True}
+
+    def in_topic(user, text, topic):
+        n = next(chat.ids)
+        response = chat.post({"update_id": n, "message": {
+            "message_id": n, "date": 1, "chat": forum, "from": USERS[user], "text": text,
+            "message_thread_id": topic, "is_topic_message": True}})
+        return response.json()
+
+    first = in_topic(0, "/newgame", 11)
+    assert first["message_thread_id"] == 11
+    assert "Players (1/7)" in in_topic(1, "/newgame", 12)["text"]
+    assert "already a game here" in in_topic(2, "/newgame", 11)["text"]
+    assert env.lobby.at("-100999/11").creator == "tg:1000" and env.lobby.at("-100999/12").creator == "tg:1001"

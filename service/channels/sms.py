@@ -7,7 +7,8 @@ empty ``<Response/>``), hands the text to `sms_routing.Router` — which records
 pipeline's ingest before we reply — and answers at once with the reply as TwiML. When handling fails the
 ``MessageSid`` is released again so that Twilio's retry is handled, and the error is a 500.
 
-Settings: `service.channels.sms_settings`. Mount with ``app.state.sms = build(ctx)`` and ``ROUTES``.
+Settings: `service.channels.sms_settings`. ``service.web.create_app`` mounts ``ROUTES`` with
+``app.state.sms = build(ctx)``.
 """
 
 import json
@@ -28,9 +29,9 @@ from starlette.routing import Route
 from service.channels import sms_signature
 from service.channels.sms_directory import Directory
 from service.channels.sms_games import PipelineGames
-from service.channels.sms_lobby import Lobbies
 from service.channels.sms_routing import Router
 from service.channels.sms_settings import SmsSettings
+from service.lobby import Lobby
 from workers.context import Context
 
 E164 = re.compile(r"^\+[1-9]\d{6,14}$")
@@ -79,10 +80,11 @@ class SmsEndpoint:
     clock: Callable[[], float] = time.time
 
 
-def build(ctx: Context, settings: SmsSettings | None = None) -> SmsEndpoint:
+def build(ctx: Context, settings: SmsSettings | None = None, lobby: Lobby | None = None) -> SmsEndpoint:
+    """The endpoint on the pipeline ``ctx``; ``lobby`` is the shared one (the Telegram side's, in the app)."""
     settings = settings or SmsSettings()
     directory = Directory(ctx.store.redis, default_tz=settings.sms_default_tz)
-    router = Router(directory, PipelineGames(ctx), Lobbies(ctx, directory))
+    router = Router(directory, PipelineGames(ctx), lobby or Lobby(ctx))
     return SmsEndpoint(settings, directory, router, ctx.clock)
 
 

@@ -4,7 +4,7 @@ The pipeline's `workers.messages` writes one message per chat per step, worded f
 full help text). For a seat whose chat is ``sms:<number>`` these functions write the SMS instead: a seat that
 is asked gets the question with the news (`sms_text.step_text`); a seat that is not asked gets the news only
 when there is some; everyone gets the end of the game. Each is worded in the number's language and time zone
-and fitted to its ASCII setting. The game code is ``meta["code"]`` (set by `sms_lobby`), else ``game_id``.
+and fitted to its ASCII setting. The game code is ``meta["code"]`` (set by `service.lobby`), else ``game_id``.
 """
 
 from service.channels import sms_text

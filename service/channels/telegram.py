@@ -5,37 +5,47 @@
 Telegram itself: a decision message that must change after a button press is edited by a queued job
 (`service.channels.telegram_jobs`). Everything it stores is stored before it returns.
 
+The tables are the shared lobby's (`service.lobby`): a table opened here by /newgame has a join code that SMS
+players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
+A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
+
 In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin,
-/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<table id>`` lands here),
-/language, /status, /help, /rules, typed game commands and the decision buttons. Bad input — a stranger's
+/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
+/join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
+player is asked in several games) and the decision buttons. Bad input — a stranger's
 button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
 nothing.
 """
 
-import secrets
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 
 from service import i18n, ingest, wording
 from service.cardnames import fold, name, spellings
 from service.channels import telegram_ui as ui
-from service.channels.telegram_tables import MAX_PLAYERS, MIN_PLAYERS, Player, Table, Tables, place_of
+from service.channels.telegram_tables import Tables, place_of
 from service.channels.telegram_update import CallbackQuery, Message, Update
-from service.config import DEADLINE_PRESETS, deadline_seconds
 from service.game import Game
 from service.game.cards import CARDS
+from service.lobby import MAX_PLAYERS, Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
 from workers.context import Context
-from workers.resolution import GameExists, start_game
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
 
 
 @dataclass
 class Env:
-    """What handling an update needs: the pipeline context, the tables and the bot's username."""
+    """What handling an update needs: the pipeline context, the Telegram-only state, the bot's username, the
+    shared lobby (built on the context when not given) and the SMS number shown to SMS players (TWILIO_FROM)."""
 
     ctx: Context
     tables: Tables
     bot_username: str
+    lobby: Lobby | None = None
+    sms_number: str = field(default_factory=lambda: os.environ.get("TWILIO_FROM", ""))
+
+    def __post_init__(self):
+        self.lobby = self.lobby or Lobby(self.ctx)
 
 
 class Refused(Exception):
@@ -109,7 +119,7 @@ def _command(text: str, bot_username: str) -> tuple[str | None, list[str]]:
 
 
 def _lang(env: Env, message: Message, private: bool) -> str:
-    table = None if private else env.tables.get(_place(message))
+    table = None if private else env.lobby.at(_place(message))
     return i18n.choose(env.tables.lang(message.sender.id) if private else None, table and table.lang,
                        message.sender.language_code)
 
@@ -118,8 +128,37 @@ def _place(message: Message) -> str:
     return place_of(message.chat.id, message.topic if message.chat.is_forum else None)
 
 
+def _player(user) -> Player:
+    return Player(telegram_address(user.id), user.first_name or str(user.id), i18n.from_telegram(user.language_code),
+                  chat=str(user.id), user=str(user.id))
+
+
+def refusal(reason: str, lang: str) -> str:
+    """A lobby refusal (`service.lobby.LobbyError`) in words."""
+    _ = i18n.translator(lang).gettext
+    return {
+        "unknown": _("There is no game with that code: check it."),
+        "begun": _("The game has already begun."),
+        "full": _("The table is full (7 players)."),
+        "already": _("You are already in this game."),
+        "not_in": _("You are not in this game."),
+        "not_creator": _("Only the player who opened this game may do that."),
+        "too_few": _("A game needs 2 to 7 players."),
+        "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
+        "bad_setting": _("Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en"),
+    }[reason]
+
+
+def _lobby_call(lang: str, call, *args):
+    """Run a lobby change; a refusal becomes the polite reply (nothing was stored)."""
+    try:
+        return call(*args)
+    except LobbyError as exc:
+        raise Refused(refusal(exc.reason, lang)) from exc
+
+
 def _table(message: Message, env: Env, lang: str) -> Table:
-    table = env.tables.get(_place(message))
+    table = env.lobby.at(_place(message))
     if table is None:
         raise Refused(_t(lang, "There is no game here. /newgame opens one."))
     return table
@@ -132,85 +171,75 @@ def _lobby(message: Message, env: Env, lang: str) -> Table:
     return table
 
 
-def _creator(table: Table, message: Message, lang: str) -> None:
-    if message.sender.id != table.creator:
-        raise Refused(_t(lang, "Only the player who opened this game may do that."))
-
-
 def join_link(env: Env, table: Table) -> str:
-    return f"https://t.me/{env.bot_username}?start=j{table.id}"
+    return f"https://t.me/{env.bot_username}?start=j{table.code}"
 
 
-def lobby_text(table: Table, lang: str) -> str:
+def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
     _ = i18n.translator(lang).gettext
-    names = ", ".join(p.name + (" 👹" if p.user == table.creature else "") for p in table.players)
+    names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
+    sms = (_("By SMS: text JOIN {code} to {number}.") if sms_number else _("By SMS: text JOIN {code}.")).format(
+        code=table.code, number=sms_number)
     return "\n".join([
         _("A game of Not Alone is open here."),
-        _("Players ({n}/{max}): {names}").format(n=len(table.players), max=MAX_PLAYERS, names=names),
+        _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
         _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang}").format(
             deadline=table.deadline, expert=_("yes") if table.expert else _("no"), lang=table.lang),
         _("Press Join (it opens a private chat with me, where your secret choices happen). "
           "The creator starts with /begin."),
+        _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,
     ])
 
 
 def _lobby_reply(message: Message, table: Table, env: Env, lang: str, news: str = "") -> dict:
-    text = (news + "\n\n" if news else "") + lobby_text(table, lang)
+    text = (news + "\n\n" if news else "") + lobby_text(table, lang, env.sms_number)
     return reply(message, text, [[{"text": _t(lang, "Join"), "url": join_link(env, table)}]])
+
+
+def began_text(started, lang: str) -> str:
+    return _t(lang, "The game begins! {creature} is the Creature. Check your private chat with me for your "
+                    "choices.").format(creature=started.creature.name)
 
 
 # ---------------------------------------------------------------------------------------------- group
 
 
 def cmd_newgame(message, args, lang, env):
-    table = env.tables.open(_place(message), message.sender.id, message.sender.first_name, lang)
-    if table is None:
-        raise Refused(_t(lang, "There is already a game here: /status shows it; its creator may /cancel it."))
+    table = _lobby_call(lang, env.lobby.open, _player(message.sender), lang, _place(message))
     return _lobby_reply(message, table, env, lang)
 
 
-def _join(table: Table, user, lang: str) -> None:
-    if table.game:
-        raise Refused(_t(lang, "The game has already begun."))
-    if table.player(user.id) is None:
-        if len(table.players) >= MAX_PLAYERS:
-            raise Refused(_t(lang, "The table is full (7 players)."))
-        table.players.append(Player(user.id, user.first_name or str(user.id), i18n.from_telegram(user.language_code)))
-
-
 def cmd_join(message, args, lang, env):
-    _lobby(message, env, lang)
-    table = env.tables.change(_place(message), lambda t: _join(t, message.sender, lang))
+    table = _lobby(message, env, lang)
+    try:
+        table, started = env.lobby.join(table.code, _player(message.sender))
+    except LobbyError as exc:
+        if exc.reason != "already":
+            raise Refused(refusal(exc.reason, lang)) from exc
+        return _lobby_reply(message, exc.table, env, lang)
+    if started:
+        return reply(message, began_text(started, lang))
     news = _t(lang, "{name} joins.").format(name=message.sender.first_name)
     return _lobby_reply(message, table, env, lang, news)
 
 
 def cmd_leave(message, args, lang, env):
-    _lobby(message, env, lang)
-
-    def leave(table):
-        if table.player(message.sender.id) is None:
-            raise Refused(_t(lang, "You are not in this game."))
-        table.players = [p for p in table.players if p.user != message.sender.id]
-        table.creature = None if table.creature == message.sender.id else table.creature
-
-    table = env.tables.change(_place(message), leave)
-    if not table.players:
-        env.tables.close(table)
+    table = _lobby(message, env, lang)
+    table = _lobby_call(lang, env.lobby.leave, table.code, telegram_address(message.sender.id))
+    if table is None:
         return reply(message, _t(lang, "Everyone left: the game is closed."))
     return _lobby_reply(message, table, env, lang, _t(lang, "{name} leaves.").format(
         name=message.sender.first_name))
 
 
 def cmd_creature(message, args, lang, env):
-    _lobby(message, env, lang)
-
-    def volunteer(table):
-        if table.player(message.sender.id) is None:
-            raise Refused(_t(lang, "Join first (/join), then volunteer."))
-        table.creature = message.sender.id
-
-    table = env.tables.change(_place(message), volunteer)
+    table = _lobby(message, env, lang)
+    try:
+        table = env.lobby.volunteer(table.code, telegram_address(message.sender.id))
+    except LobbyError as exc:
+        if exc.reason == "not_in":
+            raise Refused(_t(lang, "Join first (/join), then volunteer.")) from exc
+        raise Refused(refusal(exc.reason, lang)) from exc
     return _lobby_reply(message, table, env, lang, _t(lang, "{name} will be the Creature.").format(
         name=message.sender.first_name))
 
@@ -218,49 +247,17 @@ def cmd_creature(message, args, lang, env):
 def cmd_settings(message, args, lang, env):
     table = _lobby(message, env, lang)
     if not args:
-        return reply(message, lobby_text(table, lang) + "\n" + _t(
+        return reply(message, lobby_text(table, lang, env.sms_number) + "\n" + _t(
             lang, "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en"))
-    _creator(table, message, lang)
     key, value = (args + [""])[:2]
-    value = value.lower()
-
-    def change(table):
-        if key == "deadline" and (value in DEADLINE_PRESETS or value.isdigit()):
-            table.deadline = value
-        elif key == "expert" and value in ("on", "off"):
-            table.expert = value == "on"
-        elif key == "lang" and value in i18n.LANGS:
-            table.lang = value
-        else:
-            raise Refused(_t(lang, "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · "
-                                   "lang cs|en"))
-
-    table = env.tables.change(_place(message), change)
+    table = _lobby_call(lang, env.lobby.configure, table.code, telegram_address(message.sender.id), key, value)
     return _lobby_reply(message, table, env, table.lang)
 
 
 def cmd_begin(message, args, lang, env):
     table = _lobby(message, env, lang)
-    _creator(table, message, lang)
-    if not MIN_PLAYERS <= len(table.players) <= MAX_PLAYERS:
-        raise Refused(_t(lang, "A game needs 2 to 7 players."))
-    players = list(table.players)
-    creature = table.player(table.creature) or players[secrets.randbelow(len(players))]
-    hunted = [p for p in players if p is not creature]
-    seats = [creature] + hunted
-    game_id = f"tg{table.id}"
-    meta = {"players": {str(s): {"name": p.name, "chat": str(p.user), "user": str(p.user), "lang": p.lang}
-                        for s, p in enumerate(seats)},
-            "group": table.place, "channel": "telegram", "lang": table.lang, "bots": [],
-            "deadline_seconds": deadline_seconds(table.deadline, env.ctx.settings.min_deadline_seconds)}
-    config = {"players": len(seats), "seed": secrets.randbits(31), "side": None, "expert": table.expert}
-    try:
-        start_game(env.ctx, game_id, config, meta)
-    except GameExists:
-        pass  # a retried /begin: the game is there already
-    env.tables.change(table.place, lambda t: setattr(t, "game", game_id))
-    return reply(message, _t(lang, "The game begins! {creature} is the Creature. Check your private chat with "
-                                   "me for your choices.").format(creature=creature.name))
+    started = _lobby_call(lang, env.lobby.begin, table.code, telegram_address(message.sender.id))
+    return reply(message, began_text(started, lang))
 
 
 def cmd_status(message, args, lang, env):
@@ -288,8 +285,9 @@ def seat_names(meta: dict) -> dict[int, str]:
 
 def cmd_cancel(message, args, lang, env):
     table = _table(message, env, lang)
-    _creator(table, message, lang)
-    env.tables.close(table)
+    if telegram_address(message.sender.id) != table.creator:
+        raise Refused(refusal("not_creator", lang))
+    env.lobby.close(table)
     return reply(message, _t(lang, "The game is cancelled. /newgame opens a new one."))
 
 
@@ -301,7 +299,8 @@ def help_text(lang: str) -> str:
     return _t(lang, "Not Alone by message. In the group: /newgame opens a table, players press Join, the creator "
                     "sets /settings and starts with /begin. Secret choices come to your private chat with me as "
                     "buttons; you may also type the commands shown there. The group sees one status message per "
-                    "turn, the reveal and the end. /rules [card] explains the rules or a card.")
+                    "turn, the reveal and the end. /rules [card] explains the rules or a card. A game opened by "
+                    "SMS (or elsewhere) is joined here with /join <code>; SMS players join with JOIN <code>.")
 
 
 def cmd_rules(message, args, lang, env):
@@ -334,8 +333,12 @@ def on_private(message: Message, command: str | None, args: list[str], lang: str
     if command == "start":
         env.tables.set_blocked(user.id, False)
         if args and args[0].startswith("j"):
-            return join_by_link(message, args[0][1:], lang, env)
+            return join_by_code(message, args[0][1:], lang, env)
         return reply(message, help_text(lang))
+    if command == "join":
+        if not args:
+            raise Refused(_t(lang, "Usage: /join <code>, with the code of the game (its creator has it)."))
+        return join_by_code(message, args[0], lang, env)
     if command == "language":
         if not args or args[0].lower() not in i18n.LANGS:
             raise Refused(_t(lang, "Usage: /language cs or /language en"))
@@ -344,25 +347,44 @@ def on_private(message: Message, command: str | None, args: list[str], lang: str
     if command == "rules":
         return cmd_rules(message, args, lang, env)
     if command in ("help", "status") or command is None:
-        games = asked_games(env, user.id)
-        if command == "help" or (command is None and not games):
-            return reply(message, help_text(lang) if command == "help" else
-                         _t(lang, "You have no question to answer right now."))
+        if command == "help":
+            return reply(message, help_text(lang))
         if command == "status":
             return reply(message, "\n\n".join(game_status(env, g, lang) for g in my_games(env, user.id)) or
                          _t(lang, "You are in no game."))
+        games = asked_games(env, user.id)
+        words = (message.text or "").split()
+        if words and looks_like_code(words[0]):  # "K7QX play 3": the game named by its code
+            games = [g for g in games if g[0] == words[0].upper()]
+            if not games:
+                raise Refused(_t(lang, "You have no question to answer in game {code}.").format(
+                    code=words[0].upper()))
+            return typed_answer(message, games[0], lang, env, " ".join(words[1:]) or "?")
+        if not games:
+            return reply(message, _t(lang, "You have no question to answer right now."))
         if len(games) > 1:
-            raise Refused(_t(lang, "You are asked in several games: please use the buttons."))
-        return typed_answer(message, games[0], lang, env)
+            raise Refused(_t(lang, "You are asked in several games: use the buttons, or start with the game's "
+                                   "code ({codes}).").format(codes=" ".join(g for g, _ in games)))
+        return typed_answer(message, games[0], lang, env, message.text)
     raise Refused(_t(lang, "Unknown command. /help"))
 
 
-def join_by_link(message: Message, table_id: str, lang: str, env: Env) -> dict:
-    table = env.tables.by_id(table_id)
+def join_by_code(message: Message, code: str, lang: str, env: Env) -> dict:
+    """Join the table of ``code`` from a private chat (the deep link of a group's lobby, or /join <code> for a
+    table opened elsewhere, by SMS say)."""
+    table = env.lobby.get(code)
     if table is None:
         raise Refused(_t(lang, "That game is no longer open."))
-    env.tables.change(table.place, lambda t: _join(t, message.sender, lang))
-    return reply(message, _t(lang, "You are in! Your secret choices will come here once the game begins."))
+    try:
+        table, started = env.lobby.join(table.code, _player(message.sender))
+    except LobbyError as exc:
+        if exc.reason != "already":
+            raise Refused(refusal(exc.reason, lang)) from exc
+        started = None
+    if started:
+        return reply(message, began_text(started, lang))
+    return reply(message, _t(lang, "You are in game {code}! Your secret choices will come here once the game "
+                                   "begins.").format(code=table.code))
 
 
 def my_games(env: Env, user: int) -> list[str]:
@@ -370,6 +392,7 @@ def my_games(env: Env, user: int) -> list[str]:
 
 
 def seat_of(meta: dict, user: int) -> int | None:
+    """The seat of a Telegram user (meta's "user" is the bare id on Telegram; the address is "tg:<id>")."""
     return next((int(s) for s, p in meta.get("players", {}).items() if p.get("user") == str(user)), None)
 
 
@@ -384,12 +407,12 @@ def asked_games(env: Env, user: int) -> list[tuple[str, int]]:
     return out
 
 
-def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env) -> dict:
+def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, text: str) -> dict:
     game_id, seat = asked
     snap = env.ctx.store.load(game_id)
     game = Game.from_json(snap.json)
     try:
-        actions = wording.parse(message.text, game, seat)
+        actions = wording.parse(text, game, seat)
     except wording.CommandError as exc:
         raise Refused(str(exc)) from exc
     if any(a["type"].startswith("_") for a in actions):

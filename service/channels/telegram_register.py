@@ -29,7 +29,8 @@ def commands(lang: str, where: str) -> list[BotCommand]:
              ("settings", _("Deadline, expert variant, language")), ("begin", _("Start the game (its creator)")),
              ("status", _("Where the game stands")), ("cancel", _("Cancel the game (its creator)")),
              ("help", _("How to play here")), ("rules", _("Rules, or one card: /rules river"))]
-    private = [("status", _("Your games and what is asked of you")), ("help", _("How to answer")),
+    private = [("join", _("Join a game by its code: /join K7QX")),
+               ("status", _("Your games and what is asked of you")), ("help", _("How to answer")),
                ("rules", _("Rules, or one card: /rules river")), ("language", _("Change your language"))]
     return [BotCommand(name, text) for name, text in (group if where == "group" else private)]
 

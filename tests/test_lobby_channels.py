@@ -1,0 +1,143 @@
+"""The shared lobby through both webhooks of the real app: bad input from either channel gets one short, helpful
+reply and leaves Redis exactly as it was (but for the record that the input was handled); duplicate deliveries
+do nothing twice."""
+
+import pytest
+from fake_twilio import FakeTwilio, serve
+from sms_support import redis_state, world_of
+
+from service import commands
+from service.channels import telegram_ui as ui
+from service.game import Game
+from workers.resolution import bot_answer
+
+ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000009"
+TG_A, TG_B, STRANGER = 601, 602, 699
+GROUP = {"id": -100800, "type": "supergroup", "title": "Friday"}
+OTHER_GROUP = {"id": -100801, "type": "group", "title": "Other"}
+
+
+@pytest.fixture(scope="module")
+def served():
+    fake = FakeTwilio(auth_token="lobby-token")
+    with serve(fake.app) as base_url:
+        yield fake, base_url
+
+
+@pytest.fixture
+def world(served):
+    fake, base_url = served
+    fake.sent.clear()
+    with world_of(fake, base_url, seed=2) as world:
+        yield world
+
+
+def unchanged(world, attempts):
+    """Each (channel, ...) attempt gets one short reply that contains ``expected``; nothing is stored."""
+    before = redis_state(world.ctx.store.redis)
+    for how, who, text, expected in attempts:
+        if how == "sms":
+            said = world.reply(who, text)
+            assert len(said) <= 160, said
+        elif how == "press":
+            said = world.telegram.press(who, text)
+        else:
+            said = world.telegram.say(who, text, chat=how)
+        assert said and expected in said, (how, who, text, said)
+    assert redis_state(world.ctx.store.redis) == before
+
+
+def test_bad_input_in_the_lobby_changes_nothing(world):
+    world.telegram.say(TG_A, "/newgame", chat=GROUP)
+    code = world.lobby.at(str(GROUP["id"])).code
+    world.reply(ANNA, f"JOIN {code}")
+    other = "AB23" if code != "AB23" else "CD45"
+    unchanged(world, [
+        (GROUP, TG_B, "/begin", "Only the player who opened"),  # a stranger
+        (GROUP, TG_B, "/settings expert on", "Only the player who opened"),
+        (GROUP, TG_B, "/cancel", "Only the player who opened"),
+        (GROUP, TG_B, "/leave", "You are not in this game"),
+        (GROUP, TG_B, "/creature", "Join first"),
+        (GROUP, TG_A, "/settings deadline soon", "Usage: /settings"),
+        (GROUP, TG_A, "/newgame", "already a game here"),
+        (OTHER_GROUP, TG_A, "/begin", "There is no game here"),
+        ("sms", ANNA, f"GO {code}", f"Only whoever opened {code}"),  # a player, not the creator
+        ("sms", ANNA, f"JOIN {code}", f"You are already in {code}"),
+        ("sms", ANNA, "JOIN ZZ99", "There is no game ZZ99"),
+        ("sms", ANNA, "JOIN", "Text JOIN and the game's code"),
+        ("sms", ANNA, f"{other} play 3", "You are in no game"),
+        ("sms", CYRIL, "play 3", "You are in no game"),  # an unknown number
+        ("sms", CYRIL, "asdf qwer zxcv", "You are in no game"),
+        ("sms", CYRIL, "GO", "no game waiting"),
+        ("sms", CYRIL, f"CREATURE {code}", f"You have not joined {code}"),
+        ("sms", CYRIL, f"LEAVE {code}", f"You have not joined {code}"),
+        ({"id": TG_B, "type": "private"}, TG_B, "/join ZZ99", "no longer open"),
+        ({"id": TG_B, "type": "private"}, TG_B, "/join", "Usage: /join <code>"),
+        ({"id": TG_B, "type": "private"}, TG_B, "play 3", "no question to answer"),
+        ({"id": TG_B, "type": "private"}, TG_B, f"{code} play 3", f"no question to answer in game {code}"),
+    ])
+    assert world.ctx.store.load(code) is None
+
+
+def test_bad_input_in_a_running_game_changes_nothing(world):
+    world.telegram.say(TG_A, "/newgame", chat=GROUP)
+    code = world.lobby.at(str(GROUP["id"])).code
+    world.reply(ANNA, f"JOIN {code}")
+    world.reply(BEDA, f"JOIN {code}")
+    world.telegram.say(TG_A, "/begin", chat=GROUP)
+    world.pump()
+    store = world.ctx.store
+    snap = store.load(code)
+    game = Game.from_json(snap.json)
+    seat = sorted(store.expected(code))[0]
+    first = ui.Choice(code, snap.window)
+    someones = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
+                    if ui.follow(game, seat, first.choose(i)).complete)
+    other = "AB23" if code != "AB23" else "CD45"
+    unchanged(world, [
+        ("press", STRANGER, someones.data(), "This is not your game"),  # a stranger presses someone's button
+        ("press", TG_A, "d:garbage", "This button is not valid"),
+        ("press", TG_A, ui.Choice(code, snap.window + 7).data(), "expired"),
+        ("press", TG_A, f"d:{other}:1::", "This is not your game"),
+        ("sms", ANNA, f"{other} play 3", f"You are not in game {other}. Your games: {code}"),
+        ("sms", ANNA, "blorp blorp", f"{code}: "),
+        ("sms", CYRIL, f"{code} play 3", "You are in no game"),
+        ("sms", CYRIL, f"JOIN {code}", f"Game {code} has already begun"),
+        ("sms", BEDA, f"GO {code}", f"Game {code} has already begun"),
+        (GROUP, TG_B, "/newgame", "already a game here"),
+        (GROUP, TG_B, "/join", "already begun"),
+        (GROUP, TG_A, "/begin", "already begun"),
+        ({"id": STRANGER, "type": "private"}, STRANGER, f"/join {code}", "already begun"),
+    ])
+
+
+def test_duplicate_deliveries_do_nothing_twice(world):
+    code = world.reply(ANNA, "NEW", sid="SMnew").split()[1]
+    assert world.reply(ANNA, "NEW", sid="SMnew") == ""
+    assert world.reply(BEDA, f"JOIN {code}", sid="SMjoin").startswith("You joined")
+    assert world.reply(BEDA, f"JOIN {code}", sid="SMjoin") == ""
+    first = world.telegram.say(TG_A, f"/join {code}", update_id=4242)
+    assert first.startswith(f"You are in game {code}")
+    assert world.telegram.say(TG_A, f"/join {code}", update_id=4242) is None  # Telegram's re-delivery
+    assert [p.address for p in world.lobby.get(code).players] == [f"sms:{ANNA}", f"sms:{BEDA}", f"tg:{TG_A}"]
+    assert world.reply(ANNA, "GO", sid="SMgo").startswith(f"{code} has begun")
+    assert world.reply(ANNA, "GO", sid="SMgo") == ""
+    world.pump()
+
+    store = world.ctx.store
+    numbers = {dict(world.lobby.games_of(f"sms:{n}"))[code]: n for n in (ANNA, BEDA)}
+    tg_seat = dict(world.lobby.games_of(f"tg:{TG_A}"))[code]
+    for _ in range(20):  # the Telegram player answers until an SMS player is asked
+        missing = store.expected(code) - set(store.answers(code))
+        if missing & set(numbers):
+            break
+        game = Game.from_json(store.load(code).json)
+        assert world.telegram.say(TG_A, commands.describe(game.legal_actions(tg_seat)[0])).startswith("Locked in")
+        world.pump()
+    seat = min(missing & set(numbers))
+    game = Game.from_json(store.load(code).json)
+    text = " ".join(commands.describe(a) for a in bot_answer(game, seat))
+    assert world.reply(numbers[seat], text, sid="SManswer").startswith(f"{code}: Locked in")
+    before = redis_state(store.redis)
+    assert world.reply(numbers[seat], text, sid="SManswer") == ""  # Twilio's retry of the answer
+    assert redis_state(store.redis) == before
