@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from service.config import Settings
-from service.store import Store
+from service.store import Store, keys
 
 
 class Sender(Protocol):
@@ -51,6 +51,8 @@ class Outcome:
 
 
 CLAIM_LEASE_SECONDS = 60
+SLOT_LOCK_SECONDS = 30  # longer than a send may take (the Bot API client times out after 5 s)
+SLOT_BUSY_WAIT = 0.2
 
 
 def message_id(game_id: str, batch: str, index: int) -> str:
@@ -87,13 +89,28 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
     if not store.claim_send(game_id, batch, index, CLAIM_LEASE_SECONDS):
         return Outcome("done")  # someone else is sending it or has sent it
     slot = message.get("slot")
-    if slot and message.get("seq") is not None and \
-            not store.raise_slot_seq(game_id, message["chat"], slot, int(message["seq"])):
-        store.mark_sent(game_id, batch, index)
-        return Outcome("done")  # superseded: a newer version of this living message is already out
+    if not slot:
+        return _send(store, sender, settings, message, game_id, batch, index, failures, now)
+    # A living message: one sender at a time per slot, and never an older version after a newer one.
+    lock = keys.slot_lock(game_id, message["chat"], slot)
+    if not store.redis.set(lock, 1, nx=True, ex=SLOT_LOCK_SECONDS):
+        store.release_send(game_id, batch, index)
+        return Outcome("wait", SLOT_BUSY_WAIT)
     try:
-        if slot:
-            sender.send(message["chat"], message["text"], message.get("buttons"), slot=slot)
+        if message.get("seq") is not None and \
+                not store.raise_slot_seq(game_id, message["chat"], slot, int(message["seq"])):
+            store.mark_sent(game_id, batch, index)
+            return Outcome("done")  # superseded: a newer version of this living message is already out
+        return _send(store, sender, settings, message, game_id, batch, index, failures, now)
+    finally:
+        store.redis.delete(lock)
+
+
+def _send(store: Store, sender: Sender, settings: Settings, message: dict, game_id: str, batch: str, index: int,
+          failures: int, now: float) -> Outcome:
+    try:
+        if message.get("slot"):
+            sender.send(message["chat"], message["text"], message.get("buttons"), slot=message["slot"])
         else:
             sender.send(message["chat"], message["text"], message.get("buttons"))
     except RetryAfter as exc:

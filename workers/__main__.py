@@ -25,6 +25,9 @@ def main(argv: list[str] | None = None) -> None:
     settings = get_settings()
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set (for a local game without Redis run: python -m service.sandbox)")
+    if settings.telegram_bot_token:  # preload for the forked work horses (the bot itself is made per process)
+        import service.channels.telegram_jobs  # noqa: F401
+        import service.channels.telegram_send  # noqa: F401
     connection = redis.Redis.from_url(settings.redis_url)
     ctx = context.build(connection, settings)
     scheduling.sweep(ctx, ctx.clock())

@@ -28,6 +28,7 @@ a seat shows that seat's own hand only.
 """
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -37,6 +38,8 @@ from service.channels import sms_messages
 from service.channels import telegram_ui as ui
 from service.channels.sms_directory import Directory
 from service.i18n.events import line, seat_name as display_name
+
+log = logging.getLogger(__name__)
 
 MAX_TEXT = 4000  # Telegram allows 4096 characters
 MAX_NEWS_LINES = 40  # a status message keeps the last this many result lines
@@ -274,7 +277,8 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
     channel = channel_of(group)
     bot_username = getattr(ctx.settings, "bot_username", "") if ctx is not None else ""
     if channel == "telegram":
-        out += _telegram_group(step, parts, readers, bot_username)
+        out += _guarded(lambda: _telegram_group(step, parts, readers, bot_username),
+                        lambda: _text_table(step, parts, readers, [group], bot_username), "group")
     elif channel == "text":
         out += _text_table(step, parts, readers, [group], bot_username)
     elif channel == "sms":
@@ -288,13 +292,29 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
         chat = readers.chat(seat)
         kind = channel_of(chat)
         if kind == "telegram" and not readers.blocked(seat):
-            out += _telegram_private(step, seat, chat, readers)
+            out += _guarded(lambda: _telegram_private(step, seat, chat, readers),
+                            lambda: _text_private(step, seat, chat, readers), f"seat {seat}")
         elif kind == "text":
             out += _text_private(step, seat, chat, readers)
     if any(channel_of(p.get("chat")) == "sms" for p in step.meta["players"].values()):
-        out += sms_messages.step_messages(step.meta, step.game, step.events, step.asked, step.deadline,
-                                          _directory(ctx), step.game_id)
+        out += _guarded(lambda: sms_messages.step_messages(step.meta, step.game, step.events, step.asked,
+                                                           step.deadline, _directory(ctx), step.game_id),
+                        lambda: [], "sms")
     return _merge_plain(out), news_after
+
+
+def _guarded(render, fallback, what: str) -> list[dict]:
+    """A channel's rendering, or the plain-text fallback when it fails: a wording bug must never stop a game
+    (the resolution would fail, and be retried, forever)."""
+    try:
+        return render()
+    except Exception:
+        log.exception("rendering the %s messages failed; sending plain text", what)
+        try:
+            return fallback()
+        except Exception:
+            log.exception("the plain-text fallback for %s failed too", what)
+            return []
 
 
 def _directory(ctx) -> Directory:
@@ -322,6 +342,18 @@ def _merge_plain(messages: list[dict]) -> list[dict]:
     return out
 
 
+def _status(view: dict, names: dict[int, str], asked: list[int], answered: set[int], deadline: float | None,
+            lang: str, news: list[str]) -> str:
+    """`telegram_ui.status`, with the Artemia spaces (spaces of the Rescue track, not places: the ui would look
+    them up as place cards) given as a line of their own."""
+    spaces = view.get("artemia_spaces") or []
+    lines = list(news)
+    if spaces:
+        lines.insert(0, _t(lang)("Artemia spaces (side {side}): {places}.").format(
+            side=view["side"], places=", ".join(map(str, spaces))))
+    return ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, lines)
+
+
 def _status_slot(game_id: str, turn: int) -> str:
     return f"{game_id}:t{turn}"
 
@@ -343,12 +375,12 @@ def _telegram_group(step: Step, parts: list[TurnPart], readers: Readers, bot_use
         news_lines = _news_lines(part.items, meta, lang, bot_username)
         if current and not game.is_over:
             asked = step.asked if game.window else []
-            text = ui.status(view, names, asked, set(), step.deadline if asked else None, lang, news_lines)
+            text = _status(view, names, asked, set(), step.deadline if asked else None, lang, news_lines)
         elif not part.items and not part.ended:
             continue
         else:
             past = {**view, "turn": part.turn, "window": None, "winner": view["winner"] if current else None}
-            text = ui.status(past, names, [], set(), None, lang, news_lines)
+            text = _status(past, names, [], set(), None, lang, news_lines)
         out.append(_message(group, text, None, True, slot=_status_slot(step.game_id, part.turn), seq=seq))
     if game.is_over:
         out.append(_message(group, ui.game_over(view, names, lang), None, True))
@@ -459,8 +491,8 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
     if channel_of(group) == "telegram" and game.window is not None:
         lang = readers.group_lang()
         news_lines = _news_lines(news.get("items", []), meta, lang, ctx.settings.bot_username)
-        text = ui.status(game.public_view(), names_of(meta), sorted(expected), answered, snap.deadline, lang,
-                         news_lines)
+        text = _status(game.public_view(), names_of(meta), sorted(expected), answered, snap.deadline, lang,
+                       news_lines)
         out.append(_message(group, text, None, True, slot=_status_slot(game_id, game.turn), seq=seq))
     chat = readers.chat(seat)
     if channel_of(chat) == "telegram" and seat in answers and not readers.blocked(seat):

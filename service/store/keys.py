@@ -12,6 +12,7 @@ Per game ``G``:
     {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder)
     {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message
     {g:G}:seq:<chat>:<slot>     the newest ``seq`` delivered to a living message (older ones are skipped)
+    {g:G}:lock:<chat>:<slot>    held while one version of a living message is being sent
     {g:G}:refreshes             counter naming the status-refresh batches
     {g:G}:dedup:<id>            idempotency key of one inbound answer
 Global (not per game):
@@ -72,6 +73,10 @@ def refresh_counter(game_id: str) -> str:
 
 def slot_seq(game_id: str, chat: str, slot: str) -> str:
     return f"{_g(game_id)}:seq:{chat}:{slot}"
+
+
+def slot_lock(game_id: str, chat: str, slot: str) -> str:
+    return f"{_g(game_id)}:lock:{chat}:{slot}"
 
 
 def outbox(game_id: str, batch: str) -> str:

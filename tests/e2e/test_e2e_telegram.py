@@ -1,0 +1,161 @@
+"""End to end: Telegram updates into the web app under uvicorn, real `python -m workers` processes on the test
+redis-server, and the fake Bot API recording everything the bot sends. The players only press the buttons they
+were sent (read back from the fake API) or stay silent."""
+
+import collections
+import json
+import random
+import re
+
+import pytest
+import redis
+from e2e_support import Stack, Users, play_by_buttons, user, wait_for
+
+from service.store import Store, keys
+from workers import export
+
+pytestmark = pytest.mark.integration
+
+STATUS = re.compile(r"^🌍 \S+ (\d+)")
+
+
+def store_of(redis_url: str) -> Store:
+    return Store(redis.Redis.from_url(redis_url))
+
+
+def game_over(users: Users, store: Store, game_id: str):
+    def over():
+        snap = store.load(game_id)
+        return snap is not None and snap.status == "over" and any(t.startswith("🏁") for t in users.group_sends())
+    return over
+
+
+def outbox(store: Store, game_id: str) -> list[tuple[str, int, dict]]:
+    """(batch, index, message) of every stored outgoing message of the game."""
+    out = []
+    for key in store.redis.scan_iter(match=f"{{g:{game_id}}}:out:*"):
+        batch = key.decode().rsplit(":", 1)[1]
+        for index, raw in store.redis.hgetall(key).items():
+            out.append((batch, int(index), json.loads(raw)))
+    return out
+
+
+def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_api, stacks):
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api)
+    anna, petr, eva, jan = user(1, "Anna"), user(2, "Petr", "cs"), user(3, "Eva"), user(4, "Jan")
+    users.open_table(anna, [petr, eva, jan], creature=eva)
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+    assert game_id
+
+    counts = play_by_buttons(users, [anna, petr, eva, jan], game_over(users, store, game_id), random.Random(4),
+                             timeout=150)
+    assert counts["invalid"] == 0 and counts["locked"] > 10, counts
+
+    final = store.load(game_id)
+    # the stored action log replays to exactly the stored game
+    assert export.rebuild(store, game_id).to_json() == final.json
+
+    group = users.group["id"]
+    sends = users.group_sends()
+    statuses = collections.Counter(int(STATUS.match(t).group(1)) for t in sends if STATUS.match(t))
+    turns = max(statuses)
+    assert turns >= 2 and all(n == 1 for n in statuses.values()), statuses  # ONE living status message per turn
+    reveals = [t for t in sends if t.startswith("🔦")]
+    assert 1 <= len(reveals) <= turns
+    others = [t for t in sends if not t.startswith(("🔦", "🏁"))]
+    assert len(others) <= 2 * (turns + 1), others  # besides the reveal and the end: at most 2 per turn
+    assert sum(t.startswith("🏁") for t in sends) == 1
+    assert len(api.sent("editMessageText", group)) > turns  # the status is edited as the turn goes
+    # who has answered is shown, never what
+    edits = [c["params"]["text"] for c in api.sent("editMessageText", group)]
+    assert any("✅" in t for t in edits)
+
+    for who in (anna, petr, eva, jan):
+        mine = users.messages(who["id"])
+        assert any("✅" in (m["text"] or "") for m in mine.values()), who["first_name"]  # shown "locked in"
+    czech = " ".join(m["text"] or "" for m in users.messages(petr["id"]).values())
+    assert "Zaznamenáno" in czech  # Petr's Telegram client is Czech
+    failed = [c for c in api.calls if not c["ok"] and "not modified" not in json.dumps(c)]
+    assert not [c for c in failed if c["method"] == "sendMessage"], failed[:3]
+
+
+def test_a_deadline_plays_for_the_silent_players_and_bots_take_over(redis_url, bot_api, stacks):
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=-100556)
+    anna, petr, eva = user(11, "Anna"), user(12, "Petr"), user(13, "Eva")
+    users.open_table(anna, [petr, eva], settings=["deadline 1"])
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+    wait_for(game_over(users, store, game_id), 90, "the deadlines to play the whole game")
+
+    resolved = [int(e.split(":")[1]) for e in store.resolution_log(game_id)[1:]]
+    assert len(resolved) == len(set(resolved)) >= 3  # each window resolved once
+    texts = [c["params"]["text"] for c in api.calls if c["method"] in ("sendMessage", "editMessageText")
+             and str(c["params"]["chat_id"]) == str(users.group["id"])]
+    assert any("missed 3 deadlines in a row" in t for t in texts)  # the table is told
+    for who in (anna, petr, eva):  # everyone was asked before the bot took over
+        assert any("d:" in json.dumps(m.get("reply_markup")) for m in users.messages(who["id"]).values())
+    assert export.rebuild(store, game_id).to_json() == store.load(game_id).json
+
+
+def test_a_player_who_blocked_the_bot_is_covered_and_the_group_told_how_to_fix_it(redis_url, bot_api, stacks):
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=-100557)
+    anna, petr, eva = user(21, "Anna"), user(22, "Petr"), user(23, "Eva")
+    api.fail("blocked", times=None, chat=eva["id"])  # Eva blocked the bot after joining
+    users.open_table(anna, [petr, eva], creature=eva)
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+
+    notice = wait_for(lambda: [t for t in users.group_sends() if t.startswith("⚠️")], 20, "the group notice")
+    assert "Eva" in notice[0] and "Start" in notice[0] and "@artemia_test_bot" in notice[0]
+    # her question (the board side) was answered by the bot at once: the daily deadline did not hold the table
+    wait_for(lambda: store.load(game_id).version >= 2, 20, "the first step to resolve")
+    rng = random.Random(7)
+    play_by_buttons(users, [anna, petr], lambda: store.load(game_id).version >= 8, rng, timeout=60)
+    assert store.streaks(game_id).get(0, 0) >= 3  # the Creature's seat is bot-played
+    assert store.redis.exists(f"tg:blocked:{eva['id']}")  # /start clears it
+    tries = [c for c in api.calls if str(c["params"].get("chat_id")) == str(eva["id"])]
+    assert len(tries) == 1 and tries[0]["code"] == 403  # one try, then nothing more is sent to her
+    assert len([t for t in users.group_sends() if t.startswith("⚠️")]) == 1
+
+
+def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_api, stacks):
+    api, base_url = bot_api
+    for method in ("sendMessage", "editMessageText"):
+        api.fail("retry_after", 1, times=15, method=method)
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=-100558)
+    players = [user(31, "Anna"), user(32, "Petr"), user(33, "Eva"), user(34, "Jan")]
+    users.open_table(players[0], players[1:], settings=["deadline 1"])
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+    wait_for(game_over(users, store, game_id), 120, "the game to end through the storm")
+
+    def all_sent():
+        stored = outbox(store, game_id)
+        return stored and all(store.send_state(game_id, b, i) == "sent" for b, i, _ in stored) and stored
+    stored = wait_for(all_sent, 60, "every stored message to be delivered")
+    assert sum(c["code"] == 429 for c in api.calls) == 30
+
+    chats = {m["chat"] for _, _, m in stored}
+    for chat in chats:
+        mine = [(b, i, m) for b, i, m in stored if m["chat"] == chat]
+        plain = collections.Counter(m["text"] for _, _, m in mine if not m.get("slot"))
+        slots = {m["slot"] for _, _, m in mine if m.get("slot")}
+        new = [c["params"]["text"] for c in api.sent("sendMessage", chat)]
+        # nothing sent twice: one new message per plain message and per living message (slot), no more
+        assert len(new) == sum(plain.values()) + len(slots), chat
+        # nothing lost: every plain message arrived, with its exact text
+        assert collections.Counter(t for t in new if t in plain) == plain, chat
+        # every living message shows its newest version
+        shown = {m["text"] for m in users.messages(int(chat)).values()}
+        for slot in slots:
+            newest = max((m for _, _, m in mine if m.get("slot") == slot), key=lambda m: m["seq"])
+            assert newest["text"] in shown, (chat, slot)
+    assert not store.redis.keys(keys.slot_lock(game_id, "*", "*"))
