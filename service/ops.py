@@ -32,6 +32,7 @@ fresh heartbeat, no RQ scheduler holding its lock, the sweeper's heartbeat stale
 overdue (a due time long past: the sweeper cannot handle them). Thresholds: `OpsSettings`.
 """
 
+import importlib
 import logging
 import math
 import re
@@ -456,7 +457,8 @@ def record_job(connection, job, outcome, seconds: float, now: float | None = Non
 class OpsMixin:
     """What the Procfile's worker adds to RQ's: JSON logs (RQ's own handlers replaced), no job descriptions in
     the logs (an argument may be a private screen), the sweeper chain seeded at start (as ``python -m
-    workers`` does), job ids bound to every line a job logs, and job metrics (`record_job`)."""
+    workers`` does), the channel senders preloaded (`preload`), job ids bound to every line a job logs, and job
+    metrics (`record_job`)."""
 
     take_over_logging = True  # False in tests, where pytest owns the logging
 
@@ -465,6 +467,7 @@ class OpsMixin:
             logs.configure("worker")
         kwargs["log_job_description"] = False
         super().__init__(*args, **kwargs)
+        preload()
 
     def work(self, *args, **kwargs):
         try:
@@ -491,6 +494,23 @@ class OpsWorker(OpsMixin, RQWorker):
 
 class OpsSimpleWorker(OpsMixin, SimpleWorker):
     """``rq worker -w service.ops.OpsSimpleWorker``: jobs in the worker process (faster; no isolation)."""
+
+
+PRELOAD = ("service.channels.telegram_send", "service.channels.telegram_jobs", "service.channels.sms_sender")
+
+
+def preload() -> None:
+    """Import the channel senders in the worker parent, so that each forked job does not import them again
+    (python-telegram-bot alone is ~0.5 s per job cold). Nothing is connected here: the senders open their
+    clients lazily, per process."""
+    from service.config import get_settings
+
+    spec = get_settings().sender.partition(":")[0]
+    for module in PRELOAD + ((spec,) if "." in spec else ()):
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # a missing optional channel must not stop the worker
+            log.warning("could not preload %s: %s", module, exc)
 
 
 def seed_sweeper(connection) -> bool:
