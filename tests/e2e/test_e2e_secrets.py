@@ -1,0 +1,286 @@
+"""Secrets stay secret, checked on everything the bot sends in 200+ bot-played games through the whole stack.
+
+Webhook in (the real app, in process over ASGI), real Redis, the real pipeline jobs (resolution, deliveries,
+status refreshes, the decision-message edits of button presses) run in this process, and the fake Bot API out:
+`telegram_send.send` / `edit` hand their calls straight to the fake's handlers (same message store, same
+"not modified" / "not found" answers) instead of going through python-telegram-bot and HTTP — that leg is what
+the other end-to-end tests and test_telegram_send cover, and skipping it keeps 200 games within a minute or two. Every seat is a Telegram user whose move
+is the engine's auto-play, pressed as a button (its callback data, exactly as the keyboard would carry it).
+
+After each round (every game's asked seats press, then every queued job runs) each new outgoing message — texts
+and button labels, new or edited, and the webhook's own replies — is checked against the state of its game:
+    * no group, Creature or other Hunted message names a Survival card a Hunted holds, or holds a Hunted's hand
+      (three cards or more, as the bot words a hand);
+    * before the reveal (hunt and pre-reveal windows) no group, Creature or other Hunted message tells a Hunted's
+      face-down pick ("You play: …", "Anna → …", the reveal itself);
+    * no group or Hunted message names a Hunt card the Creature holds.
+"""
+
+import collections
+import re
+import time
+
+import pytest
+import redis
+from rq import Queue
+from starlette.testclient import TestClient
+
+from service.cardnames import name
+from service.channels import telegram, telegram_send
+from service.channels import telegram_ui as ui
+from service.channels.telegram_tables import Tables
+from service.config import Settings, get_settings
+from service.game import Game
+from service.i18n import translator
+from service.i18n.events import cards_text, line
+from service.web import SECRET_HEADER, create_app
+from tests.fake_bot_api import FakeBotAPI
+from workers import context
+from workers.resolution import bot_answer
+
+pytestmark = pytest.mark.integration
+
+GAMES = int(__import__("os").environ.get("AUDIT_GAMES", "200"))
+SECRET = "audit_secret"
+BOT_USERNAME = "artemia_audit_bot"
+UNLIMITED = 1e9
+
+
+def direct(fake: FakeBotAPI, method: str):
+    """``telegram_send.send`` / ``edit`` answered by the fake Bot API's handler, recorded like an HTTP call."""
+    handler = getattr(fake, "_" + method)
+
+    def call(chat_id, *args, **kwargs):
+        if method == "sendMessage":
+            text, buttons = args[0], (args[1] if len(args) > 1 else kwargs.get("buttons"))
+            params = {"chat_id": chat_id, "text": text}
+        else:
+            message_id, text = args[0], args[1]
+            buttons = args[2] if len(args) > 2 else kwargs.get("buttons")
+            params = {"chat_id": chat_id, "message_id": message_id, "text": text}
+        markup = telegram_send.markup(buttons)
+        params["reply_markup"] = markup.to_dict() if markup else None
+        code, result = handler(params)
+        fake._record(method, params, code, {})
+        if code == 200:
+            return telegram_send.Result("ok", message_id=result["message_id"])
+        return telegram_send.Result("not_modified" if "not modified" in result else "edit_target_missing"
+                                    if "not found" in result else "failed", detail=result)
+    return call
+
+
+@pytest.fixture
+def stack(redis_url, monkeypatch):
+    fake = FakeBotAPI()
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", fake.token)
+    get_settings.cache_clear()
+    monkeypatch.setattr(telegram_send, "send", direct(fake, "sendMessage"))
+    monkeypatch.setattr(telegram_send, "edit", direct(fake, "editMessageText"))
+    connection = redis.Redis.from_url(redis_url)
+    settings = Settings(sender="auto", telegram_bot_token=fake.token, bot_username=BOT_USERNAME,
+                        min_deadline_seconds=1, rate_global_per_second=UNLIMITED,
+                        rate_private_per_second=UNLIMITED, rate_group_per_minute=UNLIMITED)
+    ctx = context.build(connection, settings)
+    context.register(ctx)
+    env = telegram.Env(ctx, Tables(connection), BOT_USERNAME)
+    with TestClient(create_app(env, SECRET)) as client:
+        yield fake, ctx, client
+    get_settings.cache_clear()
+
+
+def run_jobs(ctx) -> int:
+    """Run every queued job in this process, in queue priority order (the work a worker would do)."""
+    done = 0
+    while True:
+        found = Queue.dequeue_any(ctx.queues, None, connection=ctx.store.redis, serializer=ctx.queue.serializer)
+        if found is None:
+            return done
+        job, _ = found
+        job.perform()
+        job.delete()
+        done += 1
+
+
+class Table:
+    """One game: its group, its users, and who sits where once it has begun."""
+
+    def __init__(self, n: int, players: int):
+        self.group = -1_000_000_000 - n
+        self.users = [{"id": 100_000 + n * 10 + k, "is_bot": False, "first_name": f"P{n}x{k}",
+                       "language_code": "cs" if (n + k) % 3 == 0 else "en"} for k in range(players)]
+        self.game_id = None
+        self.seat_user: dict[int, dict] = {}
+        self.done = False
+
+
+class Audit:
+    def __init__(self, fake, ctx, client):
+        self.fake, self.ctx, self.client = fake, ctx, client
+        self.update_ids = iter(range(1, 10**9))
+        self.replies: list[tuple[str, dict]] = []  # (chat, reply body) of the webhook
+        self.checked = collections.Counter()
+        self.seen_calls = 0
+
+    def post(self, update: dict) -> dict | None:
+        response = self.client.post("/telegram/webhook", json=update, headers={SECRET_HEADER: SECRET})
+        assert response.status_code == 200, response.text
+        return response.json() if response.content else None
+
+    def say(self, who: dict, chat: dict, text: str) -> dict | None:
+        n = next(self.update_ids)
+        body = self.post({"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat, "from": who,
+                                                      "text": text}})
+        if body:
+            self.replies.append((str(chat["id"]), body))
+        return body
+
+    def open(self, table: Table) -> None:
+        group = {"id": table.group, "type": "supergroup", "title": "audit"}
+        lobby = self.say(table.users[0], group, f"/newgame@{BOT_USERNAME}")
+        payload = lobby["reply_markup"]["inline_keyboard"][0][0]["url"].split("?start=")[1]
+        for who in table.users[1:]:
+            self.say(who, {"id": who["id"], "type": "private"}, f"/start {payload}")
+        assert self.say(table.users[0], group, "/begin")["text"].startswith(("The game begins", "Hra začíná"))
+        table.game_id = self.ctx.store.game_of_chat(str(table.group))
+        meta = self.ctx.store.meta(table.game_id)
+        by_id = {str(u["id"]): u for u in table.users}
+        table.seat_user = {int(s): by_id[p["user"]] for s, p in meta["players"].items() if p.get("user")}
+
+    def answer(self, table: Table) -> None:
+        """Every asked seat that has not answered presses the button of its auto-play answer."""
+        store = self.ctx.store
+        snap = store.load(table.game_id)
+        if snap.status == "over":
+            table.done = True
+            return
+        if snap.status != "collecting":
+            return
+        game = Game.from_json(snap.json)
+        for seat in sorted(store.expected(table.game_id) - set(store.answers(table.game_id))):
+            stage, chosen = game.copy(), []
+            for action in bot_answer(game, seat):
+                chosen.append(stage.legal_actions(seat).index(action))
+                stage.apply(seat, action)
+            data = ui.Choice(table.game_id, snap.window, tuple(chosen)).data()
+            who = table.seat_user[seat]
+            message_id = self.decision_message(who["id"], table.game_id, snap.window)
+            n = next(self.update_ids)
+            body = self.post({"update_id": n, "callback_query": {
+                "id": f"q{n}", "from": who, "chat_instance": "a", "data": data,
+                "message": {"message_id": message_id, "date": 1, "chat": {"id": who["id"], "type": "private"}}}})
+            assert body and body.get("text"), body  # a complete answer: "Locked in."
+            self.replies.append((str(who["id"]), body))
+
+    def decision_message(self, chat_id: int, game_id: str, window: int) -> int:
+        prefix = f"d:{game_id}:{window}:"
+        with self.fake._lock:
+            for (chat, mid), message in self.fake.messages.items():
+                if chat == str(chat_id) and prefix in str(message.get("reply_markup")):
+                    return mid
+        raise AssertionError(f"no decision message for window {window} in chat {chat_id}")
+
+    def new_outgoing(self) -> list[tuple[str, str]]:
+        """(chat, text with button labels) of every call and reply since the last look."""
+        out = []
+        calls = self.fake.calls[self.seen_calls:]
+        self.seen_calls += len(calls)
+        for call in calls:
+            params = call["params"]
+            if call["method"] in ("sendMessage", "editMessageText") and call["ok"]:
+                labels = [b.get("text", "") for row in (params.get("reply_markup") or {}).get("inline_keyboard", [])
+                          for b in row]
+                out.append((str(params["chat_id"]), "\n".join([params.get("text", "")] + labels)))
+            elif call["method"] == "answerCallbackQuery" and params.get("text"):
+                out.append(("?", params["text"]))
+        for chat, body in self.replies:
+            labels = [b.get("text", "") for row in (body.get("reply_markup") or {}).get("inline_keyboard", [])
+                      for b in row]
+            out.append((chat, "\n".join([body.get("text", "")] + labels)))
+        self.replies.clear()
+        return out
+
+
+def _names(card) -> list[str]:
+    return sorted({name(card, "en"), name(card, "cs")}, key=len, reverse=True)
+
+
+def _mentions(text: str, words: list[str]) -> list[str]:
+    """The words found in ``text`` as whole words (a list of cards only as a whole list)."""
+    return [w for w in words if re.search(rf"(?<!\w)(?<!, ){re.escape(w)}(?![\w,])", text)]
+
+
+def secrets_of(ctx, table: Table) -> dict:
+    """What each chat of the game must not be told now: chat -> list of forbidden strings."""
+    snap = ctx.store.load(table.game_id)
+    game = Game.from_json(snap.json)
+    meta = ctx.store.meta(table.game_id)
+    names = {int(s): p["name"] for s, p in meta["players"].items()}
+    seats = list(range(len(meta["players"])))
+    chat_of = {s: meta["players"][str(s)]["chat"] for s in seats}
+    pre_reveal = game.window is not None and game.window["kind"] in ("hunt", "prereveal")
+    forbidden = {str(table.group): [], **{chat_of[s]: [] for s in seats}}
+    hunt = [w for card in game.private_view(0)["hunt_cards"] for w in _names(card)]
+    for chat in [str(table.group)] + [chat_of[s] for s in seats[1:]]:
+        forbidden[chat] += hunt
+    for h in seats[1:]:
+        mine = game.private_view(h)
+        words = [w for card in mine["survival"] + mine["drawn_to_choose"] for w in _names(card)]
+        hand = sorted(mine["hand"])
+        if len(hand) >= 3 and hand != [1, 2, 3, 4, 5]:  # everyone starts with 1-5: that hand is no secret
+            words += [cards_text(hand, lang) for lang in ("en", "cs")]
+        if pre_reveal and mine["played"]:
+            words += [line({"type": "played", "cards": mine["played"], "visible_to": [h]}, names, lang)
+                      for lang in ("en", "cs")]
+            words += [f"{names[h]} → ", "🔦"]
+        for chat in [str(table.group), chat_of[0]] + [chat_of[o] for o in seats[1:] if o != h]:
+            forbidden[chat] += words
+    for o in seats[1:]:  # a Hunted may see its own cards and pick, whoever else holds or picked the same
+        own = game.private_view(o)
+        allowed = {cards_text(sorted(own["hand"]), lang) for lang in ("en", "cs")}
+        allowed |= {w for card in own["survival"] + own["drawn_to_choose"] for w in _names(card)}
+        allowed |= {line({"type": "played", "cards": own["played"], "visible_to": [o]}, names, lang)
+                    for lang in ("en", "cs")}
+        forbidden[chat_of[o]] = [w for w in forbidden[chat_of[o]] if w not in allowed]
+    return forbidden
+
+
+def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
+    fake, ctx, client = stack
+    audit = Audit(fake, ctx, client)
+    started = time.monotonic()
+    tables = [Table(n, players=2 + n % 3) for n in range(GAMES)]  # 2 to 4 players
+    for table in tables:
+        audit.open(table)
+    run_jobs(ctx)
+    chat_game = {}
+    for table in tables:
+        chat_game[str(table.group)] = table
+        for u in table.users:
+            chat_game[str(u["id"])] = table
+    leaks, messages, rounds = [], 0, 0
+    while not all(t.done for t in tables):
+        rounds += 1
+        assert rounds < 400, "the games do not end"
+        for table in tables:
+            if not table.done:
+                audit.answer(table)
+        run_jobs(ctx)
+        outgoing = audit.new_outgoing()
+        forbidden = {}
+        for chat, text in outgoing:
+            messages += 1
+            table = chat_game.get(chat)
+            if table is None:
+                continue  # a callback answer: checked with its webhook reply
+            if table.game_id not in forbidden:
+                forbidden[table.game_id] = secrets_of(ctx, table)
+            found = _mentions(text, forbidden[table.game_id].get(chat, []))
+            if found:
+                leaks.append((table.game_id, chat, found, text[:300]))
+    elapsed = time.monotonic() - started
+    over = [ctx.store.load(t.game_id).status for t in tables]
+    print(f"\nsecrets audit: {len(tables)} games, {rounds} rounds, {messages} outgoing messages checked, "
+          f"{len(fake.calls)} Bot API calls, {elapsed:.1f} s")
+    assert over.count("over") == GAMES
+    assert not leaks, leaks[:5]
+    assert messages > GAMES * 20

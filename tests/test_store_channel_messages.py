@@ -1,0 +1,121 @@
+"""Outgoing messages per channel (workers.messages) and the outbox's per-slot rules, on fakeredis."""
+
+from pipeline_support import Clock, make_ctx
+
+from service import outbox
+from service.game import new_game
+from service.store import Commit
+from workers import messages, upkeep
+from workers.context import RoutingSender
+
+TG_META = {"players": {"0": {"name": "Eva", "chat": "7003", "user": "7003", "lang": "en"},
+                       "1": {"name": "Anna", "chat": "7001", "user": "7001", "lang": "cs"},
+                       "2": {"name": "Petr", "chat": "7002", "user": "7002", "lang": "en"}},
+           "group": "-100555", "lang": "en", "deadline_seconds": 60, "bots": []}
+
+
+def step(ctx, game, events, asked, version=2, news=None):
+    return messages.step_messages(ctx, messages.Step("g1", TG_META, game, events, [], asked, 2e9, version,
+                                                     news or messages.empty_news(game.turn)))
+
+
+def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
+    ctx = make_ctx()
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    out, news = step(ctx, game, [], game.waiting_for())
+    by_chat = {m["chat"]: m for m in out}
+    status = by_chat["-100555"]
+    assert status["slot"] == "g1:t1" and status["seq"] == 200 and status["buttons"] is None
+    assert status["text"].startswith("🌍 Turn 1")
+    anna = by_chat["7001"]  # a Hunted asked to explore, in Czech
+    assert anna["slot"] == "g1:w1" and anna["buttons"] and anna["buttons"][0][0]["data"].startswith("d:g1:1:")
+    assert "Kolo 1" in anna["text"]
+    assert "7003" not in by_chat  # the Creature is not asked and has no news
+    assert news == {"turn": 1, "items": []}
+
+
+def test_reveal_and_end_are_new_messages_and_news_accumulate_over_the_turn():
+    ctx = make_ctx()
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    reveal = {"type": "reveal", "played": {"1": [2], "2": [4]}, "visible_to": None}
+    caught = {"type": "caught", "seat": 2, "place": 4, "visible_to": None}
+    out, news = step(ctx, game, [reveal, caught], [])
+    group = [m for m in out if m["chat"] == "-100555"]
+    assert group[0]["text"].startswith("🔦") and "Petr → 4" in group[0]["text"] and not group[0].get("slot")
+    assert group[1]["slot"] == "g1:t1" and "Petr was caught" in group[1]["text"]
+    assert [i["type"] for i in news["items"]] == ["reveal", "caught"]
+    out, news = step(ctx, game, [{"type": "turn", "turn": 2, "visible_to": None}], [], version=3, news=news)
+    slots = [m.get("slot") for m in out if m["chat"] == "-100555"]
+    assert slots == ["g1:t1", "g1:t2"]  # the old turn's status is finalised, the new turn's is a new message
+    assert news == {"turn": 2, "items": []}
+
+
+def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
+    ctx = make_ctx()
+    ctx.store.redis.set("tg:blocked:7001", 1)
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    out, _ = step(ctx, game, [{"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [1, 2])
+    assert "7001" not in {m["chat"] for m in out}
+    meta = {**TG_META, "group": "console:table",
+            "players": {**TG_META["players"], "1": {"name": "You", "chat": "console:you", "user": "u"}}}
+    out, _ = messages.step_messages(ctx, messages.Step("g1", meta, game, [
+        {"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [], [1], 2e9, 2, messages.empty_news(1)))
+    you = next(m for m in out if m["chat"] == "console:you")
+    assert "You play: 2 Jungle." in you["text"] and "Your move" in you["text"] and "=" not in you["text"]
+
+
+def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fails_alone():
+    clock = Clock()
+    ctx = make_ctx(clock=clock)
+    out = [{"chat": "grp", "text": "new", "seat": None, "group": True, "slot": "s", "seq": 300},
+           {"chat": "grp", "text": "old", "seat": None, "group": True, "slot": "s", "seq": 200},
+           {"chat": "c1", "text": "bad", "seat": 1, "group": False}]
+    ctx.store.commit("o1", Commit(version=0, window=None, engine_json="{}", next_window=1, status="collecting",
+                                  deadline=clock.now + 60, now=clock.now, expected=[1], prefilled={}, streaks={},
+                                  messages=out))
+
+    class Rejecting:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def send(self, chat, text, buttons=None, slot=None):
+            if text == "bad":
+                raise outbox.RejectedSendError("Bad Request: message text is empty")
+            return self.inner.send(chat, text, buttons)
+
+    ctx.given_sender = Rejecting(ctx.sender)
+    ctx.__dict__.pop("sender", None)
+    assert upkeep.deliver(ctx, "o1-v1-0", 0, 0) == "sent"
+    assert upkeep.deliver(ctx, "o1-v1-1", 0, 0) == "done"  # superseded by the newer version
+    assert upkeep.deliver(ctx, "o1-v1-2", 0, 0) == "failed"
+    assert upkeep.deliver(ctx, "o1-v1-2", 1, 0) == "done"  # never tried again
+    assert ctx.store.streaks("o1") == {}  # a rejected message does not make the player unreachable
+    assert [m["text"] for m in ctx.given_sender.inner.sent()] == ["new"]
+
+
+def test_routing_sender_picks_the_channel_by_chat_and_tells_blocked_from_rejected():
+    ctx = make_ctx(telegram_bot_token="1:x", twilio_account_sid="AC1")
+    router = RoutingSender(ctx.store.redis, ctx.settings)
+    assert [router.channel(c) for c in ("-100123", "-100123/7", "42", "sms:+420777", "console:you")] == \
+        ["telegram", "telegram", "telegram", "sms", "other"]
+    plain = RoutingSender(ctx.store.redis, make_ctx().settings)
+    assert plain.channel("42") == "other"  # no token: nothing goes to Telegram
+
+    class Refusing:
+        def __init__(self, detail):
+            self.detail = detail
+
+        def send(self, *args, **kwargs):
+            raise outbox.PermanentSendError(self.detail)
+
+    router._channels["telegram"] = Refusing("Forbidden: bot was blocked by the user")
+    try:
+        router.send("42", "x")
+    except outbox.PermanentSendError:
+        pass
+    router._channels["telegram"] = Refusing("Bad Request: can't parse entities")
+    try:
+        router.send("42", "x")
+        raise AssertionError("should raise")
+    except outbox.RejectedSendError:
+        pass
