@@ -38,7 +38,7 @@ from tests.fake_bot_api import FakeBotAPI
 from workers import context
 from workers.resolution import bot_answer
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 GAMES = int(__import__("os").environ.get("AUDIT_GAMES", "200"))
 SECRET = "audit_secret"
@@ -62,6 +62,10 @@ def direct(fake: FakeBotAPI, method: str):
         params["reply_markup"] = markup.to_dict() if markup else None
         code, result = handler(params)
         fake._record(method, params, code, {})
+        data = buttons[0][0].get("data", "") if buttons and buttons[0] else ""
+        if method == "sendMessage" and code == 200 and data.startswith("d:"):
+            _, game_id, window = data.split(":")[:3]  # index the decision messages (a scan would be O(all))
+            fake.decisions[str(chat_id), game_id, int(window)] = result["message_id"]
         if code == 200:
             return telegram_send.Result("ok", message_id=result["message_id"])
         return telegram_send.Result("not_modified" if "not modified" in result else "edit_target_missing"
@@ -72,6 +76,7 @@ def direct(fake: FakeBotAPI, method: str):
 @pytest.fixture
 def stack(redis_url, monkeypatch):
     fake = FakeBotAPI()
+    fake.decisions = {}
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", fake.token)
     get_settings.cache_clear()
     monkeypatch.setattr(telegram_send, "send", direct(fake, "sendMessage"))
@@ -172,12 +177,9 @@ class Audit:
             self.replies.append((str(who["id"]), body))
 
     def decision_message(self, chat_id: int, game_id: str, window: int) -> int:
-        prefix = f"d:{game_id}:{window}:"
-        with self.fake._lock:
-            for (chat, mid), message in self.fake.messages.items():
-                if chat == str(chat_id) and prefix in str(message.get("reply_markup")):
-                    return mid
-        raise AssertionError(f"no decision message for window {window} in chat {chat_id}")
+        found = self.fake.decisions.get((str(chat_id), game_id, window))
+        assert found, f"no decision message for window {window} in chat {chat_id}"
+        return found
 
     def new_outgoing(self) -> list[tuple[str, str]]:
         """(chat, text with button labels) of every call and reply since the last look."""
