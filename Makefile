@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: venv run test bench clean
+.PHONY: venv run test bench clean soak
 
 venv: $(STAMP)
 
@@ -32,3 +32,14 @@ bench: venv
 clean:
 	rm -rf $(VENV) *.egg-info build dist .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The long runs of issue 7 (docs/BENCHMARKS.md): >100,000 fuzz inputs, the load generator, the soak with faults
+# under appendfsync always and everysec. Bounded in time (SOAK_SECONDS per soak run); figures in .soak/.
+SOAK_SECONDS ?= 1800
+soak: venv
+	@mkdir -p .soak; rm -f .soak/fuzz-counts.tsv
+	FUZZ_EXAMPLES=30000 FUZZ_REPORT=.soak/fuzz-counts.tsv tools/with-redis.sh $(PY) -m pytest -q -s -p no:cacheprovider tests/test_fuzz_commands.py tests/test_fuzz_telegram.py tests/test_fuzz_sms.py
+	@awk -F'\t' '{n += $$2} END {print "fuzz inputs in all: " n}' .soak/fuzz-counts.tsv
+	tools/with-redis.sh $(PY) -m bench.load --games 60 --timeout 900 --json .soak/load.json
+	$(PY) -m bench.soak --games 500 --fsync always --duration $(SOAK_SECONDS) --json .soak/soak-always.json
+	$(PY) -m bench.soak --games 500 --fsync everysec --duration $(SOAK_SECONDS) --json .soak/soak-everysec.json

@@ -1,0 +1,690 @@
+"""Load generator (issue 7): N concurrent Telegram games played by bot players through the real webhook over
+HTTP, against the ``Procfile`` processes (web and worker command lines taken from the Procfile, host forced to
+127.0.0.1) and a real Redis, with a fake Bot API (``tests/fake_bot_api.py``) recording every call.
+
+    python -m bench.load --games 100 --players 4 --web 1 --workers 2 [--redis-url URL] [--json out.json]
+
+Needs a redis-server: ``--redis-url``, else ``ARTEMIA_TEST_REDIS_URL`` (``tools/with-redis.sh``), else
+``REDIS_URL``; database 13 of it is flushed. Everything listens on 127.0.0.1 only; every loop is bounded by a
+count and a deadline (``--timeout``).
+
+How a game is played: a group per game; its creator sends /newgame, the others open the Join deep link in
+private (/start <payload>), the creator sends /begin. From then on the bots read what the workers send to the
+fake Bot API: a private message whose keyboard names ``d:<game>:<window>:…`` asks that player; the bot picks its
+move with ``service.game.bots`` on its own seat (the snapshot read from Redis, as the web process reads it) and
+presses the one button of the complete answer (a callback query posted to the webhook). Deadlines are long
+(``--deadline``), so every window is closed by people, none by the clock.
+
+Figures (printed, and written as JSON with ``--json``):
+
+* ``webhook``: updates/s of one web process answering real game answers (button presses that replace a seat's
+  answer in an open window: the full path — secret, parse, dedup, snapshot, ui.follow, ingest's engine check,
+  the submit script, the edit job) against the same server answering a no-op request (``GET`` of an unrouted
+  path: uvicorn, Starlette and the middleware, no handler), same client and concurrency, interleaved, in the
+  same run. Per web process: the figure is divided by ``--web`` when several serve behind the client's
+  round robin.
+* ``resolutions``: windows resolved per second per worker while the games were played (audit log entries
+  ``{g:G}:log`` over the play time / workers) — a figure of this load, not a saturation rate.
+* ``latency``: the last answer of a window (the webhook's 200) -> the first message of the next window at the
+  fake Bot API (its decision message), p50 / p99 / max.
+* ``memory``: ``MEMORY USAGE`` summed over each game's keys (``{g:<id>}*``) while the games are running and once
+  they are over, and the Telegram/lobby keys per game; plus ``used_memory`` growth per game.
+* ``messages``: Bot API calls per player per turn (``sendMessage`` alone and with the edits), group and private.
+"""
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import json
+import os
+import pathlib
+import random
+import re
+import shlex
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import httpx
+import redis
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from fake_bot_api import FakeBotAPI, serve  # noqa: E402
+
+from service.channels import telegram_ui as ui  # noqa: E402
+from service.game import Game  # noqa: E402
+from service.game.bots import choose  # noqa: E402
+
+DB = 13
+SECRET = "load-secret"
+BOT_USERNAME = "artemia_load_bot"
+TOKEN = "123:LOAD"
+UNLIMITED = {"ARTEMIA_RATE_GLOBAL_PER_SECOND": "1000000", "ARTEMIA_RATE_PRIVATE_PER_SECOND": "1000000",
+             "ARTEMIA_RATE_GROUP_PER_MINUTE": "100000000"}
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * p))]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_url_from(given: str | None, db: int = DB) -> str:
+    url = given or os.environ.get("ARTEMIA_TEST_REDIS_URL") or os.environ.get("REDIS_URL")
+    if not url:
+        raise SystemExit("no Redis: pass --redis-url or run through tools/with-redis.sh (make bench)")
+    return f"{url.rsplit('/', 1)[0]}/{db}"
+
+
+# ---------------------------------------------------------------------------------------------- processes
+
+
+def procfile() -> dict[str, str]:
+    """Process type -> command line, from the Procfile."""
+    out = {}
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#") and ":" in line:
+            name, _, command = line.partition(":")
+            out[name.strip()] = command.strip()
+    return out
+
+
+class Cluster:
+    """The Procfile's web and worker processes on 127.0.0.1, each in a session of its own (so one can be
+    SIGKILLed with its forked work horses), logs in a temporary directory."""
+
+    def __init__(self, redis_url: str, bot_base_url: str, extra_env: dict | None = None):
+        self.redis_url = redis_url
+        self.logs = pathlib.Path(tempfile.mkdtemp(prefix="artemia-load-"))
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": redis_url, "ARTEMIA_WEBHOOK_SECRET": SECRET,
+                    "ARTEMIA_BOT_USERNAME": BOT_USERNAME, "TELEGRAM_BOT_TOKEN": TOKEN,
+                    "TELEGRAM_API_BASE_URL": bot_base_url, "ARTEMIA_MIN_DEADLINE_SECONDS": "1",
+                    "PATH": f"{pathlib.Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+                    **UNLIMITED, **(extra_env or {})}
+        self.env.pop("ARTEMIA_SENDER", None)
+        self.commands = procfile()
+        self.web: list[tuple[subprocess.Popen, int]] = []
+        self.workers: list[subprocess.Popen] = []
+        self._n = 0
+
+    def _spawn(self, kind: str, command: str, env: dict) -> subprocess.Popen:
+        self._n += 1
+        log = open(self.logs / f"{kind}-{self._n}.log", "wb")
+        return subprocess.Popen(["bash", "-c", "exec " + command], env=env, cwd=ROOT, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+    def start_web(self, n: int = 1) -> list[str]:
+        command = self.commands["web"].replace("--host 0.0.0.0", "--host 127.0.0.1")
+        if "--host 127.0.0.1" not in command:
+            raise SystemExit(f"Procfile web line does not bind a host I can force to loopback: {command}")
+        urls = []
+        for _ in range(n):
+            port = free_port()
+            proc = self._spawn("web", command, {**self.env, "PORT": str(port)})
+            self.web.append((proc, port))
+            urls.append(f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + 30
+        for url in urls:
+            while True:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(url + "/load-noop", timeout=1).status_code == 404:
+                        break
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"web did not start; log in {self.logs}")
+                time.sleep(0.1)
+        return urls
+
+    def start_workers(self, n: int) -> None:
+        for _ in range(n):
+            self.workers.append(self._spawn("worker", self.commands["worker"], self.env))
+        connection = redis.Redis.from_url(self.redis_url)
+        deadline = time.monotonic() + 30
+        while len(connection.smembers("rq:workers")) < len(self.alive_workers()):
+            if time.monotonic() > deadline:
+                raise SystemExit(f"workers did not register; logs in {self.logs}")
+            time.sleep(0.1)
+
+    def alive_workers(self) -> list[subprocess.Popen]:
+        return [p for p in self.workers if p.poll() is None]
+
+    def kill_worker(self, proc: subprocess.Popen) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+    def stop(self) -> None:
+        procs = [p for p, _ in self.web] + self.workers
+        for proc in procs:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGTERM)
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+# ---------------------------------------------------------------------------------------------- the Bot API
+
+
+class WatchedBotAPI(FakeBotAPI):
+    """The fake Bot API, also telling ``on_call(method, params, code, at)`` about every call (from its thread)."""
+
+    def __init__(self, on_call):
+        super().__init__(TOKEN)
+        self.on_call = on_call
+
+    def _record(self, method, params, code, body):
+        response = super()._record(method, params, code, body)
+        self.on_call(method, params, code, time.monotonic())
+        return response
+
+
+DECISION = re.compile(r"^d:([A-Za-z0-9_]+):(\d+):")
+
+
+def decision_of(params: dict) -> tuple[str, int] | None:
+    """(game, window) named by the buttons of a message, if it is a decision message."""
+    markup = params.get("reply_markup") or {}
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    for row in markup.get("inline_keyboard", []):
+        for button in row:
+            match = DECISION.match(button.get("callback_data") or "")
+            if match:
+                return match[1], int(match[2])
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- the players
+
+
+class Driver:
+    """Telegram as the bot players see it: posts updates to the web processes, reacts to the Bot API calls."""
+
+    def __init__(self, urls: list[str], redis_url: str, players: int, seed: int = 1, deadline: int = 3600,
+                 concurrency: int = 64, side: int = 1):
+        self.urls = urls
+        self.side = side  # the Creature's choice of board side (see --side)
+        self.manual: set[str] = set()  # games the bots leave alone (the webhook rate measurement's)
+        self.redis = redis.Redis.from_url(redis_url)
+        self.players = players
+        self.rng = random.Random(seed)
+        self.deadline = deadline
+        self.ids = iter(range(10 ** 6, 10 ** 9))
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.client: httpx.AsyncClient | None = None
+        self.limit = asyncio.Semaphore(concurrency)
+        self.games: dict[str, dict] = {}  # game -> {"group", "users": {seat: user}}
+        self.user_game: dict[int, tuple[str, int]] = {}
+        self.answered: set[tuple[str, int, int]] = set()
+        self.answer_at: dict[tuple[str, int], float] = {}  # (game, window) -> last answer's 200
+        self.first_decision: dict[tuple[str, int], float] = {}  # (game, window) -> first decision message
+        self.calls: list[tuple[str, str, int, float]] = []  # (method, chat, code, at)
+        self.statuses = collections.Counter()
+        self.errors = collections.Counter()
+        self.tasks: set[asyncio.Task] = set()
+        self._rr = 0
+
+    # --- HTTP ---------------------------------------------------------------------------------------------------
+
+    def url(self) -> str:
+        self._rr += 1
+        return self.urls[self._rr % len(self.urls)]
+
+    async def post(self, update: dict) -> httpx.Response | None:
+        async with self.limit:
+            for attempt in range(5):  # Telegram retries a non-2xx answer; so do we (bounded)
+                try:
+                    response = await self.client.post(self.url() + "/telegram/webhook", json=update,
+                                                      headers={"X-Telegram-Bot-Api-Secret-Token": SECRET})
+                except httpx.HTTPError as exc:
+                    self.errors[type(exc).__name__] += 1
+                    await asyncio.sleep(0.2 * (attempt + 1))
+                    continue
+                self.statuses[response.status_code] += 1
+                if response.status_code < 500:
+                    return response
+                await asyncio.sleep(0.2 * (attempt + 1))
+        return None
+
+    def message(self, user: int, chat: dict, text: str) -> dict:
+        n = next(self.ids)
+        return {"update_id": n, "message": {"message_id": n, "date": int(time.time()), "chat": chat, "text": text,
+                                            "from": {"id": user, "is_bot": False, "first_name": f"P{user}",
+                                                     "language_code": "en"}}}
+
+    def press(self, user: int, data: str) -> dict:
+        n = next(self.ids)
+        return {"update_id": n, "callback_query": {
+            "id": f"q{n}", "chat_instance": "load", "data": data,
+            "from": {"id": user, "is_bot": False, "first_name": f"P{user}", "language_code": "en"},
+            "message": {"message_id": 1, "date": int(time.time()), "chat": {"id": user, "type": "private"}}}}
+
+    # --- setting games up -------------------------------------------------------------------------------------
+
+    async def setup_game(self, index: int, manual: bool = False) -> str | None:
+        group = {"id": -1_000_000_000 - index, "type": "supergroup", "title": f"Load {index}"}
+        users = [100_000 + index * 10 + k for k in range(self.players)]
+        lobby = await self.post(self.message(users[0], group, "/newgame"))
+        if lobby is None or not lobby.content:
+            return None
+        link = lobby.json()["reply_markup"]["inline_keyboard"][0][0]["url"]
+        payload = link.split("?start=", 1)[1]
+        for user in users[1:]:
+            await self.post(self.message(user, {"id": user, "type": "private"}, f"/start {payload}"))
+        await self.post(self.message(users[0], group, f"/settings deadline {self.deadline}"))
+        began = await self.post(self.message(users[0], group, "/begin"))
+        if began is None:
+            return None
+        game_id = self.redis.get(f"artemia:chat:{group['id']}")
+        if game_id is None:
+            return None
+        game_id = game_id.decode()
+        meta = json.loads(self.redis.hget("{g:" + game_id + "}:meta", "json"))
+        seats = {}
+        for seat, player in meta["players"].items():
+            user = int(re.search(r"(\d+)$", str(player.get("user") or player.get("chat"))).group(1))
+            seats[int(seat)] = user
+            self.user_game[user] = (game_id, int(seat))
+        self.games[game_id] = {"group": group["id"], "users": seats}
+        if manual:
+            self.manual.add(game_id)
+        return game_id
+
+    async def open_wide_window(self, game_id: str, tries: int = 40) -> bool:
+        """Answer a manual game's windows until one asks two seats or more (bounded)."""
+        for _ in range(tries):
+            raw = self.redis.hgetall("{g:" + game_id + "}:snap")
+            if raw.get(b"status") == b"collecting":
+                game, window = Game.from_json(raw[b"json"]), int(raw[b"window"])
+                missing = sorted(set(game.waiting_for()))
+                if len(missing) >= 2:
+                    return True
+                for seat in missing:
+                    data = self.complete_choice(game_id, window, seat)
+                    if data:
+                        await self.post(self.press(self.games[game_id]["users"][seat], data))
+            await asyncio.sleep(0.25)
+        return False
+
+    # --- playing ------------------------------------------------------------------------------------------------
+
+    def on_call(self, method: str, params: dict, code: int, at: float) -> None:
+        """From the fake Bot API's thread: hand the call to the event loop."""
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._on_call, method, params, code, at)
+
+    def _on_call(self, method: str, params: dict, code: int, at: float) -> None:
+        chat = str(params.get("chat_id"))
+        self.calls.append((method, chat, code, at))
+        if code != 200 or method not in ("sendMessage", "editMessageText"):
+            return
+        named = decision_of(params)
+        if named is None:
+            return
+        game_id, window = named
+        self.first_decision.setdefault((game_id, window), at)
+        user = int(chat) if chat.lstrip("-").isdigit() else None
+        if user not in self.user_game or game_id in self.manual:
+            return
+        key = (game_id, window, user)
+        if key in self.answered:
+            return
+        self.answered.add(key)
+        task = self.loop.create_task(self.answer(user, game_id, window))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def complete_choice(self, game_id: str, window: int, seat: int) -> str | None:
+        raw = self.redis.hgetall("{g:" + game_id + "}:snap")
+        if not raw or raw.get(b"status") != b"collecting" or int(raw.get(b"window") or -1) != window:
+            return None
+        game = Game.from_json(raw[b"json"])
+        if seat not in game.waiting_for():
+            return None
+        choice = ui.Choice(game_id, window)
+        for _ in range(12):
+            stage = ui.follow(game, seat, choice)
+            if stage.complete:
+                return choice.data()
+            legal = stage.game.legal_actions(seat)
+            wanted = choose(stage.game, seat, self.rng)
+            if stage.game.window["kind"] == "setup" and {"type": "side", "side": self.side} in legal:
+                wanted = [{"type": "side", "side": self.side}]
+            pick = legal.index(wanted[0]) if wanted and wanted[0] in legal else 0
+            choice = choice.choose(pick)
+        return None
+
+    async def answer(self, user: int, game_id: str, window: int) -> None:
+        seat = self.user_game[user][1]
+        try:
+            data = self.complete_choice(game_id, window, seat)
+        except Exception as exc:  # noqa: BLE001 - counted and reported; the deadline covers the seat
+            self.errors[f"choice: {type(exc).__name__}"] += 1
+            return
+        if data is None:
+            return
+        response = await self.post(self.press(user, data))
+        if response is not None and response.status_code == 200:
+            self.answer_at[game_id, window] = max(self.answer_at.get((game_id, window), 0), time.monotonic())
+
+    def over(self) -> int:
+        pipe = self.redis.pipeline(transaction=False)
+        for game_id in self.games:
+            pipe.hget("{g:" + game_id + "}:snap", "status")
+        return sum(1 for status in pipe.execute() if status == b"over")
+
+    # --- figures --------------------------------------------------------------------------------------------
+
+    def latencies(self) -> list[float]:
+        """ms from the last answer of a window to the first decision message of the game's next window."""
+        by_game = collections.defaultdict(list)
+        for (game_id, window), at in self.first_decision.items():
+            by_game[game_id].append((window, at))
+        out = []
+        for game_id, seen in by_game.items():
+            seen.sort()
+            for (window, _), (_, next_at) in zip(seen, seen[1:]):
+                answered = self.answer_at.get((game_id, window))
+                if answered is not None and next_at >= answered:
+                    out.append((next_at - answered) * 1000)
+        return out
+
+
+# ---------------------------------------------------------------------------------------------- measuring
+
+
+def memory(connection: redis.Redis, games: list[str]) -> dict:
+    """Bytes per game: its own keys ({g:<id>}*), and the Telegram/lobby/index keys about its players."""
+    own = []
+    for game_id in games:
+        total = 0
+        for key in connection.scan_iter(match="{g:" + game_id + "}*", count=1000):
+            total += connection.memory_usage(key, samples=0) or 0
+        own.append(total)
+    other = 0
+    for pattern in ("tg:*", "artemia:lobby:*", "artemia:place:*", "artemia:user:*", "artemia:chat:*",
+                    "artemia:seats:*", "artemia:joined:*", "artemia:opened:*"):
+        for key in connection.scan_iter(match=pattern, count=1000):
+            other += connection.memory_usage(key, samples=0) or 0
+    return {"game_keys_mean": statistics.mean(own) if own else 0, "game_keys_max": max(own, default=0),
+            "index_keys_per_game": other / max(1, len(games))}
+
+
+async def rate(client: httpx.AsyncClient, make_request, seconds: float, concurrency: int) -> float:
+    """Requests/s over ``seconds`` with ``concurrency`` requests in flight."""
+    done, stop = 0, time.perf_counter() + seconds
+    started = time.perf_counter()
+
+    async def one_lane():
+        nonlocal done
+        while time.perf_counter() < stop:
+            response = await make_request()
+            if response.status_code >= 500:
+                raise RuntimeError(f"{response.status_code} during the rate measurement")
+            done += 1
+
+    await asyncio.gather(*(one_lane() for _ in range(concurrency)))
+    return done / (time.perf_counter() - started)
+
+
+async def measure_webhook(driver: Driver, games: list[str], seconds: float, concurrency: int) -> dict:
+    """Real answers (replacing a seat's answer in an open window) vs a no-op request, interleaved."""
+    presses = []  # (user, complete data) for all but one missing seat of each game
+    for game_id in games:
+        raw = driver.redis.hgetall("{g:" + game_id + "}:snap")
+        if raw.get(b"status") != b"collecting":
+            continue
+        game = Game.from_json(raw[b"json"])
+        window = int(raw[b"window"])
+        asked = game.waiting_for()
+        for seat in asked[:-1]:
+            data = driver.complete_choice(game_id, window, seat)
+            if data:
+                presses.append((driver.games[game_id]["users"][seat], data))
+    if not presses:
+        return {}
+    client, noop, real = driver.client, [], []
+
+    async def noop_request():
+        return await client.get(driver.url() + "/load-noop")
+
+    async def answer_request():
+        user, data = presses[driver.rng.randrange(len(presses))]
+        response = await client.post(driver.url() + "/telegram/webhook", json=driver.press(user, data),
+                                     headers={"X-Telegram-Bot-Api-Secret-Token": SECRET})
+        if response.status_code != 200 or "Locked in" not in response.text:
+            driver.errors[f"webhook answer {response.status_code}: {response.text[:80]}"] += 1
+        return response
+
+    answered = sum(driver.statuses.values())
+    for _ in range(2):
+        noop.append(await rate(client, noop_request, seconds, concurrency))
+        before = time.perf_counter()
+        real.append(await rate(client, answer_request, seconds, concurrency))
+        answered += int(real[-1] * (time.perf_counter() - before))
+    web = len(driver.urls)
+    return {"answers_per_s": statistics.mean(real) / web, "noop_per_s": statistics.mean(noop) / web,
+            "ratio": statistics.mean(real) / statistics.mean(noop), "concurrency": concurrency,
+            "presses": len(presses), "answers": answered - sum(driver.statuses.values()),
+            "runs": {"noop": noop, "answers": real}}
+
+
+async def drain(connection: redis.Redis, limit: float) -> float:
+    """Wait (at most ``limit`` s) until the workers have run every queued job (the rate measurement's edits)."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        if connection.llen("rq:queue:artemia") + connection.llen("rq:queue:artemia-send") == 0:
+            break
+        await asyncio.sleep(0.25)
+    await asyncio.sleep(1.0)
+    return time.monotonic() - started
+
+
+def message_figures(driver: Driver, turns: int) -> dict:
+    players = len(driver.games) * driver.players
+    ok = [c for c in driver.calls if c[2] == 200]
+    sends = [c for c in ok if c[0] == "sendMessage"]
+    edits = [c for c in ok if c[0] in ("editMessageText", "editMessageReplyMarkup")]
+    group = {str(g["group"]) for g in driver.games.values()}
+    player_turns = max(1, turns * driver.players)
+    return {"player_turns": player_turns, "players": players,
+            "sends_per_player_turn": len(sends) / player_turns,
+            "calls_per_player_turn": (len(sends) + len(edits)) / player_turns,
+            "group_sends_per_turn": sum(1 for c in sends if c[1] in group) / max(1, turns),
+            "private_sends_per_player_turn": sum(1 for c in sends if c[1] not in group) / player_turns,
+            "edits_per_player_turn": len(edits) / player_turns,
+            "by_method": dict(collections.Counter(c[0] for c in driver.calls))}
+
+
+def game_turns(connection: redis.Redis, games: list[str]) -> int:
+    total = 0
+    for game_id in games:
+        raw = connection.hget("{g:" + game_id + "}:snap", "json")
+        if raw:
+            total += Game.from_json(raw).turn
+    return total
+
+
+def resolutions(connection: redis.Redis, games: list[str]) -> int:
+    return sum(max(0, connection.llen("{g:" + g + "}:log") - 1) for g in games)
+
+
+# ---------------------------------------------------------------------------------------------- the run
+
+
+async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
+    driver.loop = asyncio.get_running_loop()
+    figures: dict = {}
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=args.concurrency + 8),
+                                 timeout=30) as client:
+        driver.client = client
+        # 1. the webhook's rate on a few games set aside for it (their windows stay open)
+        if args.rate_seconds > 0:
+            spare = [g for g in await asyncio.gather(*(driver.setup_game(10_000 + i, manual=True)
+                                                       for i in range(args.rate_games))) if g]
+            await asyncio.gather(*(driver.open_wide_window(g) for g in spare))
+            figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency)
+            for game_id in spare:
+                driver.games.pop(game_id, None)
+            driver.redis.delete(*[k for g in spare for k in driver.redis.scan_iter(match="{g:" + g + "}*")] or
+                                ["-"])
+            driver.redis.zrem("artemia:due", *spare)
+            figures["webhook"]["drain_s"] = await drain(driver.redis, 180)
+        driver.answered.clear()
+        driver.answer_at.clear()
+        driver.first_decision.clear()
+        driver.calls.clear()
+        # 2. the games, played to the end
+        started = time.monotonic()
+        before = driver.redis.info("memory")["used_memory"]
+        games = [g for g in await asyncio.gather(*(driver.setup_game(i) for i in range(args.games))) if g]
+        setup_s = time.monotonic() - started
+        play_started = time.monotonic()
+        deadline = play_started + args.timeout
+        samples, next_sample = [], play_started + args.memory_every
+        while time.monotonic() < deadline:
+            await asyncio.sleep(0.5)
+            over = driver.over()
+            if over == len(games):
+                break
+            if time.monotonic() >= next_sample:  # memory of the games still running, now and then
+                next_sample = time.monotonic() + args.memory_every
+                running = [g for g in games if driver.redis.hget("{g:" + g + "}:snap", "status") != b"over"]
+                sample = memory(driver.redis, running)
+                sample["used_memory_per_game"] = (driver.redis.info("memory")["used_memory"] - before) / len(games)
+                samples.append(sample)
+        active_memory = {"samples": len(samples)}
+        if samples:
+            active_memory.update({k: statistics.mean(s[k] for s in samples) for k in samples[0]})
+            active_memory["game_keys_max"] = max(s["game_keys_max"] for s in samples)
+        play_s = time.monotonic() - play_started
+        await asyncio.sleep(1.0)  # the last deliveries
+        for task in list(driver.tasks):
+            task.cancel()
+        over = driver.over()
+        turns = game_turns(driver.redis, games)
+        resolved = resolutions(driver.redis, games)
+        latencies = driver.latencies()
+        figures.update({
+            "games": len(games), "games_over": over, "setup_s": setup_s, "play_s": play_s, "turns": turns,
+            "resolutions": {"windows": resolved, "per_s": resolved / play_s,
+                            "per_s_per_worker": resolved / play_s / max(1, args.workers)},
+            "updates_per_s_during_play": sum(driver.statuses.values()) / max(0.001, setup_s + play_s),
+            "latency_ms": {"n": len(latencies), "p50": percentile(latencies, 0.5),
+                           "p99": percentile(latencies, 0.99), "max": max(latencies, default=float("nan"))},
+            "memory_active": active_memory or {},
+            "memory_finished": memory(driver.redis, games),
+            "messages": message_figures(driver, turns),
+            "statuses": dict(driver.statuses), "errors": dict(driver.errors),
+        })
+    return figures
+
+
+def run(args) -> dict:
+    url = redis_url_from(args.redis_url)
+    connection = redis.Redis.from_url(url)
+    connection.flushdb()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                                capture_output=True, text=True).stdout.strip())
+    driver_box: dict = {}
+    api = WatchedBotAPI(lambda *call: driver_box["driver"].on_call(*call))
+    with serve(api) as base_url:
+        cluster = Cluster(url, base_url)
+        try:
+            urls = cluster.start_web(args.web)
+            cluster.start_workers(args.workers)
+            driver = Driver(urls, url, args.players, seed=args.seed, deadline=args.deadline,
+                            concurrency=args.concurrency, side=args.side)
+            driver_box["driver"] = driver
+            figures = asyncio.run(run_async(args, driver, cluster))
+        finally:
+            cluster.stop()
+    figures.update({"commit": commit + ("+dirty" if dirty else ""), "players": args.players, "web": args.web,
+                    "workers": args.workers, "cores": os.cpu_count(), "logs": str(cluster.logs)})
+    return figures
+
+
+def report(f: dict) -> None:
+    print(f"load: commit {f['commit']}, {f['cores']} cores, {f['web']} web, {f['workers']} workers, "
+          f"{f['games']} games x {f['players']} players (logs {f['logs']})")
+    w = f.get("webhook") or {}
+    if w:
+        print(f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
+              f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; the workers then took "
+          f"{w.get('drain_s', 0):.0f} s for the {w['answers']} edit jobs it queued)")
+    print(f"  games over {f['games_over']}/{f['games']} in {f['play_s']:.1f} s (setup {f['setup_s']:.1f} s), "
+          f"{f['turns']} turns; updates/s during play {f['updates_per_s_during_play']:.0f}")
+    r = f["resolutions"]
+    print(f"  window resolutions: {r['windows']} = {r['per_s']:.1f}/s = {r['per_s_per_worker']:.1f}/s per worker")
+    lat = f["latency_ms"]
+    print(f"  last answer -> first message of the next window: p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, "
+          f"max {lat['max']:.0f} ms (n={lat['n']})")
+    ma, mf = f["memory_active"], f["memory_finished"]
+    if ma.get("samples"):
+        print(f"  memory per active game ({ma['samples']} samples): {ma['game_keys_mean'] / 1024:.1f} KB game keys (max "
+              f"{ma['game_keys_max'] / 1024:.1f}) + {ma['index_keys_per_game'] / 1024:.1f} KB index keys; "
+              f"used_memory growth {ma['used_memory_per_game'] / 1024:.1f} KB/game (goal <= 16 KB)")
+    print(f"  memory per finished game: {mf['game_keys_mean'] / 1024:.1f} KB game keys (max "
+          f"{mf['game_keys_max'] / 1024:.1f}) + {mf['index_keys_per_game'] / 1024:.1f} KB index keys")
+    m = f["messages"]
+    print(f"  messages per player per turn: {m['sends_per_player_turn']:.2f} sendMessage "
+          f"({m['private_sends_per_player_turn']:.2f} private + group {m['group_sends_per_turn']:.2f} per turn), "
+          f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}")
+    if f["errors"]:
+        print(f"  errors: {f['errors']}")
+    print(f"  webhook statuses: {f['statuses']}")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--web", type=int, default=1)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--concurrency", type=int, default=32)
+    p.add_argument("--rate-seconds", type=float, default=5.0, help="per run of the webhook rate (4 runs)")
+    p.add_argument("--rate-games", type=int, default=20)
+    p.add_argument("--deadline", type=int, default=3600, help="seconds per window")
+    p.add_argument("--timeout", type=float, default=600, help="give up playing after this many seconds")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--memory-every", type=float, default=10.0, help="seconds between memory samples")
+    p.add_argument("--side", type=int, default=1, choices=(1, 2),
+                   help="board side the Creature bots choose (side 2 hits a status-rendering bug at c47d0b0)")
+    p.add_argument("--redis-url")
+    p.add_argument("--json", help="also write the figures here")
+    return p
+
+
+def main(argv: list[str] | None = None) -> dict:
+    args = parser().parse_args(argv)
+    figures = run(args)
+    report(figures)
+    if args.json:
+        pathlib.Path(args.json).write_text(json.dumps(figures, indent=1, default=str))
+    return figures
+
+
+if __name__ == "__main__":
+    main()
