@@ -164,7 +164,9 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
     assert "✅ Anna · ⏳ Petr · ⏳ Eva" in text
     assert "Answer by" in text and "UTC" in text
     assert "Rescue counter: " in text and "Marker counter on the Beach: no." in text
-    assert "Artemia spaces (side 1): 1 Lair, 2 Jungle" in text
+    assert "Artemia spaces (side 1): 1, 2, 3, 4, 5, 6." in text  # distances on the Rescue track, not places
+    side_two = new_game({"players": 4, "seed": 3, "side": 2, "expert": False}).public_view()
+    assert "Artemia spaces (side 2): 1, 3, 5, 7, 9, 11." in ui.status(side_two, NAMES, [1, 2, 3], set(), DEADLINE, "en")
     czech = ui.status(view, NAMES, [1, 2, 3], {1}, DEADLINE, "cs")
     assert "Odpověz do" in czech and "Pláž" in czech
     assert "SEČ" in czech or "SELČ" in czech

@@ -360,7 +360,7 @@ def status(view: dict, names: dict[int, str], asked_seats: list[int], answered: 
         yes_no=_("yes") if view["marker_on_beach"] else _("no")))
     if view["artemia_spaces"]:
         lines.append(_("Artemia spaces (side {side}): {places}.").format(
-            side=view["side"], places=cards_text(view["artemia_spaces"], lang)))
+            side=view["side"], places=", ".join(map(str, view["artemia_spaces"]))))  # Rescue-track distances
     lines.append(_("Will: {list}").format(
         list=" · ".join(f"{seat_name(names, h['seat'], lang)} {h['will']}" for h in view["hunted"])))
     placed = tokens_text(view["tokens"], lang)
