@@ -9,14 +9,15 @@ is the engine's auto-play, pressed as a button (its callback data, exactly as th
 
 After each round (every game's asked seats press, then every queued job runs) each new outgoing message — texts
 and button labels, new or edited, and the webhook's own replies — is checked against the state of its game:
-    * no group, Creature or other Hunted message names a Survival card a Hunted holds, or holds a Hunted's hand
-      (three cards or more, as the bot words a hand);
+    * no group, Creature or other Hunted message names a Survival card a Hunted holds, or shows a Hunted's hand
+      ("Your hand: …" as the bot words it; cards a player took back in public may of course be named);
     * before the reveal (hunt and pre-reveal windows) no group, Creature or other Hunted message tells a Hunted's
       face-down pick ("You play: …", "Anna → …", the reveal itself);
     * no group or Hunted message names a Hunt card the Creature holds.
 """
 
 import collections
+import os
 import re
 import time
 
@@ -40,7 +41,7 @@ from workers.resolution import bot_answer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-GAMES = int(__import__("os").environ.get("AUDIT_GAMES", "200"))
+GAMES = int(os.environ.get("ARTEMIA_AUDIT_GAMES", "200"))  # fewer for a quick look
 SECRET = "audit_secret"
 BOT_USERNAME = "artemia_audit_bot"
 UNLIMITED = 1e9
@@ -228,8 +229,9 @@ def secrets_of(ctx, table: Table) -> dict:
         mine = game.private_view(h)
         words = [w for card in mine["survival"] + mine["drawn_to_choose"] for w in _names(card)]
         hand = sorted(mine["hand"])
-        if len(hand) >= 3 and hand != [1, 2, 3, 4, 5]:  # everyone starts with 1-5: that hand is no secret
-            words += [cards_text(hand, lang) for lang in ("en", "cs")]
+        if hand != [1, 2, 3, 4, 5]:  # everyone starts with 1-5: that hand is no secret
+            words += [translator(lang).gettext("Your hand: {cards}").format(cards=cards_text(hand, lang))
+                      for lang in ("en", "cs")]
         if pre_reveal and mine["played"]:
             words += [line({"type": "played", "cards": mine["played"], "visible_to": [h]}, names, lang)
                       for lang in ("en", "cs")]
@@ -238,7 +240,8 @@ def secrets_of(ctx, table: Table) -> dict:
             forbidden[chat] += words
     for o in seats[1:]:  # a Hunted may see its own cards and pick, whoever else holds or picked the same
         own = game.private_view(o)
-        allowed = {cards_text(sorted(own["hand"]), lang) for lang in ("en", "cs")}
+        allowed = {translator(lang).gettext("Your hand: {cards}").format(cards=cards_text(sorted(own["hand"]), lang))
+                   for lang in ("en", "cs")}
         allowed |= {w for card in own["survival"] + own["drawn_to_choose"] for w in _names(card)}
         allowed |= {line({"type": "played", "cards": own["played"], "visible_to": [o]}, names, lang)
                     for lang in ("en", "cs")}
