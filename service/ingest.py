@@ -8,7 +8,7 @@ its resolution under a deterministic job id. The returned ``SubmitResult`` carri
 from dataclasses import dataclass
 from enum import Enum
 
-from service import wording
+from service import ops, wording
 from service.game import Game, IllegalAction
 from workers import scheduling
 from workers.context import Context
@@ -50,6 +50,8 @@ def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id
         return SubmitResult(Status.INVALID, 0, problem)
 
     status, missing = store.submit(game_id, window_id, seat, actions, dedup_id, ctx.clock())
+    if status in ("ACCEPTED", "RESOLVE"):
+        ops.answer_stored(store.redis)
     said = ", ".join(wording.describe(a) for a in actions)
     if status == "ACCEPTED":
         scheduling.refresh(ctx, game_id, window_id, seat)  # the table's status shows the new tick

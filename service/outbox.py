@@ -11,6 +11,7 @@ the send and the mark). No game transition waits on a send.
 from dataclasses import dataclass
 from typing import Protocol
 
+from service import ops
 from service.config import Settings
 from service.store import Store, keys
 
@@ -114,6 +115,7 @@ def _send(store: Store, sender: Sender, settings: Settings, message: dict, game_
         else:
             sender.send(message["chat"], message["text"], message.get("buttons"))
     except RetryAfter as exc:
+        ops.throttled(store.redis)
         store.release_send(game_id, batch, index)
         store.pause_sending(now, exc.seconds)
         return Outcome("wait", exc.seconds)

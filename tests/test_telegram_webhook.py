@@ -138,7 +138,7 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert answer == {"method": "answerCallbackQuery", "callback_query_id": answer["callback_query_id"],
                       "text": "Locked in."}
     assert env.ctx.store.answers(game_id)[seat] == ui.follow(game, seat, complete).actions
-    job = env.ctx.queue.jobs[-1]
+    job = env.ctx.send_queue.jobs[-1]  # edits are sends: they go on the send queue, not between resolutions
     assert job.func_name == "service.channels.telegram_jobs.edit_message"
     assert job.args[2].startswith("✅ Locked in:")
 

@@ -12,6 +12,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from service import ops
 from service.game import Game, IllegalAction, new_game
 from service.store import Commit, Snapshot, batch_for_version, keys
 from workers import messages, scheduling
@@ -149,6 +150,8 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
     commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news)
     version = store.commit(game_id, commit)
+    if version and changed:
+        ops.autoplayed(store.redis, len(changed))
     return commit.after(game_id, version) if version else None
 
 

@@ -458,6 +458,6 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
 
 
 def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen) -> None:
-    env.ctx.queue.enqueue("service.channels.telegram_jobs.edit_message",
+    env.ctx.send_queue.enqueue("service.channels.telegram_jobs.edit_message",  # a send: keep it off resolutions
                           args=(chat_id, message_id, screen.text, screen.keyboard),
                           failure_ttl=env.ctx.settings.job_failure_ttl_seconds, result_ttl=60)
