@@ -210,3 +210,12 @@ def test_one_game_per_forum_topic(chat, env):
     assert "Players (1/7)" in in_topic(1, "/newgame", 12)["text"]
     assert "already a game here" in in_topic(2, "/newgame", 11)["text"]
     assert env.lobby.at("-100999/11").creator == "tg:1000" and env.lobby.at("-100999/12").creator == "tg:1001"
+
+
+def test_start_again_takes_a_bot_played_seat_back(chat, env):
+    game_id, meta = begin(chat, env)
+    seat = next(int(s) for s, p in meta["players"].items() if p.get("user"))
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    env.ctx.store.set_streak(game_id, seat, 3)  # as after three missed deadlines or a block
+    chat.say(user, "/start", chat=private(user))
+    assert env.ctx.store.streaks(game_id)[seat] == 0

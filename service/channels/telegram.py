@@ -328,10 +328,21 @@ GROUP_COMMANDS = {"newgame": cmd_newgame, "join": cmd_join, "leave": cmd_leave, 
 # ---------------------------------------------------------------------------------------------- private
 
 
+def _take_back_seats(user_id: int, env: Env) -> None:
+    """Pressing Start again (after blocking the bot) ends bot play of this user's seats: the next window asks
+    them again, as answering would."""
+    store = env.ctx.store
+    for game_id in store.games_of_user(str(user_id)):
+        for seat, player in store.meta(game_id).get("players", {}).items():
+            if str(player.get("user")) == str(user_id):
+                store.set_streak(game_id, int(seat), 0)
+
+
 def on_private(message: Message, command: str | None, args: list[str], lang: str, env: Env) -> dict:
     user = message.sender
     if command == "start":
         env.tables.set_blocked(user.id, False)
+        _take_back_seats(user.id, env)
         if args and args[0].startswith("j"):
             return join_by_code(message, args[0][1:], lang, env)
         return reply(message, help_text(lang))
