@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import httpx
 from fake_twilio import FakeTwilio, serve
+from redis_state import redis_state as snapshot_keys
 from pipeline_support import Clock, make_ctx, run_jobs
 
 from service.channels import sms
@@ -122,22 +123,4 @@ DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"artemia:metrics")
 
 def redis_state(connection, ignore=DEDUP_KEYS) -> dict:
     """Every key and its value (any type), but the inbound dedup records: to assert that nothing changed."""
-    state = {}
-    for key in connection.keys("*"):
-        if key.startswith(ignore):
-            continue
-        kind = connection.type(key).decode()
-        if kind == "string":
-            value = connection.get(key)
-        elif kind == "hash":
-            value = connection.hgetall(key)
-        elif kind == "set":
-            value = connection.smembers(key)
-        elif kind == "zset":
-            value = connection.zrange(key, 0, -1, withscores=True)
-        elif kind == "list":
-            value = connection.lrange(key, 0, -1)
-        else:
-            value = kind
-        state[key] = (kind, value, connection.ttl(key) > 0)
-    return state
+    return snapshot_keys(connection, ignore)
