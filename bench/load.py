@@ -43,7 +43,6 @@ import random
 import re
 import shlex
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -58,6 +57,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_bot_api import FakeBotAPI, serve  # noqa: E402
+from serving import free_port  # noqa: E402
 
 from service.channels import telegram_ui as ui  # noqa: E402
 from service.game import Game  # noqa: E402
@@ -76,12 +76,6 @@ def percentile(values: list[float], p: float) -> float:
         return float("nan")
     values = sorted(values)
     return values[min(len(values) - 1, int(len(values) * p))]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def redis_url_from(given: str | None, db: int = DB) -> str:

@@ -9,20 +9,23 @@ not found", or ``migrate_to_chat_id``. Bodies may be form-urlencoded (what pytho
 bot (``http://127.0.0.1:<port>/bot``).
 """
 
-import contextlib
 import itertools
 import json
-import socket
 import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+try:
+    import serving
+except ModuleNotFoundError:  # imported as tests.<module>, with only the repository root on the path
+    from tests import serving
+free_port = serving.free_port  # tests import it from here
 
 BOT_USER = {"id": 4242, "is_bot": True, "first_name": "Artemia", "username": "artemia_test_bot"}
 FAULTS = {
@@ -176,27 +179,6 @@ async def _params(request: Request) -> dict:
     return params
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(api: FakeBotAPI):
+def serve(api: "FakeBotAPI"):
     """Run ``api`` under uvicorn on 127.0.0.1 in a thread; yields the bot base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(api.app, host="127.0.0.1", port=port, log_level="warning",
-                                           lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the fake Bot API did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}/bot"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    return serving.serve(api.app, path="/bot")

@@ -13,18 +13,19 @@ import base64
 import hashlib
 import hmac
 import itertools
-import contextlib
-import socket
 import threading
-import time
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, urlsplit
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+
+try:
+    import serving
+except ModuleNotFoundError:  # imported as tests.<module>, with only the repository root on the path
+    from tests import serving
 
 
 @dataclass
@@ -108,26 +109,4 @@ def twilio_signature(token: str, url: str, form: dict[str, str]) -> str:
     return base64.b64encode(hmac.new(token.encode(), data.encode(), hashlib.sha1).digest()).decode()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@contextlib.contextmanager
-def serve(app):
-    """Run ``app`` with uvicorn on 127.0.0.1 in a thread; yields its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("fake server did not start")
-        time.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(5)
+serve = serving.serve  # run the fake's ``app`` on loopback; yields its base URL
