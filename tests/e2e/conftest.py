@@ -1,30 +1,20 @@
 """Fixtures of the end-to-end tests: the test redis-server (a database of its own per test), the fake Bot API
 served on 127.0.0.1, and the stack (web + workers) started per test and stopped after it."""
 
-import itertools
-import os
-
 import pytest
-import redis
 
+from tests import real_redis
 from tests.fake_bot_api import FakeBotAPI, serve
-
-_databases = itertools.cycle(range(1, 16))
 
 
 @pytest.fixture(scope="session")
 def redis_server():
-    url = os.environ.get("ARTEMIA_TEST_REDIS_URL")
-    if not url:
-        pytest.skip("ARTEMIA_TEST_REDIS_URL is not set: run through tools/with-redis.sh (make test)")
-    return url.rsplit("/", 1)[0]
+    return real_redis.server_url()
 
 
 @pytest.fixture
 def redis_url(redis_server):
-    url = f"{redis_server}/{next(_databases)}"
-    redis.Redis.from_url(url).flushdb()
-    return url
+    return real_redis.fresh_database(redis_server)
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,15 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
+
+from tests.real_redis import wait_for  # noqa: F401  (the e2e tests import it from here)
+from tests.serving import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "e2e_hook_secret"
@@ -38,22 +40,6 @@ BASE_ENV = {
     "ARTEMIA_SENDER": "auto",
     "PTB_TIMEDELTA": "1",
 }
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Stack:

@@ -1,13 +1,11 @@
 """Fixtures for the integration tests: a real redis-server (from tools/with-redis.sh) and real RQ worker
 processes (`rq worker --with-scheduler -S json`), each test on a database of its own."""
 
-import itertools
 import os
 import pathlib
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import redis
@@ -18,7 +16,8 @@ sys.path.insert(0, str(ROOT / "tests"))  # pipeline_support
 
 from pipeline_support import make_ctx  # noqa: E402
 
-_databases = itertools.cycle(range(1, 16))
+from tests import real_redis  # noqa: E402
+from tests.real_redis import wait_for  # noqa: E402
 
 # Worker settings: fast failure detection, a quick sweeper, and no send budget (the budget has unit tests).
 WORKER_ENV = {
@@ -32,30 +31,15 @@ WORKER_ENV = {
 }
 
 
-def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
 @pytest.fixture(scope="session")
 def server_url():
-    url = os.environ.get("ARTEMIA_TEST_REDIS_URL")
-    if not url:
-        pytest.skip("ARTEMIA_TEST_REDIS_URL is not set: run through tools/with-redis.sh (make test)")
-    return url.rsplit("/", 1)[0]
+    return real_redis.server_url()
 
 
 @pytest.fixture
 def redis_url(server_url):
     """A flushed database of its own on the test server."""
-    url = f"{server_url}/{next(_databases)}"
-    redis.Redis.from_url(url).flushdb()
-    return url
+    return real_redis.fresh_database(server_url)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import time
 
 import pytest
 import redis
-from conftest import wait_for
+from tests.real_redis import wait_for
 from pipeline_support import CONFIG, table
 from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 

@@ -23,7 +23,7 @@ import time
 import httpx
 import pytest
 import redis
-from conftest import wait_for
+from tests.real_redis import wait_for
 
 from service import admin
 from service.channels import telegram_ui as ui
