@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass
 
 import httpx
+import pytest
 from fake_twilio import FakeTwilio, serve
 from redis_state import redis_state as snapshot_keys
 from pipeline_support import Clock, make_ctx, run_jobs
@@ -124,3 +125,23 @@ DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"artemia:metrics")
 def redis_state(connection, ignore=DEDUP_KEYS) -> dict:
     """Every key and its value (any type), but the inbound dedup records: to assert that nothing changed."""
     return snapshot_keys(connection, ignore)
+
+
+def world_fixtures(auth_token: str, seed: int = 1):
+    """The two fixtures of an SMS test module: ``served`` (a fake Twilio on loopback, once per module) and
+    ``world`` (a fresh game world talking to it). Use: ``served, world = world_fixtures("token")``."""
+
+    @pytest.fixture(scope="module")
+    def served():
+        fake = FakeTwilio(auth_token=auth_token)
+        with serve(fake.app) as base_url:
+            yield fake, base_url
+
+    @pytest.fixture
+    def world(served):
+        fake, base_url = served
+        fake.sent.clear()
+        with world_of(fake, base_url, seed=seed) as world:
+            yield world
+
+    return served, world

@@ -2,9 +2,7 @@
 reply and leaves Redis exactly as it was (but for the record that the input was handled); duplicate deliveries
 do nothing twice."""
 
-import pytest
-from fake_twilio import FakeTwilio, serve
-from sms_support import redis_state, world_of
+from sms_support import redis_state, world_fixtures
 
 from service import commands
 from service.channels import telegram_ui as ui
@@ -17,19 +15,7 @@ GROUP = {"id": -100800, "type": "supergroup", "title": "Friday"}
 OTHER_GROUP = {"id": -100801, "type": "group", "title": "Other"}
 
 
-@pytest.fixture(scope="module")
-def served():
-    fake = FakeTwilio(auth_token="lobby-token")
-    with serve(fake.app) as base_url:
-        yield fake, base_url
-
-
-@pytest.fixture
-def world(served):
-    fake, base_url = served
-    fake.sent.clear()
-    with world_of(fake, base_url, seed=2) as world:
-        yield world
+served, world = world_fixtures("lobby-token", seed=2)
 
 
 def unchanged(world, attempts):

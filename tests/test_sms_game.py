@@ -5,9 +5,7 @@ signed Twilio webhooks; Telegram players type their answers in their private cha
 
 import random
 
-import pytest
-from fake_twilio import FakeTwilio, serve
-from sms_support import world_of
+from sms_support import world_fixtures
 
 from service import commands
 from service.channels.sms_text import cost
@@ -19,19 +17,7 @@ TG_A, TG_B = 501, 502
 GROUP = {"id": -100900, "type": "supergroup", "title": "Pátek"}
 
 
-@pytest.fixture(scope="module")
-def served():
-    fake = FakeTwilio(auth_token="game-token")
-    with serve(fake.app) as base_url:
-        yield fake, base_url
-
-
-@pytest.fixture
-def world(served):
-    fake, base_url = served
-    fake.sent.clear()
-    with world_of(fake, base_url, seed=1) as world:
-        yield world
+served, world = world_fixtures("game-token", seed=1)
 
 
 def seat_of(world, address, code):

@@ -1,8 +1,7 @@
 """``POST /sms/twilio``: signatures, duplicate deliveries, TwiML, keywords and bad input, on the real pipeline."""
 
-import pytest
-from fake_twilio import FakeTwilio, serve, twilio_signature
-from sms_support import URL, redis_state, world_of
+from fake_twilio import twilio_signature
+from sms_support import URL, redis_state, world_fixtures
 
 from service.channels.sms import inbound_from_twilio, twiml
 from service.store import keys
@@ -10,19 +9,7 @@ from service.store import keys
 ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000003"
 
 
-@pytest.fixture(scope="module")
-def served():
-    fake = FakeTwilio(auth_token="webhook-token")
-    with serve(fake.app) as base_url:
-        yield fake, base_url
-
-
-@pytest.fixture
-def world(served):
-    fake, base_url = served
-    fake.sent.clear()
-    with world_of(fake, base_url) as world:
-        yield world
+served, world = world_fixtures("webhook-token", seed=1)
 
 
 def test_twiml_is_escaped_xml_and_empty_when_there_is_no_reply():
