@@ -41,13 +41,11 @@ import os
 import pathlib
 import random
 import re
-import shlex
 import signal
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import httpx
@@ -671,13 +669,18 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> dict:
-    args = parser().parse_args(argv)
-    figures = run(args)
-    report(figures)
+def cli(arguments: argparse.ArgumentParser, run_with, report_figures, argv: list[str] | None) -> dict:
+    """Parse, run, print the figures, and also write them as JSON when ``--json`` names a file."""
+    args = arguments.parse_args(argv)
+    figures = run_with(args)
+    report_figures(figures)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps(figures, indent=1, default=str))
     return figures
+
+
+def main(argv: list[str] | None = None) -> dict:
+    return cli(parser(), run, report, argv)
 
 
 if __name__ == "__main__":

@@ -368,12 +368,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    args = parser().parse_args(argv)
-    figures = run(args)
-    report(figures)
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps(figures, indent=1, default=str))
-    return figures
+    return load.cli(parser(), run, report, argv)
 
 
 if __name__ == "__main__":
