@@ -57,7 +57,7 @@ def percentile(sorted_values, fraction):
 def main():
     games = int(os.environ.get("BENCH_GAMES", "1000"))
     seconds = float(os.environ.get("BENCH_SECONDS", "2"))
-    print(f"engine speed: random full games per CPU second (goal: >= 100 five-player games/s)")
+    print("engine speed: random full games per CPU second (goal: >= 100 five-player games/s)")
     for players in range(2, 8):
         print(f"  {players} players: {random_games_per_second(players, seconds):7.1f} games/s")
     print(f"waits per turn over {games} bot games per player count (goal: median <= 2, p90 <= 3; "
