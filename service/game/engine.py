@@ -827,7 +827,6 @@ class Game:
 
     # ------------------------------------------------------------------ phase 2 reactions, before the reveal
     def _prereveal_tasks(self):
-        t = self.s["t"]
         tasks = []
         if self._has("forbidden-zone"):
             tasks += [["fz", seat] for seat in self.hunted_seats() if self._h(seat)["hand"]]
