@@ -300,7 +300,8 @@ def run(args) -> dict:
                             text=True).stdout.strip()
     try:
         with serve(api) as base_url:
-            env = {"ARTEMIA_SWEEP_INTERVAL_SECONDS": "2", "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
+            env = {"ARTEMIA_OUTBOX_KEEP_SENT": "1",  # the audit checks every stored message after the run
+                   "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2", "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
                    "ARTEMIA_DOWNTIME_THRESHOLD_SECONDS": "3600"}
             cluster = Cluster(server.url, base_url, env)
             try:

@@ -176,12 +176,7 @@ def cancel(ctx, game_id: str, reason: str = "", notify: bool = True) -> str:
         store.redis.delete(keys.chat_game(group))
     if notify:
         messages = cancel_messages(meta, reason)
-        if messages:
-            pipe = store.redis.pipeline()
-            for i, message in enumerate(messages):
-                pipe.hset(keys.outbox(game_id, CANCEL_BATCH), i, json.dumps(message))
-            pipe.expire(keys.outbox(game_id, CANCEL_BATCH), ctx.settings.outbox_ttl_seconds)
-            pipe.execute()
+        if messages and store.write_batch(game_id, CANCEL_BATCH, messages):
             scheduling.deliveries(ctx, game_id, CANCEL_BATCH)
     return "cancelled"
 

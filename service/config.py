@@ -62,7 +62,10 @@ class Settings(BaseSettings):
     downtime_threshold_seconds: int = 120
 
     dedup_ttl_seconds: int = 90000  # a little over Telegram's 24 h retention of pending updates
-    outbox_ttl_seconds: int = 7 * 86400
+    outbox_ttl_seconds: int = 7 * 86400  # how long a message that cannot be delivered is kept
+    # Keep every outbox batch after delivery (until the TTL) instead of deleting it: an audit mode for the tests
+    # and the soak, which check every stored message against what the channel received. Costs memory.
+    outbox_keep_sent: bool = False
     job_failure_ttl_seconds: int = 3 * 86400
 
     # Send budget shared by all workers (token buckets in Redis).

@@ -3,9 +3,11 @@
 Messages are written to Redis by the resolution step (``Store.commit``) or by a reminder before anything is
 sent; this module sends one of them. A message is ``{"chat", "text", "buttons", "seat", "group"}`` and, for a
 living message that later messages edit in place, ``"slot"`` and ``"seq"``; its id is ``<game>-<batch>-<index>``
-(job-id safe). A slot message older (``seq``) than one already delivered to the same slot is skipped. A send is claimed with ``SET sent NX`` so that two deliverers never
-send the same message and a sent message is never sent again (still at-least-once if a process dies between
-the send and the mark). No game transition waits on a send.
+(job-id safe). A slot message older (``seq``) than one already delivered to the same slot is skipped. A send is
+claimed with ``SET sent NX`` (only while its batch is stored) so that two deliverers never send the same message
+and a sent message is never sent again (still at-least-once if a process dies between the send and the mark).
+Once every message of a batch is done, the batch is deleted: Redis holds only what is still to be sent. No game
+transition waits on a send.
 """
 
 from dataclasses import dataclass
@@ -82,7 +84,7 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
     """Try to send one stored message once. The caller schedules the next attempt from the outcome."""
     game_id, batch, index = parse_message_id(mid)
     message = store.message(game_id, batch, index)
-    if message is None or store.send_state(game_id, batch, index) == "sent":
+    if message is None or store.send_state(game_id, batch, index) in ("sent", "failed"):
         return Outcome("done")
     wait = store.take_send_token(message["chat"], now, *budget(message, settings))
     if wait > 0:
@@ -120,15 +122,16 @@ def _send(store: Store, sender: Sender, settings: Settings, message: dict, game_
         store.pause_sending(now, exc.seconds)
         return Outcome("wait", exc.seconds)
     except TransientSendError:
-        store.release_send(game_id, batch, index)
         if failures + 1 >= settings.send_max_attempts:
+            store.mark_sent(game_id, batch, index, "failed")
             return Outcome("failed", detail="gave up after network errors")
+        store.release_send(game_id, batch, index)
         return Outcome("retry", backoff(failures))
     except RejectedSendError as exc:
-        store.mark_sent(game_id, batch, index)  # never try this one again; the chat is fine
+        store.mark_sent(game_id, batch, index, "failed")  # never try this one again; the chat is fine
         return Outcome("failed", detail=str(exc))
     except PermanentSendError:
-        store.mark_sent(game_id, batch, index)  # never try this one again
+        store.mark_sent(game_id, batch, index, "failed")  # never try this one again
         return Outcome("unreachable", seat=message.get("seat"))
     store.mark_sent(game_id, batch, index)
     return Outcome("sent")

@@ -47,7 +47,19 @@ def test_a_message_is_sent_once_however_often_it_is_delivered(ctx):
 def test_a_batch_is_sent_in_one_job(ctx, clock):
     assert upkeep.deliver_batch(ctx, G, "v1") == ["sent"] * 4  # c1's second message waited out its 1 s budget
     assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
-    assert upkeep.deliver_batch(ctx, G, "v1") == ["done"] * 4
+    # once all is sent, the batch and its markers are gone: a game keeps only what is still to be sent
+    assert [*ctx.store.redis.scan_iter(match=f"{{g:{G}}}:out:*"), *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:*")] == []
+    assert upkeep.deliver_batch(ctx, G, "v1") == []
+    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "done"  # a late job for one of its messages
+    assert len(sent(ctx)) == 4
+
+
+def test_a_batch_stays_until_its_last_message_is_sent(ctx):
+    for index in (0, 1, 3):
+        assert upkeep.deliver(ctx, f"{G}-v1-{index}", 0, 0) == "sent"
+    assert ctx.store.batch_size(G, "v1") == 4 and ctx.store.send_state(G, "v1", 0) == "sent"
+    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "sent"
+    assert ctx.store.batch_size(G, "v1") == 0 and ctx.store.send_state(G, "v1", 0) is None
 
 
 def test_per_chat_budget_waits_and_reschedules(ctx, clock):
@@ -80,9 +92,12 @@ def test_network_errors_retry_with_backoff_then_give_up(ctx):
     assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "retry"
     job = ctx.send_queue.fetch_job(f"deliver-{G}-v1-3-1")
     assert job.args == [f"{G}-v1-3", 1, 1]
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 7, ctx.settings.send_max_attempts - 1) == "failed"
     ctx.store.redis.delete("test:fail:c2")
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 8, 0) == "sent"  # a failed try left the message sendable
+    assert upkeep.deliver(ctx, f"{G}-v1-3", 1, 1) == "sent"  # a failed try left the message sendable
+    ctx.store.redis.set("test:fail:c1", "transient")
+    assert upkeep.deliver(ctx, f"{G}-v1-0", 7, ctx.settings.send_max_attempts - 1) == "failed"
+    assert ctx.store.send_state(G, "v1", 0) == "failed"  # given up: never tried again
+    assert upkeep.deliver(ctx, f"{G}-v1-0", 8, 0) == "done"
 
 
 def test_a_blocked_player_is_marked_unreachable_and_bot_played(ctx):
@@ -95,9 +110,6 @@ def test_a_blocked_player_is_marked_unreachable_and_bot_played(ctx):
 def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     meta = table(3, humans=[0, 1, 2], group="grp")
     game = new_game(CONFIG)
-    events = [{"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
-              {"type": "hand", "cards": [9], "visible_to": [0]},
-              {"type": "locked_in", "seat": 1, "visible_to": None}]
     events = [{"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
               {"type": "drawn", "seat": 0, "cards": [9], "visible_to": [0]},
               {"type": "caught", "seat": 2, "place": 4, "visible_to": None}]

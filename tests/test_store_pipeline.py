@@ -60,6 +60,17 @@ def test_opening_a_window_schedules_its_deadline_and_reminders(ctx, clock):
     assert scheduled(ctx) == ids
 
 
+def test_a_window_answered_before_its_deadline_leaves_no_timer_waiting(ctx, clock):
+    first = [i for i in scheduled(ctx) if i.startswith(("deadline-", "remind-"))]
+    assert first and all(f"-{G}-1-" in i for i in first)
+    for seat in (1, 2):
+        ingest.submit(ctx, G, seat, answer_for(ctx, seat), 1)
+    snap = settle(ctx)
+    timers = [i for i in scheduled(ctx) if i.startswith(("deadline-", "remind-"))]
+    assert not set(first) & set(timers) and not any(ctx.store.redis.exists(f"rq:job:{i}") for i in first)
+    assert f"deadline-{G}-{snap.window}-{int(snap.deadline * 1000)}" in timers  # the open window keeps its own
+
+
 def test_deadline_autoplays_missing_seats_and_bots_take_over_after_n(ctx, clock):
     ingest.submit(ctx, G, 1, answer_for(ctx, 1), 1)
     assert upkeep.fire_deadline(ctx, G, 1) == "early"  # not yet

@@ -47,7 +47,8 @@ class Context:
 
 def build(connection: redis.Redis, settings: Settings, sender: Sender | None = None) -> Context:
     return Context(
-        store=Store(connection, outbox_ttl=settings.outbox_ttl_seconds, dedup_ttl=settings.dedup_ttl_seconds),
+        store=Store(connection, outbox_ttl=settings.outbox_ttl_seconds, dedup_ttl=settings.dedup_ttl_seconds,
+                    keep_sent=settings.outbox_keep_sent),
         queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
         send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),
         settings=settings,

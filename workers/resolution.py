@@ -115,6 +115,7 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
         if committed is None:
             return "lost" if outcome == "noop" else outcome
         outcome = "resolved"
+        scheduling.cancel_timers(ctx, game_id, window, snap.opened, snap.deadline)
         follow_up(ctx, game_id, committed, resolve_next=False)
         snap, window = committed, committed.window
     return outcome

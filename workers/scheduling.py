@@ -4,7 +4,9 @@ RQ job ids allow only ``[A-Za-z0-9_-]``. Immediate jobs use ``enqueue(..., uniqu
 ``Job.create`` + ``queue.schedule_job(job, when, unique=True)`` because ``enqueue_at`` ignores ``unique`` in
 rq 2.12 (TECH-NOTES §3.2). A timed job's id carries its due time in milliseconds: when a deadline moves
 (downtime added back), the new time gets a new job and the old one finds nothing to do when it fires.
-A ``DuplicateJobError`` means the job is already there (or ran recently): that is success here.
+A ``DuplicateJobError`` means the job is already waiting or running: that is success here. Finished jobs are
+not kept, so the same id may run again later; every job is idempotent (a resolution is a compare-and-set, a
+delivery is claimed per message, a reminder is written once per window and point).
 """
 
 from datetime import datetime, timezone
@@ -19,10 +21,13 @@ from workers.context import Context
 # idempotent), on top of the sweeper's own recovery.
 RETRY = Retry(max=3, interval=[2, 10, 30])
 JOB_TIMEOUT = 120
+# No job's return value is read, and every job is safe to run again, so a finished job is deleted at once: kept,
+# its hash and its results stream cost ~5 KB per job, more than the whole game they serve (bench/load.py).
+RESULT_TTL = 0
 
 
 def _options(ctx: Context, job_id: str, retry: bool) -> dict:
-    return {"job_id": job_id, "failure_ttl": ctx.settings.job_failure_ttl_seconds, "result_ttl": 600,
+    return {"job_id": job_id, "failure_ttl": ctx.settings.job_failure_ttl_seconds, "result_ttl": RESULT_TTL,
             "job_timeout": JOB_TIMEOUT, "retry": RETRY if retry else None}
 
 
@@ -67,11 +72,31 @@ def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadli
     time: each reminder schedules the next, so a window answered early costs one timer job, not one per point."""
     points = ctx.settings.reminder_points
     for k in range(n, len(points)):
-        at = deadline_at - points[k] * (deadline_at - opened)
+        at = _reminder_at(opened, deadline_at, points[k])
         if at > ctx.clock() + 1:
             return schedule(ctx.queue, ctx, at, "workers.jobs.remind", (game_id, window, k),
                             f"remind-{game_id}-{window}-{k}-{ms(at)}", retry=False)
     return False
+
+
+def _reminder_at(opened: float, deadline_at: float, point: float) -> float:
+    return deadline_at - point * (deadline_at - opened)
+
+
+def cancel_timers(ctx: Context, game_id: str, window: int, opened: float, deadline_at: float) -> int:
+    """Drop the deadline and reminder jobs still waiting for a window that has closed (they would find nothing
+    to do, but would sit in Redis until their time, an hour or a day). A job the scheduler has already moved to
+    the queue is left to run as a no-op. -> how many were dropped."""
+    ids = [f"deadline-{game_id}-{window}-{ms(deadline_at)}"]
+    ids += [f"remind-{game_id}-{window}-{k}-{ms(_reminder_at(opened, deadline_at, point))}"
+            for k, point in enumerate(ctx.settings.reminder_points)]
+    registry = ctx.queue.scheduled_job_registry
+    dropped = 0
+    for job_id in ids:
+        if ctx.store.redis.zrem(registry.key, job_id):  # whoever removes it from the registry owns it
+            ctx.store.redis.delete(Job.key_for(job_id))
+            dropped += 1
+    return dropped
 
 
 def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
@@ -95,7 +120,7 @@ def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
     """After an accepted answer: refresh the table's status message (on the send queue, so it never delays a
     resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox."""
     try:
-        ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=0,
+        ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=RESULT_TTL,
                                failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT)
     except Exception:  # a refresh is cosmetic: never fail the answer for it
         return False

@@ -52,7 +52,7 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
     outgoing = messages.reminder_messages(ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing,
                                           window, snap.deadline)
     batch = f"w{window}r{n}"
-    if not outgoing or not store.write_reminder(game_id, window, batch, outgoing):
+    if not outgoing or not store.write_reminder(game_id, window, batch, outgoing, once=f"{window}:{n}"):
         return False
     scheduling.deliveries(ctx, game_id, batch)
     return True

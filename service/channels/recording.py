@@ -12,7 +12,7 @@ class RecordingSender:
     def __init__(self, connection):
         self.redis = connection
 
-    def send(self, chat: str, text: str, buttons: list | None = None) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
         failure = self.redis.get(f"test:fail:{chat}")
         if failure:
             kind, _, arg = failure.decode().partition(":")
@@ -22,7 +22,8 @@ class RecordingSender:
             if kind == "transient":
                 raise TransientSendError("connection reset")
             raise PermanentSendError("Forbidden: bot was blocked by the user")
-        self.redis.rpush(SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons}))
+        self.redis.rpush(SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons,
+                                                     **({"slot": slot} if slot else {})}))
 
     def sent(self) -> list[dict]:
         return [json.loads(m) for m in self.redis.lrange(SENT_KEY, 0, -1)]

@@ -28,6 +28,7 @@ from service.channels.telegram_update import CallbackQuery, Message, Update
 from service.game import Game
 from service.game.cards import CARDS
 from service.lobby import MAX_PLAYERS, Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
+from workers import scheduling
 from workers.context import Context
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
@@ -471,4 +472,5 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
 def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen) -> None:
     env.ctx.send_queue.enqueue("service.channels.telegram_jobs.edit_message",  # a send: keep it off resolutions
                           args=(chat_id, message_id, screen.text, screen.keyboard),
-                          failure_ttl=env.ctx.settings.job_failure_ttl_seconds, result_ttl=60)
+                          failure_ttl=env.ctx.settings.job_failure_ttl_seconds,
+                          result_ttl=scheduling.RESULT_TTL)

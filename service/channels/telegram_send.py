@@ -132,9 +132,15 @@ def split_chat(chat: str) -> tuple[int, int | None]:
     return int(chat_id), int(thread) if thread else None
 
 
+def slots_key(slot: str) -> str:
+    """The hash of a game's living messages: a slot is ``<game>:<name>`` (`workers.messages`), and one hash per
+    game (field ``<chat>|<slot>``) costs a fraction of a key per message."""
+    return "{g:" + slot.partition(":")[0] + "}:tg:slots"
+
+
 class TelegramSender:
     """The pipeline's ``Sender`` for Telegram. Keeps two small maps in Redis: chats that migrated
-    (``tg:moved:<chat>``) and the message id of each living message (``tg:slot:<chat>:<slot>``)."""
+    (``tg:moved:<chat>``) and the message id of each living message (`slots_key`)."""
 
     def __init__(self, connection, ttl: int = 30 * 86400):
         self.redis = connection
@@ -148,8 +154,8 @@ class TelegramSender:
     def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
         chat = self.chat(chat)
         chat_id, thread_id = split_chat(chat)
-        slot_key = f"tg:slot:{chat}:{slot}" if slot else None
-        living = self.redis.get(slot_key) if slot_key else None
+        field = f"{chat}|{slot}"
+        living = self.redis.hget(slots_key(slot), field) if slot else None
         result = edit(chat_id, int(living), text, buttons) if living else Result("edit_target_missing")
         if result.status == "edit_target_missing":
             result = send(chat_id, text, buttons, thread_id)
@@ -163,8 +169,11 @@ class TelegramSender:
             raise outbox.TransientSendError(result.detail)
         if result.status in ("blocked", "failed"):
             raise outbox.PermanentSendError(result.detail)
-        if slot_key and result.message_id:
-            self.redis.set(slot_key, result.message_id, ex=self.ttl)
+        if slot and result.message_id:
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.hset(slots_key(slot), field, result.message_id)
+            pipe.expire(slots_key(slot), self.ttl)
+            pipe.execute()
 
 
 def make(connection) -> TelegramSender:

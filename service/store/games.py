@@ -56,8 +56,10 @@ class Commit:
 
 
 class Store:
-    def __init__(self, connection: redis.Redis, outbox_ttl: int = 7 * 86400, dedup_ttl: int = 90000):
+    def __init__(self, connection: redis.Redis, outbox_ttl: int = 7 * 86400, dedup_ttl: int = 90000,
+                 keep_sent: bool = False):
         self.redis = connection
+        self.keep_sent = keep_sent
         self.outbox_ttl = outbox_ttl
         self.dedup_ttl = dedup_ttl
         self._submit = connection.register_script(lua.SUBMIT)
@@ -68,6 +70,8 @@ class Store:
         self._heartbeat = connection.register_script(lua.HEARTBEAT)
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
         self._raise_seq = connection.register_script(lua.RAISE_SEQ)
+        self._claim_send = connection.register_script(lua.CLAIM_SEND)
+        self._mark_done = connection.register_script(lua.MARK_DONE)
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -154,9 +158,10 @@ class Store:
         )
         return int(version)
 
-    def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict]) -> bool:
+    def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict], once: str = "") -> bool:
+        """Write a batch while ``window`` is open; a non-empty ``once`` is written at most once per window."""
         return bool(self._reminder(keys=[keys.snap(game_id), keys.outbox(game_id, batch)],
-                                   args=[window, self.outbox_ttl, *[json.dumps(m) for m in messages]]))
+                                   args=[window, self.outbox_ttl, once, *[json.dumps(m) for m in messages]]))
 
     def write_batch(self, game_id: str, batch: str, messages: list[dict]) -> bool:
         """Write an outbox batch once, whatever the game's state. -> False when it already existed."""
@@ -172,7 +177,7 @@ class Store:
 
     def raise_slot_seq(self, game_id: str, chat: str, slot: str, seq: int) -> bool:
         """Record ``seq`` as the newest delivered to a living message. -> False when a newer one was."""
-        return bool(self._raise_seq(keys=[keys.slot_seq(game_id, chat, slot)], args=[seq, self.outbox_ttl]))
+        return bool(self._raise_seq(keys=[keys.slot_seqs(game_id)], args=[f"{chat}|{slot}", seq, self.outbox_ttl]))
 
     def extend_deadline(self, game_id: str, window: int, seconds: float) -> float | None:
         deadline = self._extend(keys=[keys.snap(game_id)], args=[window, repr(seconds)])
@@ -252,11 +257,16 @@ class Store:
         return json.loads(raw) if raw else None
 
     def claim_send(self, game_id: str, batch: str, index: int, lease_seconds: int) -> bool:
-        """SET sent NX: only one deliverer at a time, and none once the message is sent."""
-        return bool(self.redis.set(keys.sent(game_id, batch, index), "sending", nx=True, ex=lease_seconds))
+        """Only one deliverer at a time, and none once the message is sent (or its batch delivered)."""
+        return bool(self._claim_send(keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
+                                     args=[index, lease_seconds]))
 
-    def mark_sent(self, game_id: str, batch: str, index: int) -> None:
-        self.redis.set(keys.sent(game_id, batch, index), "sent", ex=self.outbox_ttl)
+    def mark_sent(self, game_id: str, batch: str, index: int, state: str = "sent") -> bool:
+        """Mark one message done ("sent", or "failed": given up); -> True when that completed its batch, which
+        is then deleted with its markers (unless the store keeps sent batches)."""
+        return bool(self._mark_done(keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
+                                    args=[state, self.outbox_ttl, keys.sent(game_id, batch, ""),
+                                          int(self.keep_sent)]))
 
     def release_send(self, game_id: str, batch: str, index: int) -> None:
         self.redis.delete(keys.sent(game_id, batch, index))

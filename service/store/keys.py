@@ -9,10 +9,13 @@ Per game ``G``:
     {g:G}:log             list  "<version>:<resolved window>" per commit: the audit trail of resolutions
     {g:G}:actions         list  the config JSON, then one JSON ``[seat, action]`` per applied action, appended by
                                 the same commit as the resolution (replayable: `service.game.replay`)
-    {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder)
+    {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder); deleted with
+                                its markers once every message of it is sent
     {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message
-    {g:G}:seq:<chat>:<slot>     the newest ``seq`` delivered to a living message (older ones are skipped)
+    {g:G}:seq             hash  "<chat>|<slot>" -> the newest ``seq`` delivered to that living message (older
+                                ones are skipped); one hash per game, compact in Redis's listpack encoding
     {g:G}:lock:<chat>:<slot>    held while one version of a living message is being sent
+    {g:G}:tg:slots        hash  "<chat>|<slot>" -> Telegram message id of a living message (telegram_send)
     {g:G}:refreshes             counter naming the status-refresh batches
     {g:G}:dedup:<id>            idempotency key of one inbound answer
 Global (not per game):
@@ -71,8 +74,8 @@ def refresh_counter(game_id: str) -> str:
     return _g(game_id) + ":refreshes"
 
 
-def slot_seq(game_id: str, chat: str, slot: str) -> str:
-    return f"{_g(game_id)}:seq:{chat}:{slot}"
+def slot_seqs(game_id: str) -> str:
+    return f"{_g(game_id)}:seq"
 
 
 def slot_lock(game_id: str, chat: str, slot: str) -> str:

@@ -68,14 +68,46 @@ redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])
 return v
 """
 
-# KEYS: snap, outbox batch      ARGV: window, TTL, message JSON...
-# Writes a reminder batch once, and only while the window is still collecting. -> 1 written, 0 not.
+# KEYS: snap, outbox batch      ARGV: window, TTL, once, message JSON...
+# Writes a batch only while the window is still collecting, and not over a batch of the same name still waiting.
+# ``once`` (a reminder's "<window>:<point>", or "" for none) is kept in the snapshot's field ``reminded``: a
+# batch is deleted once delivered, so this is what stops the same reminder from being written twice.
+# -> 1 written, 0 not.
 WRITE_REMINDER = """
-local st = redis.call('HMGET', KEYS[1], 'window', 'status')
+local st = redis.call('HMGET', KEYS[1], 'window', 'status', 'reminded')
 if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-for i = 3, #ARGV do redis.call('HSET', KEYS[2], i - 3, ARGV[i]) end
+if ARGV[3] ~= '' then
+  if st[3] == ARGV[3] then return 0 end
+  redis.call('HSET', KEYS[1], 'reminded', ARGV[3])
+end
+for i = 4, #ARGV do redis.call('HSET', KEYS[2], i - 4, ARGV[i]) end
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+return 1
+"""
+
+# KEYS: outbox batch, sent marker      ARGV: index, lease seconds
+# Claims one message for sending: only while its batch is stored (a delivered batch is gone) and nobody else
+# holds it or has sent it. -> 1 claimed, 0 not.
+CLAIM_SEND = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+if redis.call('SET', KEYS[2], 'sending', 'NX', 'EX', ARGV[2]) then return 1 end
+return 0
+"""
+
+# KEYS: outbox batch, sent marker      ARGV: state ("sent" | "failed"), TTL, the batch's marker prefix, keep
+# Marks one message done; when every message of the batch is done, the batch and its markers are deleted (unless
+# ``keep`` is 1), so a game keeps in Redis only what is still to be sent. -> 1 when the batch was deleted.
+MARK_DONE = """
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
+if ARGV[4] == '1' then return 0 end
+local n = redis.call('HLEN', KEYS[1])
+for i = 0, n - 1 do
+  local state = redis.call('GET', ARGV[3] .. i)
+  if state ~= 'sent' and state ~= 'failed' then return 0 end
+end
+redis.call('DEL', KEYS[1])
+for i = 0, n - 1 do redis.call('DEL', ARGV[3] .. i) end
 return 1
 """
 
@@ -121,11 +153,12 @@ redis.call('EXPIRE', KEYS[3], 3600)
 return '0'
 """
 
-# KEYS: slot seq      ARGV: seq, TTL
+# KEYS: slot seqs (hash)      ARGV: "<chat>|<slot>", seq, TTL
 # Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0.
 RAISE_SEQ = """
-local cur = tonumber(redis.call('GET', KEYS[1]) or '-1')
-if cur > tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
+if cur > tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
 return 1
 """

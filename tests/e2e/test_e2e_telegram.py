@@ -130,7 +130,8 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
     api, base_url = bot_api
     for method in ("sendMessage", "editMessageText"):
         api.fail("retry_after", 1, times=15, method=method)
-    stack = stacks(Stack(redis_url, api, base_url))
+    # audit mode: delivered batches are kept, so every stored message can be checked against what arrived
+    stack = stacks(Stack(redis_url, api, base_url, ARTEMIA_OUTBOX_KEEP_SENT="1"))
     users = Users(stack.webhook, api, group_id=-100558)
     players = [user(31, "Anna"), user(32, "Petr"), user(33, "Eva"), user(34, "Jan")]
     users.open_table(players[0], players[1:], settings=["deadline 1"])

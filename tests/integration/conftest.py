@@ -28,6 +28,7 @@ WORKER_ENV = {
     "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
     "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
     "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
+    "ARTEMIA_OUTBOX_KEEP_SENT": "1",  # audit mode: every stored message is checked against what was sent
 }
 
 
