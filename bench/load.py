@@ -231,6 +231,7 @@ class Driver:
         self.answer_at: dict[tuple[str, int], float] = {}  # (game, window) -> last answer's 200
         self.first_decision: dict[tuple[str, int], float] = {}  # (game, window) -> first decision message
         self.calls: list[tuple[str, str, int, float]] = []  # (method, chat, code, at)
+        self.private_sends: collections.Counter = collections.Counter()  # first line of each private send
         self.statuses = collections.Counter()
         self.errors = collections.Counter()
         self.tasks: set[asyncio.Task] = set()
@@ -331,6 +332,8 @@ class Driver:
         if code != 200 or method not in ("sendMessage", "editMessageText"):
             return
         named = decision_of(params)
+        if method == "sendMessage" and not chat.startswith("-"):
+            self.private_sends["question" if named else (params.get("text") or "").split("\n")[0][:48]] += 1
         if named is None:
             return
         game_id, window = named
@@ -417,9 +420,13 @@ def memory(connection: redis.Redis, games: list[str]) -> dict:
     for pattern in ("tg:*", "artemia:lobby:*", "artemia:place:*", "artemia:user:*", "artemia:chat:*",
                     "artemia:seats:*", "artemia:joined:*", "artemia:opened:*"):
         for key in connection.scan_iter(match=pattern, count=1000):
-            other += connection.memory_usage(key, samples=0) or 0
+            if not key.startswith(b"tg:upd:"):
+                other += connection.memory_usage(key, samples=0) or 0
+    # The webhook's dedup keys are per update (kept 25 h), not per game: reported apart, per key.
+    updates = [connection.memory_usage(k, samples=0) or 0 for k in connection.scan_iter(match="tg:upd:*", count=1000)]
     return {"game_keys_mean": statistics.mean(own) if own else 0, "game_keys_max": max(own, default=0),
-            "index_keys_per_game": other / max(1, len(games))}
+            "index_keys_per_game": other / max(1, len(games)),
+            "update_dedup_keys": len(updates), "bytes_per_update_dedup_key": statistics.mean(updates) if updates else 0}
 
 
 async def rate(client: httpx.AsyncClient, make_request, seconds: float, concurrency: int) -> float:
@@ -505,6 +512,7 @@ def message_figures(driver: Driver, turns: int) -> dict:
             "group_sends_per_turn": sum(1 for c in sends if c[1] in group) / max(1, turns),
             "private_sends_per_player_turn": sum(1 for c in sends if c[1] not in group) / player_turns,
             "edits_per_player_turn": len(edits) / player_turns,
+            "private_sends_by_kind": dict(driver.private_sends.most_common(8)),
             "by_method": dict(collections.Counter(c[0] for c in driver.calls))}
 
 
@@ -639,11 +647,13 @@ def report(f: dict) -> None:
               f"{ma['game_keys_max'] / 1024:.1f}) + {ma['index_keys_per_game'] / 1024:.1f} KB index keys; "
               f"used_memory growth {ma['used_memory_per_game'] / 1024:.1f} KB/game (goal <= 16 KB)")
     print(f"  memory per finished game: {mf['game_keys_mean'] / 1024:.1f} KB game keys (max "
-          f"{mf['game_keys_max'] / 1024:.1f}) + {mf['index_keys_per_game'] / 1024:.1f} KB index keys")
+          f"{mf['game_keys_max'] / 1024:.1f}) + {mf['index_keys_per_game'] / 1024:.1f} KB index keys; "
+          f"besides, {mf['update_dedup_keys']} update dedup keys of {mf['bytes_per_update_dedup_key']:.0f} B")
     m = f["messages"]
     print(f"  messages per player per turn: {m['sends_per_player_turn']:.2f} sendMessage "
           f"({m['private_sends_per_player_turn']:.2f} private + group {m['group_sends_per_turn']:.2f} per turn), "
           f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}")
+    print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
     if f["errors"]:
         print(f"  errors: {f['errors']}")
     print(f"  webhook statuses: {f['statuses']}")

@@ -28,10 +28,34 @@ def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
     assert status["slot"] == "g1:t1" and status["seq"] == 200 and status["buttons"] is None
     assert status["text"].startswith("🌍 Turn 1")
     anna = by_chat["7001"]  # a Hunted asked to explore, in Czech
-    assert anna["slot"] == "g1:w1" and anna["buttons"] and anna["buttons"][0][0]["data"].startswith("d:g1:1:")
+    assert anna["slot"] == "g1:p1" and anna["buttons"] and anna["buttons"][0][0]["data"].startswith("d:g1:1:")
     assert "Kolo 1" in anna["text"]
     assert "7003" not in by_chat  # the Creature is not asked and has no news
-    assert news == {"turn": 1, "items": []}
+    assert news == {"turn": 1, "items": [], "private": {}}
+
+
+def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
+    ctx = make_ctx()
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    out, news = step(ctx, game, [], [1, 2])
+    asked = {m["chat"]: m for m in out if m["chat"] in ("7001", "7002")}
+    assert {m["slot"] for m in asked.values()} == {"g1:p1"} and all(m["buttons"] for m in asked.values())
+    played = {"type": "played", "seat": 2, "cards": [4], "visible_to": [2]}
+    out, news = step(ctx, game, [played], [], version=3, news=news)
+    petr = [m for m in out if m["chat"] == "7002"]
+    # the same turn: Petr's result edits his turn message (same slot, newer seq); nobody else hears of it
+    assert [(m["slot"], m["seq"], m["buttons"]) for m in petr] == [("g1:p1", 300, None)]
+    assert "4 " in petr[0]["text"] and not [m for m in out if m["chat"] in ("7001", "7003")]
+    assert [e["type"] for e in news["private"]["2"]] == ["played"]
+    drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
+    out, news = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4,
+                     news=news)
+    petr = [m for m in out if m["chat"] == "7002"]
+    # the turn ends: its message gets its last result; the next turn's question is a new message of its own
+    assert [m["slot"] for m in petr] == ["g1:p1", "g1:p2"]
+    assert "4 " in petr[0]["text"] and "6 " in petr[0]["text"] and petr[0]["buttons"] is None
+    assert petr[1]["buttons"] and "6 " not in petr[1]["text"]
+    assert news["turn"] == 2 and "2" not in news["private"]
 
 
 def test_reveal_and_end_are_new_messages_and_news_accumulate_over_the_turn():
@@ -47,7 +71,7 @@ def test_reveal_and_end_are_new_messages_and_news_accumulate_over_the_turn():
     out, news = step(ctx, game, [{"type": "turn", "turn": 2, "visible_to": None}], [], version=3, news=news)
     slots = [m.get("slot") for m in out if m["chat"] == "-100555"]
     assert slots == ["g1:t1", "g1:t2"]  # the old turn's status is finalised, the new turn's is a new message
-    assert news == {"turn": 2, "items": []}
+    assert news == {"turn": 2, "items": [], "private": {}}
 
 
 def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():

@@ -48,7 +48,8 @@ def test_a_batch_is_sent_in_one_job(ctx, clock):
     assert upkeep.deliver_batch(ctx, G, "v1") == ["sent"] * 4  # c1's second message waited out its 1 s budget
     assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
     # once all is sent, the batch and its markers are gone: a game keeps only what is still to be sent
-    assert [*ctx.store.redis.scan_iter(match=f"{{g:{G}}}:out:*"), *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:*")] == []
+    left = [*ctx.store.redis.scan_iter(match=f"{{g:{G}}}:out:*"), *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:*")]
+    assert left == []
     assert upkeep.deliver_batch(ctx, G, "v1") == []
     assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "done"  # a late job for one of its messages
     assert len(sent(ctx)) == 4

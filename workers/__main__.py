@@ -2,7 +2,7 @@
 
 Runs an RQ worker with its scheduler on the configured queue with the JSON serializer, and makes sure the
 periodic sweep is scheduled. Equivalent to ``rq worker --with-scheduler -S json artemia`` plus the sweep seed.
-Tuned so that a dead worker's job is noticed in about a minute, not ten (TECH-NOTES §3.6).
+Tuned like the Procfile's worker line, so that a dead worker's job is back within two minutes (TECH-NOTES §3.6).
 """
 
 import argparse
@@ -13,8 +13,8 @@ from rq import SimpleWorker, Worker
 from service.config import get_settings
 from workers import context, jobs, scheduling  # noqa: F401  (jobs: preloaded for the forked horses)
 
-WORKER_TTL = 60
-MAINTENANCE_INTERVAL = 60
+WORKER_TTL = 30  # the Procfile's --worker-ttl and --maintenance-interval
+MAINTENANCE_INTERVAL = 30
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> None:
     scheduling.sweep(ctx, ctx.clock())
     worker_class = SimpleWorker if args.simple else Worker
     worker = worker_class(ctx.queues, connection=connection, serializer=ctx.queue.serializer,
-                          worker_ttl=WORKER_TTL, maintenance_interval=MAINTENANCE_INTERVAL)
+                          worker_ttl=WORKER_TTL, maintenance_interval=MAINTENANCE_INTERVAL,
+                          job_monitoring_interval=10)
     worker.work(burst=args.burst, with_scheduler=True)
 
 

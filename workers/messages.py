@@ -4,9 +4,11 @@ A chat's channel is read from its id: ``sms:<number>`` is SMS, a numeric id (``"
 forum topic, ``"42"`` for a private chat) is Telegram, anything else (``console:you``, test chats) is plain text.
 
 Telegram (`service.channels.telegram_ui`)
-    * one private **decision message** per asked seat and window, with the inline keyboard; it has the slot
-      ``<game>:w<window>`` so that later messages for that slot edit it in place (the "locked in" screen after a
-      typed answer, written by `refresh_messages`);
+    * one private **turn message** per seat and turn, slot ``<game>:p<turn>``: sent new when the turn first has
+      something for the seat (its decision, with the inline keyboard), then edited in place by the turn's later
+      windows, its private results (kept in ``news["private"]``), and the "locked in" screen after an answer
+      (`refresh_messages`). So a player gets one new message — one notification — per turn, when it is time
+      to act;
     * one living **status message** per turn in the group, slot ``<game>:t<turn>``: sent new when the turn's first
       step commits, edited by every later step of the turn and after every accepted answer (who has answered,
       never what); its results ("news") accumulate over the turn and are kept in the snapshot field ``news``,
@@ -271,7 +273,12 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
     """(the step's outgoing messages, the news of the current turn after it)."""
     readers = Readers(ctx.store.redis if ctx is not None else None, step.meta)
     parts = split_turns(step.news, step.events, step.notices)
-    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:]}
+    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {}}
+    for seat in map(int, step.meta["players"]):  # what each Telegram seat's turn message shows so far
+        if channel_of(readers.chat(seat)) == "telegram":
+            mine = private_turns(step.news, step.events, seat)[-1]
+            if mine.items:
+                news_after["private"][str(seat)] = mine.items[-MAX_NEWS_LINES:]
     out: list[dict] = []
     group = step.meta.get("group")
     channel = channel_of(group)
@@ -358,8 +365,9 @@ def _status_slot(game_id: str, turn: int) -> str:
     return f"{game_id}:t{turn}"
 
 
-def _decision_slot(game_id: str, window: int) -> str:
-    return f"{game_id}:w{window}"
+def _turn_slot(game_id: str, turn: int) -> str:
+    """A seat's private message of one turn (the chat tells the seats apart)."""
+    return f"{game_id}:p{turn}"
 
 
 def _telegram_group(step: Step, parts: list[TurnPart], readers: Readers, bot_username: str) -> list[dict]:
@@ -388,30 +396,52 @@ def _telegram_group(step: Step, parts: list[TurnPart], readers: Readers, bot_use
 
 
 def _private_lines(step: Step, seat: int, lang: str) -> list[str]:
-    names = names_of(step.meta)
-    out = []
-    for event in step.events:
-        visible = event.get("visible_to")
-        if visible is not None and seat in visible:
-            text = line(event, names, lang)
-            if text:
-                out.append(text)
-    return out
+    return _lines([e for e in step.events if _sees(e, seat)], names_of(step.meta), lang)
+
+
+def _sees(event: dict, seat: int) -> bool:
+    visible = event.get("visible_to")
+    return visible is not None and seat in visible
+
+
+def _lines(events: list[dict], names: dict[int, str], lang: str) -> list[str]:
+    return [text for text in (line(e, names, lang) for e in events) if text]
+
+
+def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
+    """A seat's private events cut at the turns, like `split_turns` for the table: what its turn message held
+    before the step (``news["private"]``) and what the step adds."""
+    before = news.get("private", {}).get(str(seat), []) if news.get("turn") else []
+    parts = [TurnPart(news["turn"], list(before))]
+    for event in events:
+        if event["type"] == "turn" and event.get("visible_to") is None:
+            parts[-1].ended = True
+            parts.append(TurnPart(event["turn"], []))
+        elif _sees(event, seat):
+            parts[-1].added.append(event)
+    return parts
 
 
 def _telegram_private(step: Step, seat: int, chat: str, readers: Readers) -> list[dict]:
-    lang = readers.lang(seat)
-    lines = _private_lines(step, seat, lang)
-    if seat in step.asked and step.game.window is not None:
-        window = step.game.window["id"]
-        screen = ui.decision(step.game, seat, ui.Choice(step.game_id, window), step.deadline, lang,
-                             names_of(step.meta))
-        text = "\n".join(lines + [""] + [screen.text]) if lines else screen.text
-        return [_message(chat, text, seat, False, buttons=screen.keyboard,
-                         slot=_decision_slot(step.game_id, window), seq=step.version * 100)]
-    if lines:
-        return [_message(chat, "\n".join(lines), seat, False)]
-    return []
+    """The seat's one living message per turn (slot `_turn_slot`): sent new when the turn first has something
+    for the seat (its decision, as a rule), then edited for the turn's later windows and private results. So a
+    player gets one new message per turn, which is when they have to act."""
+    lang, names, game = readers.lang(seat), names_of(step.meta), step.game
+    out, parts = [], private_turns(step.news, step.events, seat)
+    for part in parts:
+        current = part is parts[-1]
+        lines = _lines(part.items, names, lang)
+        screen = None
+        if current and seat in step.asked and game.window is not None:
+            screen = ui.decision(game, seat, ui.Choice(step.game_id, game.window["id"]), step.deadline, lang,
+                                 names)
+        elif not part.added:
+            continue  # nothing new for this turn's message
+        text = "\n".join(lines + ([""] if lines and screen else []) + ([screen.text] if screen else []))
+        if text:
+            out.append(_message(chat, text, seat, False, buttons=screen.keyboard if screen else None,
+                                slot=_turn_slot(step.game_id, part.turn), seq=step.version * 100))
+    return out
 
 
 def _text_table(step: Step, parts: list[TurnPart], readers: Readers, chats: list[str], bot_username: str,
@@ -478,8 +508,8 @@ def reminder_messages(ctx, game_id: str, meta: dict, game, seats: list[int], win
 def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: dict[int, list[dict]],
                      expected: set[int], seat: int) -> list[dict]:
     """After an accepted answer that did not close the window: the group's status message with the new tick,
-    and the answering seat's decision message shown "locked in" (Telegram only; other channels got their
-    reply from the ingest)."""
+    and the answering seat's turn message showing its answer "locked in" (Telegram only; other channels got
+    their reply from the ingest)."""
     from service.game import Game
 
     readers = Readers(ctx.store.redis, meta)
@@ -498,8 +528,10 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
     if channel_of(chat) == "telegram" and seat in answers and not readers.blocked(seat):
         lang = readers.lang(seat)
         screen = ui.locked_in(ui.Choice(game_id, snap.window), answers[seat], snap.deadline, lang)
-        out.append(_message(chat, screen.text, seat, False, buttons=screen.keyboard,
-                            slot=_decision_slot(game_id, snap.window), seq=seq))
+        lines = _lines(news.get("private", {}).get(str(seat), []), names_of(meta), lang) \
+            if news.get("turn") == game.turn else []
+        out.append(_message(chat, "\n".join(lines + [""] + [screen.text]) if lines else screen.text, seat, False,
+                            buttons=screen.keyboard, slot=_turn_slot(game_id, game.turn), seq=seq))
     return out
 
 

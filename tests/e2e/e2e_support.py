@@ -154,12 +154,14 @@ class Users:
         return [c["params"]["text"] for c in self.api.sent("sendMessage", self.group["id"])]
 
     def open_decision(self, who: dict, done: set) -> tuple[int, int, list[dict]] | None:
-        """(message id, window, buttons) of the newest decision message not yet answered, or None."""
+        """(message id, window, buttons) of the newest decision (a turn message asking a question) not yet
+        answered, or None."""
         best = None
         for mid, message in self.messages(who["id"]).items():
             buttons = [b for row in (message.get("reply_markup") or {}).get("inline_keyboard", []) for b in row
                        if b.get("callback_data", "").startswith("d:")]
-            if not buttons or (message.get("text") or "").startswith("✅"):
+            locked = any(text.startswith("✅") for text in (message.get("text") or "").split("\n"))
+            if not buttons or locked:
                 continue
             window = int(buttons[0]["callback_data"].split(":")[2])
             if (who["id"], window) in done:

@@ -64,9 +64,9 @@ def direct(fake: FakeBotAPI, method: str):
         code, result = handler(params)
         fake._record(method, params, code, {})
         data = buttons[0][0].get("data", "") if buttons and buttons[0] else ""
-        if method == "sendMessage" and code == 200 and data.startswith("d:"):
+        if code == 200 and data.startswith("d:"):  # a question, sent new or edited into a turn message
             _, game_id, window = data.split(":")[:3]  # index the decision messages (a scan would be O(all))
-            fake.decisions[str(chat_id), game_id, int(window)] = result["message_id"]
+            fake.decisions[str(chat_id), game_id, int(window)] = params.get("message_id") or result["message_id"]
         if code == 200:
             return telegram_send.Result("ok", message_id=result["message_id"])
         return telegram_send.Result("not_modified" if "not modified" in result else "edit_target_missing"
