@@ -178,7 +178,8 @@ class Cluster:
 
 
 class WatchedBotAPI(FakeBotAPI):
-    """The fake Bot API, also telling ``on_call(method, params, code, at)`` about every call (from its thread)."""
+    """The fake Bot API, also telling ``on_call(method, params, code, at, message_id)`` about every call (from its
+    thread)."""
 
     def __init__(self, on_call):
         super().__init__(TOKEN)
@@ -186,7 +187,9 @@ class WatchedBotAPI(FakeBotAPI):
 
     def _record(self, method, params, code, body):
         response = super()._record(method, params, code, body)
-        self.on_call(method, params, code, time.monotonic())
+        result = body.get("result") if isinstance(body.get("result"), dict) else {}
+        message_id = params.get("message_id") or result.get("message_id")
+        self.on_call(method, params, code, time.monotonic(), int(message_id) if message_id else None)
         return response
 
 
@@ -232,6 +235,7 @@ class Driver:
         self.first_decision: dict[tuple[str, int], float] = {}  # (game, window) -> first decision message
         self.calls: list[tuple[str, str, int, float]] = []  # (method, chat, code, at)
         self.private_sends: collections.Counter = collections.Counter()  # first line of each private send
+        self.question_message: dict[int, int] = {}  # user -> id of the newest message asking them something
         self.statuses = collections.Counter()
         self.errors = collections.Counter()
         self.tasks: set[asyncio.Task] = set()
@@ -266,11 +270,13 @@ class Driver:
                                                      "language_code": "en"}}}
 
     def press(self, user: int, data: str) -> dict:
+        """A button press on the user's newest question message (as Telegram sends it: with that message)."""
         n = next(self.ids)
         return {"update_id": n, "callback_query": {
             "id": f"q{n}", "chat_instance": "load", "data": data,
             "from": {"id": user, "is_bot": False, "first_name": f"P{user}", "language_code": "en"},
-            "message": {"message_id": 1, "date": int(time.time()), "chat": {"id": user, "type": "private"}}}}
+            "message": {"message_id": self.question_message.get(user, 1), "date": int(time.time()),
+                        "chat": {"id": user, "type": "private"}}}}
 
     # --- setting games up -------------------------------------------------------------------------------------
 
@@ -321,12 +327,12 @@ class Driver:
 
     # --- playing ------------------------------------------------------------------------------------------------
 
-    def on_call(self, method: str, params: dict, code: int, at: float) -> None:
+    def on_call(self, method: str, params: dict, code: int, at: float, message_id: int | None = None) -> None:
         """From the fake Bot API's thread: hand the call to the event loop."""
         if self.loop is not None and not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self._on_call, method, params, code, at)
+            self.loop.call_soon_threadsafe(self._on_call, method, params, code, at, message_id)
 
-    def _on_call(self, method: str, params: dict, code: int, at: float) -> None:
+    def _on_call(self, method: str, params: dict, code: int, at: float, message_id: int | None = None) -> None:
         chat = str(params.get("chat_id"))
         self.calls.append((method, chat, code, at))
         if code != 200 or method not in ("sendMessage", "editMessageText"):
@@ -339,6 +345,8 @@ class Driver:
         game_id, window = named
         self.first_decision.setdefault((game_id, window), at)
         user = int(chat) if chat.lstrip("-").isdigit() else None
+        if user is not None and message_id:
+            self.question_message[user] = message_id
         if user not in self.user_game or game_id in self.manual:
             return
         key = (game_id, window, user)

@@ -41,7 +41,7 @@ def test_an_illegal_answer_is_refused_and_changes_nothing(ctx):
     assert ingest.submit(ctx, G, 1, [], 1, "d1").status is Status.INVALID
     assert ctx.store.answers(G) == {}
     assert ctx.store.redis.hgetall(keys.snap(G)) == before
-    assert not ctx.store.redis.exists(keys.dedup(G, "d1"))  # a refused answer does not burn its dedup id
+    assert not ctx.store.redis.sismember(keys.dedup(G), "d1")  # a refused answer does not burn its dedup id
 
 
 def test_wrong_seat_unknown_game_and_expired_window_get_clear_replies(ctx):

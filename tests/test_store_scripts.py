@@ -44,7 +44,7 @@ def test_submit_refuses_wrong_window_unknown_game_and_duplicates(store):
     assert store.submit(G, 5, 1, [{"type": "pass"}], "a", 1.0) == ("ACCEPTED", 1)
     assert store.submit(G, 5, 1, [{"type": "other"}], "a", 1.0) == ("DUP", 0)
     assert store.answers(G) == {1: [{"type": "pass"}]}
-    assert store.redis.ttl(keys.dedup(G, "a")) > 80000
+    assert store.redis.ttl(keys.dedup(G)) > 80000
 
 
 def test_answer_ahead_from_a_seat_not_asked_is_kept_but_not_counted(store):
@@ -69,7 +69,9 @@ def test_commit_is_a_compare_and_set_on_version_and_status(store):
     assert store.commit(G, c) == 0  # window still collecting: not closed yet
     close(store)
     store.redis.hset(keys.answers(G), 1, "[]")  # the closed window's answers: dropped by the commit
+    store.redis.sadd(keys.dedup(G), "u1")  # and their dedup ids
     assert store.commit(G, c) == 2
+    assert not store.redis.exists(keys.dedup(G))
     assert store.commit(G, c) == 0  # the same resolution again loses
     snap = store.load(G)
     assert (snap.version, snap.window, snap.status, snap.json) == (2, 6, "collecting", '{"x":1}')
@@ -133,7 +135,7 @@ def test_indexes_user_to_games_and_chat_to_game(store):
 
 def test_every_key_of_a_game_shares_one_hash_tag():
     tagged = [keys.snap(G), keys.expected(G), keys.answers(G), keys.autoplays(G), keys.meta(G), keys.log(G),
-              keys.outbox(G, "v1"), keys.sent(G, "v1", 0), keys.dedup(G, "x")]
+              keys.outbox(G, "v1"), keys.sent(G, "v1", 0), keys.dedup(G)]
     assert {k[: k.index("}") + 1] for k in tagged} == {"{g:g1}"}
     with pytest.raises(ValueError):
         keys.check_game_id("a-b")

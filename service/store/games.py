@@ -82,7 +82,7 @@ class Store:
         """The snapshot, and whether ``dedup_id`` was already recorded, in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(keys.snap(game_id))
-        pipe.exists(keys.dedup(game_id, dedup_id or "-"))
+        pipe.sismember(keys.dedup(game_id), dedup_id or "-")
         raw, seen = pipe.execute()
         return _snapshot(game_id, raw), bool(dedup_id) and bool(seen)
 
@@ -132,8 +132,8 @@ class Store:
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing)."""
         status, missing = self._submit(
             keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
-                  keys.dedup(game_id, dedup_id or "-")],
-            args=[window, seat, json.dumps(actions), "1" if dedup_id else "", self.dedup_ttl, repr(now)],
+                  keys.dedup(game_id)],
+            args=[window, seat, json.dumps(actions), dedup_id or "", self.dedup_ttl, repr(now)],
         )
         return status.decode(), int(missing)
 
@@ -146,7 +146,8 @@ class Store:
         """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
         version = self._commit(
             keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
-                  keys.log(game_id), keys.outbox(game_id, batch_for_version(c.version + 1)), keys.actions(game_id)],
+                  keys.log(game_id), keys.outbox(game_id, batch_for_version(c.version + 1)), keys.actions(game_id),
+                  keys.dedup(game_id)],
             args=[c.version, "" if c.window is None else c.window, c.engine_json,
                   "" if c.next_window is None else c.next_window, c.status, repr(c.deadline), repr(c.now),
                   json.dumps(c.expected), json.dumps({str(s): json.dumps(a) for s, a in c.prefilled.items()}),

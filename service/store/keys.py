@@ -17,7 +17,7 @@ Per game ``G``:
     {g:G}:lock:<chat>:<slot>    held while one version of a living message is being sent
     {g:G}:tg:slots        hash  "<chat>|<slot>" -> Telegram message id of a living message (telegram_send)
     {g:G}:refreshes             counter naming the status-refresh batches
-    {g:G}:dedup:<id>            idempotency key of one inbound answer
+    {g:G}:dedup           set   idempotency ids of the open window's answers (emptied by each commit)
 Global (not per game):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
@@ -90,8 +90,8 @@ def sent(game_id: str, batch: str, index: int) -> str:
     return f"{_g(game_id)}:sent:{batch}:{index}"
 
 
-def dedup(game_id: str, dedup_id: str) -> str:
-    return f"{_g(game_id)}:dedup:{dedup_id}"
+def dedup(game_id: str) -> str:
+    return f"{_g(game_id)}:dedup"
 
 
 DUE = "artemia:due"

@@ -5,17 +5,22 @@ hash tag) or only the global rate-limit keys, and is O(players). They run the sa
 fakeredis with lupa.
 """
 
-# KEYS: snap, exp, ans, auto, dedup      ARGV: window, seat, answer JSON, use dedup ("1"/""), dedup ttl, now
+# KEYS: snap, exp, ans, auto, dedup set      ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now
 # -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
+# The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
+# after its window closed is refused as STALE instead, and a game keeps no key per answer.
 SUBMIT = """
-if ARGV[4] == '1' and redis.call('EXISTS', KEYS[5]) == 1 then return {'DUP', 0} end
+if ARGV[4] ~= '' and redis.call('SISMEMBER', KEYS[5], ARGV[4]) == 1 then return {'DUP', 0} end
 local st = redis.call('HMGET', KEYS[1], 'window', 'status')
 if not st[1] then return {'NOGAME', 0} end
 if st[1] ~= ARGV[1] then return {'STALE', 0} end
 if st[2] ~= 'collecting' then return {'CLOSED', 0} end
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
 redis.call('HDEL', KEYS[4], ARGV[2])
-if ARGV[4] == '1' then redis.call('SET', KEYS[5], ARGV[1], 'EX', ARGV[5]) end
+if ARGV[4] ~= '' then
+  redis.call('SADD', KEYS[5], ARGV[4])
+  redis.call('EXPIRE', KEYS[5], ARGV[5])
+end
 local missing = 0
 for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   if redis.call('HEXISTS', KEYS[3], seat) == 0 then missing = missing + 1 end
@@ -36,7 +41,7 @@ redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
 return {'CLOSED'}
 """
 
-# KEYS: snap, exp, ans, auto, log, outbox batch, action log
+# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
@@ -54,7 +59,7 @@ end
 local v = tonumber(ARGV[1]) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'window', ARGV[4], 'status', ARGV[5], 'deadline', ARGV[6],
            'opened', ARGV[7], 'closed', ARGV[5] == 'resolving' and ARGV[7] or '', 'json', ARGV[3])
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[8])
 for _, seat in ipairs(cjson.decode(ARGV[8])) do redis.call('SADD', KEYS[2], seat) end
 for seat, answer in pairs(cjson.decode(ARGV[9])) do redis.call('HSET', KEYS[3], seat, answer) end
 for seat, n in pairs(cjson.decode(ARGV[10])) do
