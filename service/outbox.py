@@ -53,8 +53,11 @@ class Outcome:
     detail: str = ""  # for "failed": why
 
 
-CLAIM_LEASE_SECONDS = 60
-SLOT_LOCK_SECONDS = 30  # longer than a send may take (the Bot API client times out after 5 s)
+# A claim and a slot lock outlive any one send (the Bot API client times out after 5 s) but not by much: a
+# deliverer killed mid-send leaves them behind, and the message (or the slot: a seat's turn message) waits for
+# them to expire before another deliverer takes over.
+CLAIM_LEASE_SECONDS = 20
+SLOT_LOCK_SECONDS = 15
 SLOT_BUSY_WAIT = 0.2
 
 
@@ -90,7 +93,9 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
     if wait > 0:
         return Outcome("wait", wait)
     if not store.claim_send(game_id, batch, index, CLAIM_LEASE_SECONDS):
-        return Outcome("done")  # someone else is sending it or has sent it
+        if store.send_state(game_id, batch, index) == "sending":  # held: look again once the claim expires,
+            return Outcome("wait", _claim_left(store, game_id, batch, index))  # in case its holder died
+        return Outcome("done")  # sent, given up, or its batch delivered
     slot = message.get("slot")
     if not slot:
         return _send(store, sender, settings, message, game_id, batch, index, failures, now)
@@ -107,6 +112,10 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
         return _send(store, sender, settings, message, game_id, batch, index, failures, now)
     finally:
         store.redis.delete(lock)
+
+
+def _claim_left(store: Store, game_id: str, batch: str, index: int) -> float:
+    return float(max(1, store.redis.ttl(keys.sent(game_id, batch, index)) + 1))
 
 
 def _send(store: Store, sender: Sender, settings: Settings, message: dict, game_id: str, batch: str, index: int,

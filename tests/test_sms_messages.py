@@ -24,7 +24,7 @@ def game():
 
 META = {"code": "K7QX", "players": {"0": {"chat": "tg0"}, "1": {"chat": f"sms:{ANNA}"},
                                    "2": {"chat": f"sms:{BEDA}"}}}
-REVEAL = [{"type": "reveal", "played": {"1": [3], "2": [5]}, "visible_to": None},
+REVEAL = [{"type": "reveal", "turn": 1, "played": {"1": [3], "2": [5]}, "visible_to": None},
           {"type": "played", "seat": 2, "cards": [5], "visible_to": [2]}]
 
 

@@ -25,13 +25,13 @@ def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
     out, news = step(ctx, game, [], game.waiting_for())
     by_chat = {m["chat"]: m for m in out}
     status = by_chat["-100555"]
-    assert status["slot"] == "g1:t1" and status["seq"] == 200 and status["buttons"] is None
+    assert status["slot"] == "g1:s0" and status["seq"] == 200 and status["buttons"] is None
     assert status["text"].startswith("🌍 Turn 1")
     anna = by_chat["7001"]  # a Hunted asked to explore, in Czech
     assert anna["slot"] == "g1:p1" and anna["buttons"] and anna["buttons"][0][0]["data"].startswith("d:g1:1:")
     assert "Kolo 1" in anna["text"]
     assert "7003" not in by_chat  # the Creature is not asked and has no news
-    assert news == {"turn": 1, "items": [], "private": {}}
+    assert news == {"turn": 1, "items": [], "private": {}, "segment": {"start": 0, "items": []}}
 
 
 def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
@@ -58,20 +58,27 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     assert news["turn"] == 2 and "2" not in news["private"]
 
 
-def test_reveal_and_end_are_new_messages_and_news_accumulate_over_the_turn():
+def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     ctx = make_ctx()
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
-    reveal = {"type": "reveal", "played": {"1": [2], "2": [4]}, "visible_to": None}
+    tokens = {"type": "tokens", "tokens": {"creature": [4]}, "visible_to": None}
+    reveal = {"type": "reveal", "turn": 1, "played": {"1": [2], "2": [4]}, "visible_to": None}
     caught = {"type": "caught", "seat": 2, "place": 4, "visible_to": None}
-    out, news = step(ctx, game, [reveal, caught], [])
+    _, news = step(ctx, game, [], [1, 2])
+    out, news = step(ctx, game, [tokens, reveal, caught], [], version=3, news=news)
     group = [m for m in out if m["chat"] == "-100555"]
-    assert group[0]["text"].startswith("🔦") and "Petr → 4" in group[0]["text"] and not group[0].get("slot")
-    assert group[1]["slot"] == "g1:t1" and "Petr was caught" in group[1]["text"]
-    assert [i["type"] for i in news["items"]] == ["reveal", "caught"]
-    out, news = step(ctx, game, [{"type": "turn", "turn": 2, "visible_to": None}], [], version=3, news=news)
-    slots = [m.get("slot") for m in out if m["chat"] == "-100555"]
-    assert slots == ["g1:t1", "g1:t2"]  # the old turn's status is finalised, the new turn's is a new message
-    assert news == {"turn": 2, "items": [], "private": {}}
+    # the old message is closed (no one is waited for any more); the reveal opens the new one, with the tokens
+    assert [m["slot"] for m in group] == ["g1:s0", "g1:s1"] and "⏳" not in group[0]["text"]
+    assert group[1]["text"].index("Reveal") < group[1]["text"].index("Petr was caught") \
+        < group[1]["text"].index("🌍 Turn 1")  # the news first, then where the game is
+    assert [i["type"] for i in news["segment"]["items"]] == ["tokens", "reveal", "caught"]
+    assert "placed its tokens" in group[1]["text"] and "placed its tokens" not in group[0]["text"]
+    # the next turn begins in the same message: edited, not sent anew, and the reveal stays on it
+    out, news = step(ctx, game, [{"type": "turn", "turn": 2, "visible_to": None}], [1, 2], version=4, news=news)
+    group = [m for m in out if m["chat"] == "-100555"]
+    assert [(m["slot"], m["seq"]) for m in group] == [("g1:s1", 400)]
+    assert "Reveal" in group[0]["text"] and "Turn 2" in group[0]["text"]
+    assert news["turn"] == 2 and news["segment"]["start"] == 1
 
 
 def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():

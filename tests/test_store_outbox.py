@@ -4,6 +4,7 @@ import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, table
 from rq.registry import ScheduledJobRegistry
 
+from service import outbox
 from service.game import new_game
 from service.store import Commit
 from workers import messages, upkeep
@@ -61,6 +62,16 @@ def test_a_batch_stays_until_its_last_message_is_sent(ctx):
     assert ctx.store.batch_size(G, "v1") == 4 and ctx.store.send_state(G, "v1", 0) == "sent"
     assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "sent"
     assert ctx.store.batch_size(G, "v1") == 0 and ctx.store.send_state(G, "v1", 0) is None
+
+
+def test_a_claim_left_by_a_dead_deliverer_is_retried_once_it_expires(ctx):
+    assert ctx.store.claim_send(G, "v1", 2, outbox.CLAIM_LEASE_SECONDS)  # a deliverer claimed it, then died
+    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "wait"
+    job = ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids()
+    assert job == [f"deliver-{G}-v1-2-1"]  # looked at again when the claim has expired
+    ctx.store.redis.delete(f"{{g:{G}}}:sent:v1:2")  # ... which Redis does after the lease
+    assert upkeep.deliver(ctx, f"{G}-v1-2", 1, 0) == "sent"
+    assert sent(ctx) == [("grp", "table")]
 
 
 def test_per_chat_budget_waits_and_reschedules(ctx, clock):

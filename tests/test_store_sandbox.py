@@ -21,7 +21,7 @@ def test_bots_only_game_plays_to_the_end_and_keeps_hands_private(capsys):
     # a Hunted's secret pick ("You play") reaches that Hunted only; the table learns it at the reveal
     assert any(line.startswith("You play: ") for line in blocks["seat 1"])
     assert not any(line.startswith("You play") for line in blocks["table"])
-    assert any("Reveal!" in line for line in blocks["table"])
+    assert any("Reveal of turn 1!" in line for line in blocks["table"])
     assert all("=" not in line for lines in blocks.values() for line in lines)  # no raw "field=value" text
 
 

@@ -24,12 +24,12 @@ def test_own_choice_beats_the_chat_and_telegram():
 
 def test_czech_catalogue_with_three_plural_forms():
     t = i18n.translator("cs")
-    assert t.gettext("Reveal!") == "Odhalení!"
+    assert t.gettext("Reveal of turn {n}!") == "Odhalení v {n}. kole!"
     forms = [t.ngettext("{who} discards {n} card.", "{who} discards {n} cards.", n).format(who="Eva", n=n)
              for n in (1, 3, 5)]
     assert forms == ["Eva odhazuje 1 kartu.", "Eva odhazuje 3 karty.", "Eva odhazuje 5 karet."]
-    assert i18n.translator("en").gettext("Reveal!") == "Reveal!"
-    assert i18n.translator("xx").gettext("Reveal!") == "Reveal!"
+    assert i18n.translator("en").gettext("Reveal of turn {n}!") == "Reveal of turn {n}!"
+    assert i18n.translator("xx").gettext("Reveal of turn {n}!") == "Reveal of turn {n}!"
 
 
 def test_every_message_in_the_code_is_in_the_catalogues_and_translated():

@@ -109,3 +109,24 @@ def test_sender_raises_the_outbox_errors(api, sender, kind, arg, error):
         assert caught.value.seconds == 3.0
     sender.send("42", "hi")
     assert len(api.sent()) == 1
+
+
+def test_a_late_screen_edit_never_hides_the_next_question(api):
+    """The webhook's edit of a pressed turn message (made at version 4) runs after the outbox put the next
+    step's question (version 5) on that message: it is skipped; an edit still current goes through."""
+    from rq import Queue, SimpleWorker
+
+    from service.store import keys
+
+    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    queue = Queue("send", connection=connection)
+    question = tg.send(42, "question of window 9", KEYBOARD)
+    connection.hset(keys.slot_seqs("G1"), "42|G1:p3", 500)  # the outbox delivered version 5 to the slot
+    late = queue.enqueue("service.channels.telegram_jobs.edit_message",
+                         args=(42, question.message_id, "✅ Locked in (window 8)", None, "G1", "G1:p3", 4))
+    current = queue.enqueue("service.channels.telegram_jobs.edit_message",
+                            args=(42, question.message_id, "✅ Locked in (window 9)", None, "G1", "G1:p3", 5))
+    SimpleWorker([queue], connection=connection).work(burst=True)
+    assert late.return_value() == "superseded" and current.return_value() == "ok"
+    assert api.messages["42", question.message_id]["text"] == "✅ Locked in (window 9)"
+    assert not connection.exists(keys.slot_lock("G1", "42", "G1:p3"))

@@ -173,10 +173,11 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
 
 
 def test_reveal_and_game_end_texts():
-    event = {"type": "reveal", "visible_to": None, "played": {"1": [4], "2": [3, 10], "3": []}}
+    event = {"type": "reveal", "turn": 2, "visible_to": None, "played": {"1": [4], "2": [3, 10], "3": []}}
     text = ui.reveal(event, NAMES, "en")
-    assert text.splitlines()[1:] == ["Anna → 4 Beach", "Petr → 3 River, 10 Artefact", "Eva → nowhere (gave up)"]
-    assert "Pláž" in ui.reveal(event, NAMES, "cs")
+    assert text.splitlines() == ["🔦 Reveal of turn 2!", "Anna → 4 Beach", "Petr → 3 River, 10 Artefact",
+                                 "Eva → nowhere (gave up)"]
+    assert "Pláž" in ui.reveal(event, NAMES, "cs") and "Odhalení v 2. kole!" in ui.reveal(event, NAMES, "cs")
     view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
     assert "The Hunted win!" in ui.game_over(view, NAMES, "en")
     assert "Vyhráli Lovení!" in ui.game_over(view, NAMES, "cs")

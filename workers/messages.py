@@ -9,13 +9,14 @@ Telegram (`service.channels.telegram_ui`)
       windows, its private results (kept in ``news["private"]``), and the "locked in" screen after an answer
       (`refresh_messages`). So a player gets one new message — one notification — per turn, when it is time
       to act;
-    * one living **status message** per turn in the group, slot ``<game>:t<turn>``: sent new when the turn's first
-      step commits, edited by every later step of the turn and after every accepted answer (who has answered,
-      never what); its results ("news") accumulate over the turn and are kept in the snapshot field ``news``,
-      written by the same commit;
-    * the **reveal** and the **end of the game** as new messages (so people are notified); notices (a seat handed
-      to a bot) are lines of the status message. So a turn costs the group one new status message, the reveal,
-      and edits.
+    * one living **status message** in the group per reveal, slot ``<game>:s<turn of the reveal>`` (``s0`` from
+      the game's start to the first reveal): the **reveal** is sent as a new message (people are notified), and
+      that message then lives on, edited by every later step and after every accepted answer (who has answered,
+      never what), through the rest of the turn and the next turn's first windows, until the next reveal. It
+      shows the news since its reveal (kept in the snapshot field ``news["segment"]``, written by the same
+      commit), then where the game is now. The **end of the game** comes with its reveal, or as a new message;
+      notices (a seat handed to a bot) are lines of the news. So a turn costs the group one new message, and
+      edits.
     A private chat of a player who blocked the bot (``tg:blocked:<user>``) gets nothing until they press Start.
 SMS (`service.channels.sms_messages`): one standalone text per number per step, or none.
 Plain text (the sandbox's console): readable lines (`service.i18n.events`), the question with the typed commands.
@@ -215,6 +216,8 @@ def _news_lines(items: list[dict], meta: dict, lang: str, bot_username: str) -> 
             out.append("ℹ️ " + notice_text(item, meta, lang, bot_username))
         elif item["type"] == "reveal":
             out.append(ui.reveal(item, names, lang))
+        elif item["type"] == "turn":
+            out.append("⏭ " + _t(lang)("Turn {n}").format(n=item["turn"]))
         else:
             text = line(item, names, lang)
             if text:
@@ -251,6 +254,38 @@ def split_turns(news: dict, events: list[dict], notices: list[dict]) -> list[Tur
     return parts
 
 
+@dataclass
+class Segment:
+    """The group's living status message: it starts at a reveal (``start``: the turn of that reveal; 0 before
+    the first one) and lives until the next reveal. ``items`` are the public events since that reveal."""
+
+    start: int
+    items: list[dict]
+
+    def to_news(self) -> dict:
+        return {"start": self.start, "items": self.items[-MAX_NEWS_LINES:]}
+
+
+def next_segments(news: dict, events: list[dict], notices: list[dict]) -> tuple[Segment, Segment | None]:
+    """(the living status message after the step, the one the step's reveal closed or None). A reveal opens a
+    new message holding everything public of its step (the Creature's tokens come with the reveal)."""
+    segment = news.get("segment") or {"start": 0, "items": []}
+    turn = news.get("turn", 0)
+    added, revealed_in = [], None
+    for event in events:
+        if event.get("visible_to") is not None or event["type"] == "locked_in":
+            continue
+        if event["type"] == "turn":
+            turn = event["turn"]
+        elif event["type"] == "reveal" and revealed_in is None:
+            revealed_in = turn
+        added.append(event)
+    added += notices
+    if revealed_in is None:
+        return Segment(segment["start"], segment["items"] + added), None
+    return Segment(revealed_in, added), Segment(segment["start"], list(segment["items"]))
+
+
 # ---------------------------------------------------------------------------------------------- a step
 
 
@@ -273,7 +308,9 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
     """(the step's outgoing messages, the news of the current turn after it)."""
     readers = Readers(ctx.store.redis if ctx is not None else None, step.meta)
     parts = split_turns(step.news, step.events, step.notices)
-    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {}}
+    segment, closed = next_segments(step.news, step.events, step.notices)
+    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {},
+                  "segment": segment.to_news()}
     for seat in map(int, step.meta["players"]):  # what each Telegram seat's turn message shows so far
         if channel_of(readers.chat(seat)) == "telegram":
             mine = private_turns(step.news, step.events, seat)[-1]
@@ -284,7 +321,7 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
     channel = channel_of(group)
     bot_username = getattr(ctx.settings, "bot_username", "") if ctx is not None else ""
     if channel == "telegram":
-        out += _guarded(lambda: _telegram_group(step, parts, readers, bot_username),
+        out += _guarded(lambda: _telegram_group(step, segment, closed, readers, bot_username),
                         lambda: _text_table(step, parts, readers, [group], bot_username), "group")
     elif channel == "text":
         out += _text_table(step, parts, readers, [group], bot_username)
@@ -351,46 +388,48 @@ def _merge_plain(messages: list[dict]) -> list[dict]:
 
 def _status(view: dict, names: dict[int, str], asked: list[int], answered: set[int], deadline: float | None,
             lang: str, news: list[str]) -> str:
-    """`telegram_ui.status`, with the Artemia spaces (spaces of the Rescue track, not places: the ui would look
-    them up as place cards) given as a line of their own."""
+    """The news since the last reveal (in order: what happened), then `telegram_ui.status` (where the game is
+    now), with the Artemia spaces (spaces of the Rescue track, not places: the ui would look them up as place
+    cards) given as a line of their own."""
     spaces = view.get("artemia_spaces") or []
-    lines = list(news)
-    if spaces:
-        lines.insert(0, _t(lang)("Artemia spaces (side {side}): {places}.").format(
-            side=view["side"], places=", ".join(map(str, spaces))))
-    return ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, lines)
+    extra = [_t(lang)("Artemia spaces (side {side}): {places}.").format(
+        side=view["side"], places=", ".join(map(str, spaces)))] if spaces else []
+    block = ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, extra)
+    return "\n\n".join(["\n".join(news), block]) if news else block
 
 
-def _status_slot(game_id: str, turn: int) -> str:
-    return f"{game_id}:t{turn}"
+def _status_slot(game_id: str, start: int) -> str:
+    """The group's status message that started at the reveal of turn ``start`` (0: at the game's start)."""
+    return f"{game_id}:s{start}"
 
 
-def _turn_slot(game_id: str, turn: int) -> str:
+def turn_slot(game_id: str, turn: int) -> str:
     """A seat's private message of one turn (the chat tells the seats apart)."""
     return f"{game_id}:p{turn}"
 
 
-def _telegram_group(step: Step, parts: list[TurnPart], readers: Readers, bot_username: str) -> list[dict]:
+def _telegram_group(step: Step, segment: Segment, closed: Segment | None, readers: Readers,
+                    bot_username: str) -> list[dict]:
+    """The living status message; a reveal starts a new one (the news people are notified of), which then
+    lives through the rest of that turn and the next turn's first windows. The end of the game is a new message
+    unless it came with the reveal."""
     lang, meta, game = readers.group_lang(), step.meta, step.game
     group, names = meta["group"], names_of(meta)
     seq = step.version * 100
     view = game.public_view()
     out = []
-    for part in parts:
-        current = part is parts[-1]
-        if any(e["type"] == "reveal" for e in part.added):  # the reveal is news: a new message
-            out.append(_message(group, "\n".join(_news_lines(part.added, meta, lang, bot_username)), None, True))
-        news_lines = _news_lines(part.items, meta, lang, bot_username)
-        if current and not game.is_over:
-            asked = step.asked if game.window else []
-            text = _status(view, names, asked, set(), step.deadline if asked else None, lang, news_lines)
-        elif not part.items and not part.ended:
-            continue
-        else:
-            past = {**view, "turn": part.turn, "window": None, "winner": view["winner"] if current else None}
-            text = _status(past, names, [], set(), None, lang, news_lines)
-        out.append(_message(group, text, None, True, slot=_status_slot(step.game_id, part.turn), seq=seq))
-    if game.is_over:
+    if closed is not None:  # the previous message, no longer waiting for anyone
+        past = {**view, "turn": segment.start, "window": None, "winner": None}
+        out.append(_message(group, _status(past, names, [], set(), None, lang,
+                                           _news_lines(closed.items, meta, lang, bot_username)),
+                            None, True, slot=_status_slot(step.game_id, closed.start), seq=seq))
+    asked = step.asked if game.window and not game.is_over else []
+    text = _status(view, names, asked, set(), step.deadline if asked else None, lang,
+                   _news_lines(segment.items, meta, lang, bot_username))
+    if game.is_over and closed is not None:
+        text = "\n\n".join([text, ui.game_over(view, names, lang)])
+    out.append(_message(group, text, None, True, slot=_status_slot(step.game_id, segment.start), seq=seq))
+    if game.is_over and closed is None:
         out.append(_message(group, ui.game_over(view, names, lang), None, True))
     return out
 
@@ -440,7 +479,7 @@ def _telegram_private(step: Step, seat: int, chat: str, readers: Readers) -> lis
         text = "\n".join(lines + ([""] if lines and screen else []) + ([screen.text] if screen else []))
         if text:
             out.append(_message(chat, text, seat, False, buttons=screen.keyboard if screen else None,
-                                slot=_turn_slot(step.game_id, part.turn), seq=step.version * 100))
+                                slot=turn_slot(step.game_id, part.turn), seq=step.version * 100))
     return out
 
 
@@ -520,10 +559,11 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
     group = meta.get("group")
     if channel_of(group) == "telegram" and game.window is not None:
         lang = readers.group_lang()
-        news_lines = _news_lines(news.get("items", []), meta, lang, ctx.settings.bot_username)
+        segment = news.get("segment") or {"start": 0, "items": []}
+        news_lines = _news_lines(segment["items"], meta, lang, ctx.settings.bot_username)
         text = _status(game.public_view(), names_of(meta), sorted(expected), answered, snap.deadline, lang,
                        news_lines)
-        out.append(_message(group, text, None, True, slot=_status_slot(game_id, game.turn), seq=seq))
+        out.append(_message(group, text, None, True, slot=_status_slot(game_id, segment["start"]), seq=seq))
     chat = readers.chat(seat)
     if channel_of(chat) == "telegram" and seat in answers and not readers.blocked(seat):
         lang = readers.lang(seat)
@@ -531,7 +571,7 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
         lines = _lines(news.get("private", {}).get(str(seat), []), names_of(meta), lang) \
             if news.get("turn") == game.turn else []
         out.append(_message(chat, "\n".join(lines + [""] + [screen.text]) if lines else screen.text, seat, False,
-                            buttons=screen.keyboard, slot=_turn_slot(game_id, game.turn), seq=seq))
+                            buttons=screen.keyboard, slot=turn_slot(game_id, game.turn), seq=seq))
     return out
 
 

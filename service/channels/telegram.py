@@ -28,7 +28,7 @@ from service.channels.telegram_update import CallbackQuery, Message, Update
 from service.game import Game
 from service.game.cards import CARDS
 from service.lobby import MAX_PLAYERS, Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
-from workers import scheduling
+from workers import messages, scheduling
 from workers.context import Context
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
@@ -465,12 +465,15 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
             return answer_query(query, result.text)
         screen, said = ui.locked_in(choice, stage.actions, snap.deadline, lang), _t(lang, "Locked in.")
     if query.message is not None:
-        _enqueue_edit(env, query.message.chat.id, query.message.message_id, screen)
+        _enqueue_edit(env, query.message.chat.id, query.message.message_id, screen,
+                      (choice.game_id, messages.turn_slot(choice.game_id, game.turn), snap.version))
     return answer_query(query, said)
 
 
-def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen) -> None:
+def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen, living: tuple[str, str, int]) -> None:
+    """The next screen of the pressed message, which is the seat's turn message: ``living`` (game, slot, version
+    seen) lets the job skip the edit once the next window's question has replaced the screen."""
     env.ctx.send_queue.enqueue("service.channels.telegram_jobs.edit_message",  # a send: keep it off resolutions
-                          args=(chat_id, message_id, screen.text, screen.keyboard),
+                          args=(chat_id, message_id, screen.text, screen.keyboard, *living),
                           failure_ttl=env.ctx.settings.job_failure_ttl_seconds,
                           result_ttl=scheduling.RESULT_TTL)

@@ -1,18 +1,47 @@
 """RQ jobs of the Telegram channel (run by the ordinary workers; JSON arguments, safe to run twice).
 
 ``edit_message`` shows the next screen of a decision message after a button press (the webhook answered the
-button itself in its HTTP reply). A message that is gone is sent anew; a flood wait is slept through
-(it is one private chat's screen, seconds old); a network error fails the job so RQ's retry takes it again.
+button itself in its HTTP reply). The pressed message is the seat's turn message, a living message that the
+outbox also edits: the job holds the slot's lock and skips the edit when a newer step's version (the next
+window's question) is already on screen, so a late screen never hides a question. A message that is gone is
+sent anew; a short flood wait is slept through (it is one private chat's screen, seconds old); a network error
+fails the job so RQ's retry takes it again.
 """
 
 import time
 
+from rq import get_current_job
+
 from service.channels import telegram_send
+from service.outbox import SLOT_LOCK_SECONDS
+from service.store import keys
 
-MAX_WAIT = 30.0
+MAX_WAIT = 5.0  # a longer flood wait gives the screen up: the slot lock must not outlive the edit
+LOCK_TRIES, LOCK_WAIT = 50, 0.1
 
 
-def edit_message(chat_id: int, message_id: int, text: str, keyboard: list | None) -> str:
+def edit_message(chat_id: int, message_id: int, text: str, keyboard: list | None, game_id: str, slot: str,
+                 version: int) -> str:
+    """Edit unless a step after ``version`` has been delivered to the slot. -> the send's status, "superseded"
+    or "busy" (the slot stayed locked: the outbox is writing a newer version)."""
+    redis = get_current_job().connection
+    lock = keys.slot_lock(game_id, str(chat_id), slot)
+    for _ in range(LOCK_TRIES):
+        if redis.set(lock, 1, nx=True, ex=SLOT_LOCK_SECONDS):
+            break
+        time.sleep(LOCK_WAIT)
+    else:
+        return "busy"
+    try:
+        shown = int(redis.hget(keys.slot_seqs(game_id), f"{chat_id}|{slot}") or -1)
+        if shown >= (version + 1) * 100:  # seqs are version x 100 (+ answers): a later step is on screen
+            return "superseded"
+        return _edit(chat_id, message_id, text, keyboard)
+    finally:
+        redis.delete(lock)
+
+
+def _edit(chat_id: int, message_id: int, text: str, keyboard: list | None) -> str:
     for _ in range(3):
         result = telegram_send.edit(chat_id, message_id, text, keyboard)
         if result.status == "edit_target_missing":

@@ -376,7 +376,7 @@ def results(events: list[dict], names: dict[int, str], lang: str) -> list[str]:
 def reveal(event: dict, names: dict[int, str], lang: str) -> str:
     """The reveal message, from the engine's ``reveal`` event: where each Hunted went."""
     _ = translator(lang).gettext
-    lines = ["🔦 " + _("Reveal!")]
+    lines = ["🔦 " + _("Reveal of turn {n}!").format(n=event["turn"])]
     for seat, cards in sorted(event["played"].items(), key=lambda item: int(item[0])):
         where = cards_text(cards, lang) if cards else _("nowhere (gave up)")
         lines.append(f"{seat_name(names, int(seat), lang)} → {where}")

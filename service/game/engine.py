@@ -905,7 +905,7 @@ class Game:
             h = self._h(seat)
             h["pos"] = list(h["played"])
         self.s["t"]["revealed"] = True
-        events.append({"type": "reveal", "visible_to": None,
+        events.append({"type": "reveal", "visible_to": None, "turn": self.turn,
                        "played": {str(seat): list(self._h(seat)["played"]) for seat in self.hunted_seats()}})
 
     # ------------------------------------------------------------------ phase 3: the Reckoning

@@ -235,7 +235,9 @@ def secrets_of(ctx, table: Table) -> dict:
         if pre_reveal and mine["played"]:
             words += [line({"type": "played", "cards": mine["played"], "visible_to": [h]}, names, lang)
                       for lang in ("en", "cs")]
-            words += [f"{names[h]} → ", "🔦"]
+            # the living status message shows earlier turns' reveals; this turn's must not appear yet
+            words += ["🔦 " + translator(lang).gettext("Reveal of turn {n}!").format(n=game.turn)
+                      for lang in ("en", "cs")]
         for chat in [str(table.group), chat_of[0]] + [chat_of[o] for o in seats[1:] if o != h]:
             forbidden[chat] += words
     for o in seats[1:]:  # a Hunted may see its own cards and pick, whoever else holds or picked the same

@@ -179,21 +179,25 @@ def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
                "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000", "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
                "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000", "ARTEMIA_LOG_LEVEL": "INFO"}
         port = free_port()
-        log = tmp_path / "honcho.log"
-        web = Proc("web", env, port, log).start()
-        worker = Proc("worker", env, port + 100, log, count=2).start()
-        sender = Proc("sender", env, port + 200, log).start()
+        # a log file per honcho: honcho's own output is block-buffered, so two of them appending to one file
+        # can cut each other's lines in half
+        web = Proc("web", env, port, tmp_path / "web.log").start()
+        worker = Proc("worker", env, port + 100, tmp_path / "worker.log", count=2).start()
+        sender = Proc("sender", env, port + 200, tmp_path / "sender.log").start()
+
+        def logs() -> str:
+            return "".join(p.log.read_text() for p in (web, worker, sender) if p.log.exists())
         base = f"http://127.0.0.1:{port}"
         try:
-            play(connection, api, base, web, worker, log)
+            play(connection, api, base, web, worker)
         except BaseException:
-            print("\n".join(l for l in log.read_text().splitlines() if "sweep-" not in l)[-8000:])
+            print("\n".join(l for l in logs().splitlines() if "sweep-" not in l)[-8000:])
             raise
         finally:
             web.stop()
             worker.stop()
             sender.stop()
-    text = log.read_text()
+    text = logs()
     assert api.token not in text and SECRET not in text
     roles = {json.loads(line.split(" | ", 1)[1]).get("role") for line in text.splitlines()
              if " | {" in line}
@@ -207,7 +211,7 @@ def healthy(base: str) -> bool:
         return False
 
 
-def play(connection, api, base, web, worker, log):
+def play(connection, api, base, web, worker):
     started = time.monotonic()
     wait_for(lambda: healthy(base), 30, "/healthz to say 200 (web up, worker beating, scheduler, sweeper)")
     tg = Telegram(base + "/telegram/webhook")
