@@ -21,7 +21,7 @@ Figures (printed, and written as JSON with ``--json``):
   answer in an open window: the full path — secret, parse, dedup, snapshot, ui.follow, ingest's engine check,
   the submit script, the edit job) against the same server answering a no-op request (``GET`` of an unrouted
   path: uvicorn, Starlette and the middleware, no handler), same client and concurrency, interleaved, in the
-  same run. Per web process: the figure is divided by ``--web`` when several serve behind the client's
+  same run, with the workers paused (SIGSTOP) during both so that the web process has the same machine. Per web process: the figure is divided by ``--web`` when several serve behind the client's
   round robin.
 * ``resolutions``: windows resolved per second per worker while the games were played (audit log entries
   ``{g:G}:log`` over the play time / workers) — a figure of this load, not a saturation rate.
@@ -150,6 +150,12 @@ class Cluster:
             if time.monotonic() > deadline:
                 raise SystemExit(f"workers did not register; logs in {self.logs}")
             time.sleep(0.1)
+
+    def pause_workers(self, paused: bool) -> None:
+        """SIGSTOP / SIGCONT every worker's process group."""
+        for proc in self.alive_workers():
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGSTOP if paused else signal.SIGCONT)
 
     def alive_workers(self) -> list[subprocess.Popen]:
         return [p for p in self.workers if p.poll() is None]
@@ -416,24 +422,31 @@ class Driver:
 # ---------------------------------------------------------------------------------------------- measuring
 
 
-def memory(connection: redis.Redis, games: list[str]) -> dict:
-    """Bytes per game: its own keys ({g:<id>}*), and the Telegram/lobby/index keys about its players."""
+def index_bytes(connection: redis.Redis) -> int:
+    """The Telegram/lobby/index keys (not a game's own, not the per-update dedup keys), in bytes."""
+    total = 0
+    for pattern in ("tg:*", "artemia:lobby:*", "artemia:place:*", "artemia:user:*", "artemia:chat:*",
+                    "artemia:seats:*", "artemia:joined:*", "artemia:opened:*"):
+        for key in connection.scan_iter(match=pattern, count=1000):
+            if not key.startswith(b"tg:upd:"):
+                total += connection.memory_usage(key, samples=0) or 0
+    return total
+
+
+def memory(connection: redis.Redis, games: list[str], measured: int, index_before: int) -> dict:
+    """Bytes per game of ``games``: its own keys ({g:<id>}*); and the Telegram/lobby/index keys added since
+    ``index_before`` per measured game (every measured game's players stay indexed while it runs and after)."""
     own = []
     for game_id in games:
         total = 0
         for key in connection.scan_iter(match="{g:" + game_id + "}*", count=1000):
             total += connection.memory_usage(key, samples=0) or 0
         own.append(total)
-    other = 0
-    for pattern in ("tg:*", "artemia:lobby:*", "artemia:place:*", "artemia:user:*", "artemia:chat:*",
-                    "artemia:seats:*", "artemia:joined:*", "artemia:opened:*"):
-        for key in connection.scan_iter(match=pattern, count=1000):
-            if not key.startswith(b"tg:upd:"):
-                other += connection.memory_usage(key, samples=0) or 0
+    other = index_bytes(connection) - index_before
     # The webhook's dedup keys are per update (kept 25 h), not per game: reported apart, per key.
     updates = [connection.memory_usage(k, samples=0) or 0 for k in connection.scan_iter(match="tg:upd:*", count=1000)]
     return {"game_keys_mean": statistics.mean(own) if own else 0, "game_keys_max": max(own, default=0),
-            "index_keys_per_game": other / max(1, len(games)),
+            "index_keys_per_game": other / max(1, measured),
             "update_dedup_keys": len(updates), "bytes_per_update_dedup_key": statistics.mean(updates) if updates else 0}
 
 
@@ -551,7 +564,13 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             spare = [g for g in await asyncio.gather(*(driver.setup_game(10_000 + i, manual=True)
                                                        for i in range(args.rate_games))) if g]
             await asyncio.gather(*(driver.open_wide_window(g) for g in spare))
-            figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency)
+            # the workers are paused meanwhile, so that both runs give the web process the same machine (on 2
+            # cores the workers running the answers' edit jobs would otherwise take CPU from one run only)
+            cluster.pause_workers(True)
+            try:
+                figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency)
+            finally:
+                cluster.pause_workers(False)
             for game_id in spare:
                 driver.games.pop(game_id, None)
             driver.redis.delete(*[k for g in spare for k in driver.redis.scan_iter(match="{g:" + g + "}*")] or
@@ -565,6 +584,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         # 2. the games, played to the end
         started = time.monotonic()
         before = driver.redis.info("memory")["used_memory"]
+        index_before = index_bytes(driver.redis)  # the webhook measurement's games left theirs
         games = [g for g in await asyncio.gather(*(driver.setup_game(i) for i in range(args.games))) if g]
         setup_s = time.monotonic() - started
         play_started = time.monotonic()
@@ -578,7 +598,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             if time.monotonic() >= next_sample:  # memory of the games still running, now and then
                 next_sample = time.monotonic() + args.memory_every
                 running = [g for g in games if driver.redis.hget("{g:" + g + "}:snap", "status") != b"over"]
-                sample = memory(driver.redis, running)
+                sample = memory(driver.redis, running, len(games), index_before)
                 sample["used_memory_per_game"] = (driver.redis.info("memory")["used_memory"] - before) / len(games)
                 samples.append(sample)
         active_memory = {"samples": len(samples)}
@@ -601,7 +621,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             "latency_ms": {"n": len(latencies), "p50": percentile(latencies, 0.5),
                            "p99": percentile(latencies, 0.99), "max": max(latencies, default=float("nan"))},
             "memory_active": active_memory or {},
-            "memory_finished": memory(driver.redis, games),
+            "memory_finished": memory(driver.redis, games, len(games), index_before),
             "messages": message_figures(driver, turns),
             "statuses": dict(driver.statuses), "errors": dict(driver.errors),
         })
@@ -640,7 +660,7 @@ def report(f: dict) -> None:
     w = f.get("webhook") or {}
     if w:
         print(f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
-              f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; the workers then took "
+              f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; workers paused; they then took "
           f"{w.get('drain_s', 0):.0f} s for the {w['answers']} edit jobs it queued)")
     print(f"  games over {f['games_over']}/{f['games']} in {f['play_s']:.1f} s (setup {f['setup_s']:.1f} s), "
           f"{f['turns']} turns; updates/s during play {f['updates_per_s_during_play']:.0f}")

@@ -15,7 +15,7 @@ Counters live in Redis
 
 Where the numbers come from
     * the web's middleware (`MetricsMiddleware`): inbound updates per channel and HTTP status;
-    * the worker class (`OpsWorker`, run by the Procfile): every job's outcome and run time, windows resolved
+    * the worker classes (`OpsSimpleWorker`, run by the Procfile, and the forking `OpsWorker`): every job's outcome and run time, windows resolved
       (per resolution run: windows answered by bots only that the same run goes on resolving are not counted
       separately), the resolution latency (from the moment the window closed — the last answer enqueued the
       resolution, or the deadline came — to the committed result with its follow-ups scheduled), deadlines

@@ -37,7 +37,7 @@ def test_deploy_files_run_the_procfile_commands():
         assert "service.web:app" not in text
     compose = (ROOT / "deploy" / "docker-compose.yml").read_text()
     worker_unit = (ROOT / "deploy" / "artemia-worker@.service").read_text()
-    for flags in ("-w service.ops.OpsWorker", "--worker-ttl 30", "--maintenance-interval 30",
+    for flags in ("-w service.ops.OpsSimpleWorker", "--worker-ttl 30", "--maintenance-interval 30",
                   "--job-monitoring-interval 10", "--with-scheduler", "-S json"):
         assert flags in procfile["worker"] and flags in worker_unit, flags
         assert flags in compose.replace('", "', " "), flags
