@@ -14,6 +14,8 @@ from service.channels.telegram import Env
 from service.channels.telegram_tables import Tables
 from service.game import Game
 from service.web import SECRET_HEADER, create_app
+from workers import messages
+from workers.resolution import resolve_window
 
 SECRET = "hook_secret"
 GROUP = {"id": -100777, "type": "supergroup", "title": "Friday"}
@@ -138,9 +140,29 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert answer == {"method": "answerCallbackQuery", "callback_query_id": answer["callback_query_id"],
                       "text": "Locked in."}
     assert env.ctx.store.answers(game_id)[seat] == ui.follow(game, seat, complete).actions
-    job = env.ctx.send_queue.jobs[-1]  # edits are sends: they go on the send queue, not between resolutions
+    # the last answer of its window: the pressed message shows it locked in (an edit job on the send queue: edits
+    # are sends, they do not wait between resolutions); the next window's question will replace it
+    job = env.ctx.send_queue.jobs[-1]
     assert job.func_name == "service.channels.telegram_jobs.edit_message"
     assert job.args[2].startswith("✅ Locked in:")
+
+    resolve_window(env.ctx, game_id, snap.window)  # what a worker does next
+    snap = env.ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    seat = game.waiting_for()[0]
+    assert len(game.waiting_for()) > 1
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    first = ui.Choice(game_id, snap.window)
+    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
+                    if ui.follow(game, seat, first.choose(i)).complete)
+    before = len(env.ctx.send_queue.jobs)
+    assert chat.press(user, complete.data())["text"] == "Locked in."
+    # an answer that leaves the window open: one job, the refresh of the status and of the seat's turn message
+    assert [j.func_name for j in env.ctx.send_queue.jobs[before:]] == ["workers.jobs.refresh"]
+    answers, expected, _, meta = env.ctx.store.window_state(game_id)
+    refreshed = messages.refresh_messages(env.ctx, game_id, snap, meta, messages.load_news(snap.news), answers,
+                                          expected, seat)
+    assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
 
 
 def test_typed_answer_in_private(chat, env):

@@ -463,7 +463,10 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         result = ingest.submit(env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}")
         if result.status not in ANSWERED and result.status is not ingest.Status.DUP:
             return answer_query(query, result.text)
-        screen, said = ui.locked_in(choice, stage.actions, snap.deadline, lang), _t(lang, "Locked in.")
+        said = _t(lang, "Locked in.")
+        if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
+            return answer_query(query, said)            # (one job per press, not two); a repeat: shown already
+        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang)
     if query.message is not None:
         _enqueue_edit(env, query.message.chat.id, query.message.message_id, screen,
                       (choice.game_id, messages.turn_slot(choice.game_id, game.turn), snap.version))
