@@ -266,10 +266,14 @@ class Segment:
         return {"start": self.start, "items": self.items[-MAX_NEWS_LINES:]}
 
 
+def _segment(news: dict) -> dict:
+    return news.get("segment") or {"start": 0, "items": []}
+
+
 def next_segments(news: dict, events: list[dict], notices: list[dict]) -> tuple[Segment, Segment | None]:
     """(the living status message after the step, the one the step's reveal closed or None). A reveal opens a
     new message holding everything public of its step (the Creature's tokens come with the reveal)."""
-    segment = news.get("segment") or {"start": 0, "items": []}
+    segment = _segment(news)
     turn = news.get("turn", 0)
     added, revealed_in = [], None
     for event in events:
@@ -311,11 +315,11 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
     segment, closed = next_segments(step.news, step.events, step.notices)
     news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {},
                   "segment": segment.to_news()}
-    for seat in map(int, step.meta["players"]):  # what each Telegram seat's turn message shows so far
-        if channel_of(readers.chat(seat)) == "telegram":
-            mine = private_turns(step.news, step.events, seat)[-1]
-            if mine.items:
-                news_after["private"][str(seat)] = mine.items[-MAX_NEWS_LINES:]
+    private = {seat: private_turns(step.news, step.events, seat) for seat in map(int, step.meta["players"])
+               if channel_of(readers.chat(seat)) == "telegram"}
+    for seat, parts_of_seat in private.items():  # what each Telegram seat's turn message shows so far
+        if parts_of_seat[-1].items:
+            news_after["private"][str(seat)] = parts_of_seat[-1].items[-MAX_NEWS_LINES:]
     out: list[dict] = []
     group = step.meta.get("group")
     channel = channel_of(group)
@@ -336,7 +340,7 @@ def step_messages(ctx, step: Step) -> tuple[list[dict], dict]:
         chat = readers.chat(seat)
         kind = channel_of(chat)
         if kind == "telegram" and not readers.blocked(seat):
-            out += _guarded(lambda: _telegram_private(step, seat, chat, readers),
+            out += _guarded(lambda: _telegram_private(step, seat, chat, readers, private[seat]),
                             lambda: _text_private(step, seat, chat, readers), f"seat {seat}")
         elif kind == "text":
             out += _text_private(step, seat, chat, readers)
@@ -398,6 +402,12 @@ def _status(view: dict, names: dict[int, str], asked: list[int], answered: set[i
     return "\n\n".join(["\n".join(news), block]) if news else block
 
 
+def step_seq(version: int) -> int:
+    """The ``seq`` of a living message written by the step that created ``version``; a refresh after an answer
+    adds the answers counted (fewer than 100), so every later step outranks it."""
+    return version * 100
+
+
 def _status_slot(game_id: str, start: int) -> str:
     """The group's status message that started at the reveal of turn ``start`` (0: at the game's start)."""
     return f"{game_id}:s{start}"
@@ -415,7 +425,7 @@ def _telegram_group(step: Step, segment: Segment, closed: Segment | None, reader
     unless it came with the reveal."""
     lang, meta, game = readers.group_lang(), step.meta, step.game
     group, names = meta["group"], names_of(meta)
-    seq = step.version * 100
+    seq = step_seq(step.version)
     view = game.public_view()
     out = []
     if closed is not None:  # the previous message, no longer waiting for anyone
@@ -447,6 +457,11 @@ def _lines(events: list[dict], names: dict[int, str], lang: str) -> list[str]:
     return [text for text in (line(e, names, lang) for e in events) if text]
 
 
+def _above(lines: list[str], screen: str) -> str:
+    """A turn message: the seat's result lines of the turn, a blank line, then the screen (either may be empty)."""
+    return "\n\n".join(part for part in ("\n".join(lines), screen) if part)
+
+
 def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
     """A seat's private events cut at the turns, like `split_turns` for the table: what its turn message held
     before the step (``news["private"]``) and what the step adds."""
@@ -461,12 +476,12 @@ def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
     return parts
 
 
-def _telegram_private(step: Step, seat: int, chat: str, readers: Readers) -> list[dict]:
-    """The seat's one living message per turn (slot `_turn_slot`): sent new when the turn first has something
-    for the seat (its decision, as a rule), then edited for the turn's later windows and private results. So a
-    player gets one new message per turn, which is when they have to act."""
+def _telegram_private(step: Step, seat: int, chat: str, readers: Readers, parts: list[TurnPart]) -> list[dict]:
+    """The seat's one living message per turn (slot `turn_slot`), from its `private_turns`: sent new when the
+    turn first has something for the seat (its decision, as a rule), then edited for the turn's later windows
+    and private results. So a player gets one new message per turn, which is when they have to act."""
     lang, names, game = readers.lang(seat), names_of(step.meta), step.game
-    out, parts = [], private_turns(step.news, step.events, seat)
+    out = []
     for part in parts:
         current = part is parts[-1]
         lines = _lines(part.items, names, lang)
@@ -476,10 +491,10 @@ def _telegram_private(step: Step, seat: int, chat: str, readers: Readers) -> lis
                                  names)
         elif not part.added:
             continue  # nothing new for this turn's message
-        text = "\n".join(lines + ([""] if lines and screen else []) + ([screen.text] if screen else []))
+        text = _above(lines, screen.text if screen else "")
         if text:
             out.append(_message(chat, text, seat, False, buttons=screen.keyboard if screen else None,
-                                slot=turn_slot(step.game_id, part.turn), seq=step.version * 100))
+                                slot=turn_slot(step.game_id, part.turn), seq=step_seq(step.version)))
     return out
 
 
@@ -554,12 +569,12 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
     readers = Readers(ctx.store.redis, meta)
     game = Game.from_json(snap.json)
     answered = set(answers) & expected
-    seq = snap.version * 100 + len(answered)
+    seq = step_seq(snap.version) + len(answered)
     out = []
     group = meta.get("group")
     if channel_of(group) == "telegram" and game.window is not None:
         lang = readers.group_lang()
-        segment = news.get("segment") or {"start": 0, "items": []}
+        segment = _segment(news)
         news_lines = _news_lines(segment["items"], meta, lang, ctx.settings.bot_username)
         text = _status(game.public_view(), names_of(meta), sorted(expected), answered, snap.deadline, lang,
                        news_lines)
@@ -570,8 +585,8 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
         screen = ui.locked_in(ui.Choice(game_id, snap.window), answers[seat], snap.deadline, lang)
         lines = _lines(news.get("private", {}).get(str(seat), []), names_of(meta), lang) \
             if news.get("turn") == game.turn else []
-        out.append(_message(chat, "\n".join(lines + [""] + [screen.text]) if lines else screen.text, seat, False,
-                            buttons=screen.keyboard, slot=turn_slot(game_id, game.turn), seq=seq))
+        out.append(_message(chat, _above(lines, screen.text), seat, False, buttons=screen.keyboard,
+                            slot=turn_slot(game_id, game.turn), seq=seq))
     return out
 
 

@@ -15,6 +15,7 @@ from rq import get_current_job
 from service.channels import telegram_send
 from service.outbox import SLOT_LOCK_SECONDS
 from service.store import keys
+from workers.messages import step_seq
 
 MAX_WAIT = 5.0  # a longer flood wait gives the screen up: the slot lock must not outlive the edit
 LOCK_TRIES, LOCK_WAIT = 50, 0.1
@@ -34,7 +35,7 @@ def edit_message(chat_id: int, message_id: int, text: str, keyboard: list | None
         return "busy"
     try:
         shown = int(redis.hget(keys.slot_seqs(game_id), f"{chat_id}|{slot}") or -1)
-        if shown >= (version + 1) * 100:  # seqs are version x 100 (+ answers): a later step is on screen
+        if shown >= step_seq(version + 1):  # a later step is on screen
             return "superseded"
         return _edit(chat_id, message_id, text, keyboard)
     finally:
