@@ -101,6 +101,11 @@ class SoakDriver(Driver):
         # (callback data, seat) -> the actions it stands for: two seats pressing the same buttons of one window
         # send the same data
         self._pending: dict[tuple[str, int], list[dict]] = {}
+        self.acked_at: dict[tuple[str, int, int], float] = {}  # monotonic time of each acknowledgement
+        self.fault_times: list[tuple[float, str]] = []  # (monotonic time, fault) for the audit's lost answers
+        self.lost: list[dict] = []  # each lost answer with what the audit knows about it
+        self.unsent: list[dict] = []  # outbox messages never marked sent
+        self.doubled: list[dict] = []  # texts delivered to a chat more often than the outbox holds them
 
     def complete_choice(self, game_id, window, seat):
         data = super().complete_choice(game_id, window, seat)
@@ -120,6 +125,7 @@ class SoakDriver(Driver):
                 response = await self.post(self.press(user, data))
                 if response is not None and response.status_code == 200 and "Locked in" in response.text:
                     self.acked[game_id, window, seat] = self._pending.pop((data, seat), [])
+                    self.acked_at[game_id, window, seat] = time.monotonic()
                     self.answer_at[game_id, window] = max(self.answer_at.get((game_id, window), 0), time.monotonic())
         except Exception as exc:  # noqa: BLE001 - counted; the deadline plays the seat
             self.errors[f"answer: {type(exc).__name__}"] += 1
@@ -195,6 +201,7 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
                     out["answers acknowledged, made moot by the Creature's card"] += 1
                 else:
                     out["answers acknowledged and lost"] += 1
+                    driver.lost.append(lost_answer(driver, game_id, window, seat, actions, applied))
         # the same words may be public at another moment (a discard is public but under Smokescreen): such a line
         # on a chat's history proves nothing, and is counted apart
         public = {line(e, names[game_id], "en") for e in events if e.get("visible_to") is None}
@@ -229,14 +236,30 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
                 out["outbox messages"] += 1
                 if state is None:
                     out["outbox messages never sent"] += 1
+                    driver.unsent.append({"game": game_id, "batch": batch, "index": index.decode(), "chat": chat,
+                                          "slot": message.get("slot"),
+                                          "text": (message.get("text") or "")[:60]})
                 elif state not in (b"sent",):
                     out[f"outbox messages marked {state.decode()[:20]}"] += 1
         sent = collections.Counter((str(c["params"].get("chat_id")), c["params"].get("text")) for c in delivered
                                    if str(c["params"].get("chat_id")) in set(chats_of_game[game_id]) |
                                    {group_of_game[game_id]})
-        out["deliveries beyond the outbox (sent twice?)"] += sum(max(0, n - outbox[k]) for k, n in sent.items()
-                                                                 if k in outbox)
+        twice = {k: n - outbox[k] for k, n in sent.items() if k in outbox and n > outbox[k]}
+        out["deliveries beyond the outbox (sent twice?)"] += sum(twice.values())
+        driver.doubled += [{"game": game_id, "chat": chat, "text": (text or "")[:60], "extra": n}
+                           for (chat, text), n in twice.items()]
     return dict(out)
+
+
+def lost_answer(driver: SoakDriver, game_id: str, window: int, seat: int, actions: list[dict],
+                applied: dict) -> dict:
+    """What the report says about one lost answer: what was acknowledged and played, and the faults near it."""
+    at = driver.acked_at.get((game_id, window, seat), 0.0)
+    near = [f"{kind} at {t - at:+.1f} s" for t, kind in driver.fault_times if abs(t - at) < 30]
+    return {"game": game_id, "window": window, "seat": seat, "acknowledged": actions,
+            "played": applied.get((window, seat)),
+            "window's other answers": {s: a for (w, s), a in applied.items() if w == window and s != seat},
+            "faults within 30 s of the acknowledgement": near}
 
 
 async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisServer, api) -> dict:
@@ -270,18 +293,21 @@ async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisSe
                 if alive:
                     cluster.kill_worker(rng.choice(alive))
                     faults["worker SIGKILL"] += 1
+                    driver.fault_times.append((now, "worker SIGKILL"))
             if args.redis_every and now >= timers["redis"]:
                 timers["redis"] = now + args.redis_every
                 server.crash()
                 faults["redis crash+restart"] += 1
+                driver.fault_times.append((now, "redis crash+restart"))
             if args.api_every and now >= timers["api"]:
                 timers["api"] = now + args.api_every
-                if rng.random() < 0.5:
+                kind = "Bot API 429 bursts" if rng.random() < 0.5 else "Bot API 5xx bursts"
+                if kind == "Bot API 429 bursts":
                     api.fail("retry_after", 1, times=args.burst)
-                    faults["Bot API 429 bursts"] += 1
                 else:
                     api.fail("server_error", rng.choice([500, 502, 503]), times=args.burst)
-                    faults["Bot API 5xx bursts"] += 1
+                faults[kind] += 1
+                driver.fault_times.append((now, kind))
             missing = args.workers - len(cluster.alive_workers())
             if missing > 0:
                 with contextlib.suppress(SystemExit, redis.RedisError):
@@ -331,6 +357,8 @@ def run(args) -> dict:
                                          grace=float(args.deadline))
                 figures["webhook_statuses"] = dict(driver.statuses)
                 figures["errors"] = dict(driver.errors)
+                figures["lost answers"] = driver.lost[:50]
+                figures["never sent"], figures["sent twice"] = driver.unsent[:50], driver.doubled[:50]
             finally:
                 cluster.stop()
     finally:
@@ -352,6 +380,11 @@ def report(f: dict) -> None:
     print(f"  answers acknowledged {a.get('answers acknowledged', 0)}, lost {a.get('answers acknowledged and lost', 0)}, "
           f"made moot by the Creature's card {moot}"
           f" (window still open at the end: {a.get('answers acknowledged, window still open', 0)})")
+    for lost in f.get("lost answers", [])[:10]:
+        print(f"    lost: {json.dumps(lost)}")
+    for name in ("never sent", "sent twice"):
+        for example in f.get(name, [])[:10]:
+            print(f"    {name}: {json.dumps(example)}")
     print(f"  outbox messages {a.get('outbox messages', 0)}, never sent {a.get('outbox messages never sent', 0)}, "
           f"deliveries beyond the outbox {a.get('deliveries beyond the outbox (sent twice?)', 0)}")
     secrets = {k: v for k, v in a.items() if k.startswith("secrets")}

@@ -3,15 +3,23 @@
 ``submit`` validates the answer against the stored engine snapshot first (on a copy: an invalid answer changes
 nothing), then records it with the atomic submit script. The single caller that completes the window enqueues
 its resolution under a deterministic job id. The returned ``SubmitResult`` carries the reply for the player.
+
+An answer is on the webhook's hot path, so it costs three Redis round trips: the snapshot read (skipped when
+the channel has read it already), the submit script, and one pipeline with the answer counter and the status
+refresh job.
 """
 
+import logging
 from dataclasses import dataclass
 from enum import Enum
 
 from service import ops, wording
 from service.game import Game, IllegalAction
+from service.store.games import Snapshot
 from workers import scheduling
 from workers.context import Context
+
+log = logging.getLogger(__name__)
 
 
 class Status(str, Enum):
@@ -31,11 +39,14 @@ class SubmitResult:
 
 
 def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id: int,
-           dedup_id: str | None = None) -> SubmitResult:
+           dedup_id: str | None = None, snap: Snapshot | None = None) -> SubmitResult:
+    """Validate and store. ``snap``: the game's snapshot if the caller has just read it (the submit script
+    checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe)."""
     store = ctx.store
-    snap, seen = store.load_with_dedup(game_id, dedup_id)
-    if seen:
-        return _refused("DUP")
+    if snap is None:
+        snap, seen = store.load_with_dedup(game_id, dedup_id)
+        if seen:
+            return _refused("DUP")
     if snap is None:
         return _refused("NOGAME")
     if snap.status == "over":
@@ -50,17 +61,28 @@ def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id
         return SubmitResult(Status.INVALID, 0, problem)
 
     status, missing = store.submit(game_id, window_id, seat, actions, dedup_id, ctx.clock())
-    if status in ("ACCEPTED", "RESOLVE"):
-        ops.answer_stored(store.redis)
     said = ", ".join(wording.describe(a) for a in actions)
     if status == "ACCEPTED":
-        scheduling.refresh(ctx, game_id, window_id, seat)  # the table's status shows the new tick
+        _after_accepted(ctx, game_id, window_id, seat)
         return SubmitResult(Status.ACCEPTED, missing, f"Locked in: {said} — waiting for {missing} more.")
     if status == "RESOLVE":
+        ops.answer_stored(store.redis)
         store.set_due(game_id, ctx.clock() + ctx.settings.resolve_grace_seconds)
         scheduling.resolve(ctx, game_id, window_id)
         return SubmitResult(Status.RESOLVE, 0, f"Locked in: {said} — everyone has answered.")
     return _refused(status)  # the window changed between our read and the script
+
+
+def _after_accepted(ctx: Context, game_id: str, window_id: int, seat: int) -> None:
+    """Count the answer and queue the status refresh that shows its tick, in one round trip. Both are cosmetic:
+    the answer is stored already, so a failure here is logged, never the player's error."""
+    pipe = ctx.store.redis.pipeline()  # RQ puts a caller's pipeline in MULTI mode before anything else is queued
+    scheduling.refresh(ctx, game_id, window_id, seat, pipeline=pipe)
+    ops.answer_stored(pipe)
+    try:
+        pipe.execute()
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        log.warning("answer to %s stored, but its count or status refresh was not: %s", game_id, exc)
 
 
 REFUSALS = {  # submit script reply -> (status, reply)

@@ -140,6 +140,24 @@ def test_webhook_requests_are_counted_per_channel_and_status(ctx):
     assert not any(name == "artemia_updates_total" and ("channel", "healthz") in labels for name, labels in got)
 
 
+def test_request_counts_are_written_by_the_lifespan_task_and_at_shutdown(ctx):
+    app = make_app(ctx)
+    app.state.counts.interval = 0.05
+    field = "updates|channel=telegram,status=200"
+    with TestClient(app) as client:
+        client.post("/telegram/webhook")
+        for _ in range(100):  # the writer task runs every 0.05 s
+            if ctx.store.redis.hget(ops.COUNTERS_KEY, field):
+                break
+            time.sleep(0.02)
+        assert ctx.store.redis.hget(ops.COUNTERS_KEY, field) == b"1"
+        app.state.counts.interval = 3600  # no more periodic writes: only the shutdown writes the next one
+        time.sleep(0.1)
+        client.post("/telegram/webhook")
+        assert ctx.store.redis.hget(ops.COUNTERS_KEY, field) == b"1"
+    assert ctx.store.redis.hget(ops.COUNTERS_KEY, field) == b"2"
+
+
 def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
     start_game(ctx, "opsgame", {"players": 3, "seed": 5, "side": 1, "expert": False}, table(3, humans=[]))
     scheduling.sweep(ctx, ctx.clock() + 3600)

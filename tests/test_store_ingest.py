@@ -3,7 +3,7 @@
 import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 
-from service import ingest
+from service import ingest, ops
 from service.game import Game
 from service.ingest import Status
 from service.store import keys
@@ -65,6 +65,21 @@ def test_accept_then_duplicate_then_last_answer_enqueues_one_resolution(ctx):
     assert snap.window > 1 and snap.version >= 2
     assert ctx.store.resolution_log(G)[:2] == ["1:", "2:1"]
     assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-4").status is Status.STALE
+
+
+def test_a_snapshot_read_by_the_channel_is_rechecked_by_the_submit_script(ctx):
+    seen = ctx.store.load(G)  # what a webhook read just before the window closed
+    one, two = play(ctx, 1), play(ctx, 2)
+    first = ingest.submit(ctx, G, 1, one, 1, "q1", seen)
+    assert first.status is Status.ACCEPTED
+    assert [j.args for j in ctx.send_queue.jobs if j.func_name == "workers.jobs.refresh"] == [[G, 1, 1]]
+    assert ctx.store.redis.hget(ops.COUNTERS_KEY, "answers|channel=any") == b"1"  # in the refresh's pipeline
+    assert ingest.submit(ctx, G, 1, one, 1, "q1", seen).status is Status.DUP
+    assert ingest.submit(ctx, G, 2, two, 1, "q2", seen).status is Status.RESOLVE
+    assert ingest.submit(ctx, G, 2, two, 1, "q3", seen).status is Status.CLOSED
+    run_jobs(ctx)
+    assert ingest.submit(ctx, G, 1, one, 1, "q4", seen).status is Status.STALE
+    assert ctx.store.resolution_log(G)[:2] == ["1:", "2:1"]
 
 
 def test_resolving_twice_changes_nothing_the_second_time(ctx):

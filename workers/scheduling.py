@@ -116,12 +116,10 @@ def sweep(ctx: Context, at: float) -> bool:
     return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
 
 
-def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
+def refresh(ctx: Context, game_id: str, window: int, seat: int, pipeline=None) -> None:
     """After an accepted answer: refresh the table's status message (on the send queue, so it never delays a
-    resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox."""
-    try:
-        ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=RESULT_TTL,
-                               failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT)
-    except Exception:  # a refresh is cosmetic: never fail the answer for it
-        return False
-    return True
+    resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox.
+    With ``pipeline`` the job is only queued on it (the caller executes it, with its other writes)."""
+    ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=RESULT_TTL,
+                           failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT,
+                           pipeline=pipeline)

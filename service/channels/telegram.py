@@ -429,7 +429,8 @@ def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, 
         raise Refused(str(exc)) from exc
     if any(a["type"].startswith("_") for a in actions):
         return reply(message, wording.help_text(game, seat, lang))
-    result = ingest.submit(env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}")
+    result = ingest.submit(env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}",
+                           snap)
     return reply(message, result.text)
 
 
@@ -442,8 +443,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         choice = ui.decode(query.data)
     except ui.BadCallback:
         return answer_query(query, _t(lang, "This button is not valid."))
-    store = env.ctx.store
-    snap, meta = store.load(choice.game_id), store.meta(choice.game_id)
+    snap, meta = env.ctx.store.load_with_meta(choice.game_id)
     seat = seat_of(meta, query.sender.id) if snap else None
     if seat is None:
         return answer_query(query, _t(lang, "This is not your game."))
@@ -460,7 +460,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         return answer_query(query, _t(lang, "This button is not valid."))
     said = None
     if stage.complete:
-        result = ingest.submit(env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}")
+        result = ingest.submit(env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap)
         if result.status not in ANSWERED and result.status is not ingest.Status.DUP:
             return answer_query(query, result.text)
         said = _t(lang, "Locked in.")

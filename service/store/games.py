@@ -86,6 +86,14 @@ class Store:
         raw, seen = pipe.execute()
         return _snapshot(game_id, raw), bool(dedup_id) and bool(seen)
 
+    def load_with_meta(self, game_id: str) -> tuple[Snapshot | None, dict]:
+        """The snapshot and the game's metadata (players, table), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.snap(game_id))
+        pipe.hget(keys.meta(game_id), "json")
+        raw, meta = pipe.execute()
+        return _snapshot(game_id, raw), json.loads(meta) if meta else {}
+
     def window_state(self, game_id: str) -> tuple[dict[int, list[dict]], set[int], dict[int, int], dict]:
         """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
