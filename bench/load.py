@@ -19,7 +19,7 @@ Figures (printed, and written as JSON with ``--json``):
 
 * ``webhook``: updates/s of one web process answering real game answers (button presses that replace a seat's
   answer in an open window: the full path — secret, parse, dedup, snapshot, ui.follow, ingest's engine check,
-  the submit script, the edit job) against the same server answering a no-op request (``GET`` of an unrouted
+  the submit script, the status refresh job) against the same server answering a no-op request (``GET`` of an unrouted
   path: uvicorn, Starlette and the middleware, no handler), same client and concurrency, interleaved, in the
   same run, with the workers paused (SIGSTOP) during both so that the web process has the same machine. Per web process: the figure is divided by ``--web`` when several serve behind the client's
   round robin.
@@ -242,6 +242,7 @@ class Driver:
         self.calls: list[tuple[str, str, int, float]] = []  # (method, chat, code, at)
         self.private_sends: collections.Counter = collections.Counter()  # first line of each private send
         self.question_message: dict[int, int] = {}  # user -> id of the newest message asking them something
+        self.early_questions = collections.defaultdict(list)  # user -> [(game, window)] asked before setup knew them
         self.statuses = collections.Counter()
         self.errors = collections.Counter()
         self.tasks: set[asyncio.Task] = set()
@@ -313,6 +314,9 @@ class Driver:
         self.games[game_id] = {"group": group["id"], "users": seats}
         if manual:
             self.manual.add(game_id)
+        for user in seats.values():
+            for question in self.early_questions.pop(user, []):
+                self.ask(*question, user)
         return game_id
 
     async def open_wide_window(self, game_id: str, tries: int = 40) -> bool:
@@ -353,6 +357,14 @@ class Driver:
         user = int(chat) if chat.lstrip("-").isdigit() else None
         if user is not None and message_id:
             self.question_message[user] = message_id
+        if user is not None and user not in self.user_game:
+            # the first question can arrive before /begin's reply has let setup_game learn the seats
+            self.early_questions[user].append((game_id, window))
+            return
+        self.ask(game_id, window, user)
+
+    def ask(self, game_id: str, window: int, user: int | None) -> None:
+        """The bot of ``user`` answers window ``window`` of ``game_id`` (once per window)."""
         if user not in self.user_game or game_id in self.manual:
             return
         key = (game_id, window, user)
@@ -565,7 +577,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                                                        for i in range(args.rate_games))) if g]
             await asyncio.gather(*(driver.open_wide_window(g) for g in spare))
             # the workers are paused meanwhile, so that both runs give the web process the same machine (on 2
-            # cores the workers running the answers' edit jobs would otherwise take CPU from one run only)
+            # cores the workers running the answers' refresh jobs would otherwise take CPU from one run only)
             cluster.pause_workers(True)
             try:
                 figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency)
@@ -661,7 +673,7 @@ def report(f: dict) -> None:
     if w:
         print(f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
               f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; workers paused; they then took "
-          f"{w.get('drain_s', 0):.0f} s for the {w['answers']} edit jobs it queued)")
+          f"{w.get('drain_s', 0):.0f} s for the {w['answers']} status refresh jobs it queued)")
     print(f"  games over {f['games_over']}/{f['games']} in {f['play_s']:.1f} s (setup {f['setup_s']:.1f} s), "
           f"{f['turns']} turns; updates/s during play {f['updates_per_s_during_play']:.0f}")
     r = f["resolutions"]
