@@ -1,13 +1,14 @@
 """The outbox: stored before sent, sent once, within the shared budget, retried, and hidden info kept hidden."""
 
 import pytest
-from pipeline_support import CONFIG, Clock, make_ctx, table
+from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service import outbox
 from service.game import new_game
 from service.store import Commit
-from workers import messages, upkeep
+from workers import messages, scheduling, upkeep
 
 G = "out1"
 
@@ -54,6 +55,20 @@ def test_a_batch_is_sent_in_one_job(ctx, clock):
     assert upkeep.deliver_batch(ctx, G, "v1") == []
     assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "done"  # a late job for one of its messages
     assert len(sent(ctx)) == 4
+
+
+def test_a_delivery_job_that_dies_midway_runs_again_and_sends_the_rest_once(ctx):
+    ctx.store.redis.set("test:fail:grp", "crash")  # the job dies at its third message
+    scheduling.deliveries(ctx, G, "v1")
+    run_jobs(ctx)
+    assert sent(ctx) == [("c1", "one"), ("c1", "two")]
+    retry, = ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids()  # RQ's retry of the failed job
+    assert retry == f"deliver-{G}-v1"
+    ctx.store.redis.delete("test:fail:grp", *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:v1:2"))  # its lease
+    ScheduledJobRegistry(queue=ctx.send_queue).remove(retry)                                  # expires; it is due
+    ctx.send_queue.enqueue_job(Job.fetch(retry, connection=ctx.store.redis, serializer=ctx.send_queue.serializer))
+    run_jobs(ctx)
+    assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
 
 
 def test_a_batch_stays_until_its_last_message_is_sent(ctx):

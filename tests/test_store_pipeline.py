@@ -115,6 +115,15 @@ def test_reminder_goes_to_missing_seats_once_with_the_absolute_deadline(ctx):
     assert f"deliver-{G}-w1r0" in ctx.send_queue.job_ids
 
 
+def test_a_reminder_job_run_again_delivers_the_batch_its_first_run_wrote(ctx):
+    ingest.submit(ctx, G, 1, answer_for(ctx, 1), 1)
+    assert upkeep.remind(ctx, G, 1, 0)
+    ctx.send_queue.fetch_job(f"deliver-{G}-w1r0").delete()  # the first run died before queueing its delivery
+    assert not upkeep.remind(ctx, G, 1, 0)  # RQ's retry: nothing written twice, the stored batch queued
+    assert f"deliver-{G}-w1r0" in ctx.send_queue.job_ids
+    assert ctx.store.batch_size(G, "w1r0") == 1
+
+
 def test_sweeper_resolves_a_closed_window_whose_job_went_missing(ctx, clock):
     for seat in (1, 2):  # straight into the store: the RESOLVE caller "died" before enqueueing
         ctx.store.submit(G, 1, seat, answer_for(ctx, seat), None, clock.now)

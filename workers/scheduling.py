@@ -17,8 +17,10 @@ from rq.job import Job
 
 from workers.context import Context
 
-# Resolution-type jobs retry: a worker killed mid-job leaves an abandoned job that RQ re-runs (the job is
-# idempotent), on top of the sweeper's own recovery.
+# Every job but the sweep (the next sweep replaces it) retries: a worker killed mid-job leaves an abandoned job,
+# and a Redis restart mid-job raises; RQ runs either again (the job is idempotent). Resolutions have the
+# sweeper's recovery besides; a delivery, a refresh or a reminder has nothing else (soak: a worker SIGKILLed in
+# a delivery job left the rest of its batch unsent).
 RETRY = Retry(max=3, interval=[2, 10, 30])
 JOB_TIMEOUT = 120
 # No job's return value is read, and every job is safe to run again, so a finished job is deleted at once: kept,
@@ -75,7 +77,7 @@ def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadli
         at = _reminder_at(opened, deadline_at, points[k])
         if at > ctx.clock() + 1:
             return schedule(ctx.queue, ctx, at, "workers.jobs.remind", (game_id, window, k),
-                            f"remind-{game_id}-{window}-{k}-{ms(at)}", retry=False)
+                            f"remind-{game_id}-{window}-{k}-{ms(at)}")
     return False
 
 
@@ -101,13 +103,12 @@ def cancel_timers(ctx: Context, game_id: str, window: int, opened: float, deadli
 
 def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
     """One job sends a whole batch (one message per chat); only messages that must wait get a job of their own."""
-    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}",
-                   retry=False)
+    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}")
 
 
 def redeliver(ctx: Context, mid: str, attempt: int, failures: int, at: float) -> bool:
     return schedule(ctx.send_queue, ctx, at, "workers.jobs.redeliver", (mid, attempt, failures),
-                    f"deliver-{mid}-{attempt}", retry=False)
+                    f"deliver-{mid}-{attempt}")
 
 
 def sweep(ctx: Context, at: float) -> bool:
@@ -121,5 +122,5 @@ def refresh(ctx: Context, game_id: str, window: int, seat: int, pipeline=None) -
     resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox.
     With ``pipeline`` the job is only queued on it (the caller executes it, with its other writes)."""
     ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=RESULT_TTL,
-                           failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT,
+                           failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT, retry=RETRY,
                            pipeline=pipeline)

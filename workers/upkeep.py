@@ -52,10 +52,17 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
     outgoing = messages.reminder_messages(ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing,
                                           window, snap.deadline)
     batch = f"w{window}r{n}"
-    if not outgoing or not store.write_reminder(game_id, window, batch, outgoing, once=f"{window}:{n}"):
+    if not outgoing:
         return False
-    scheduling.deliveries(ctx, game_id, batch)
-    return True
+    written = store.write_reminder(game_id, window, batch, outgoing, once=f"{window}:{n}")
+    deliver_stored(ctx, game_id, batch)  # also when an earlier run of this job wrote it and died before this
+    return written
+
+
+def deliver_stored(ctx: Context, game_id: str, batch: str) -> None:
+    """Queue the delivery of a batch that is still stored (not yet delivered); idempotent."""
+    if ctx.store.batch_size(game_id, batch):
+        scheduling.deliveries(ctx, game_id, batch)
 
 
 def credit_downtime(ctx: Context) -> float:
@@ -163,8 +170,9 @@ def unreachable(ctx: Context, game_id: str, seat: int) -> None:
         return
     batch = f"u{seat}v{snap.version}"
     outgoing = messages.unreachable_messages(meta, seat, ctx.settings.bot_username)
-    if outgoing and store.write_batch(game_id, batch, outgoing):
-        scheduling.deliveries(ctx, game_id, batch)
+    if outgoing:
+        store.write_batch(game_id, batch, outgoing)
+        deliver_stored(ctx, game_id, batch)
 
 
 def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:

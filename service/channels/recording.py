@@ -1,5 +1,5 @@
 """A sender for tests: records every send in a Redis list, so tests can read what workers in other processes
-sent; it can also be told to fail for a chat (``fail:<chat>`` = "retry_after:<s>" | "transient" | "blocked")."""
+sent; it can also be told to fail for a chat (``test:fail:<chat>`` = "retry_after:<s>" | "transient" | "crash" | "blocked")."""
 
 import json
 
@@ -21,6 +21,8 @@ class RecordingSender:
                 raise RetryAfter(float(arg))
             if kind == "transient":
                 raise TransientSendError("connection reset")
+            if kind == "crash":  # what the job sees when Redis goes away mid-send, or a bug: the job fails
+                raise RuntimeError("the delivery job died mid-batch")
             raise PermanentSendError("Forbidden: bot was blocked by the user")
         self.redis.rpush(SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons,
                                                      **({"slot": slot} if slot else {})}))

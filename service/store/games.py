@@ -66,6 +66,7 @@ class Store:
         self._close = connection.register_script(lua.CLOSE_AT_DEADLINE)
         self._commit = connection.register_script(lua.COMMIT)
         self._reminder = connection.register_script(lua.WRITE_REMINDER)
+        self._write_batch = connection.register_script(lua.WRITE_BATCH)
         self._extend = connection.register_script(lua.EXTEND_DEADLINE)
         self._heartbeat = connection.register_script(lua.HEARTBEAT)
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
@@ -173,16 +174,10 @@ class Store:
                                    args=[window, self.outbox_ttl, once, *[json.dumps(m) for m in messages]]))
 
     def write_batch(self, game_id: str, batch: str, messages: list[dict]) -> bool:
-        """Write an outbox batch once, whatever the game's state. -> False when it already existed."""
-        key = keys.outbox(game_id, batch)
-        if not self.redis.hsetnx(key, 0, json.dumps(messages[0])):
-            return False
-        pipe = self.redis.pipeline()
-        for i, message in enumerate(messages[1:], start=1):
-            pipe.hset(key, i, json.dumps(message))
-        pipe.expire(key, self.outbox_ttl)
-        pipe.execute()
-        return True
+        """Write an outbox batch whole (a process killed midway leaves none of it), whatever the game's state.
+        -> False when it is stored already."""
+        return bool(self._write_batch(keys=[keys.outbox(game_id, batch)],
+                                      args=[self.outbox_ttl, *[json.dumps(m) for m in messages]]))
 
     def raise_slot_seq(self, game_id: str, chat: str, slot: str, seq: int) -> bool:
         """Record ``seq`` as the newest delivered to a living message. -> False when a newer one was."""

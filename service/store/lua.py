@@ -91,6 +91,15 @@ redis.call('EXPIRE', KEYS[2], ARGV[2])
 return 1
 """
 
+# KEYS: outbox batch      ARGV: TTL, message...
+# Writes a whole batch at once, unless it is stored already. -> 1 written, 0 not.
+WRITE_BATCH = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+for i = 2, #ARGV do redis.call('HSET', KEYS[1], i - 2, ARGV[i]) end
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+return 1
+"""
+
 # KEYS: outbox batch, sent marker      ARGV: index, lease seconds
 # Claims one message for sending: only while its batch is stored (a delivered batch is gone) and nobody else
 # holds it or has sent it. -> 1 claimed, 0 not.
