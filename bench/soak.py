@@ -15,8 +15,11 @@ Audit at the end (after the games finish or ``--duration`` passes and the queues
   whose open window is overdue by more than the grace, or a gap in the versions of its log);
 * acknowledged answers lost: every answer the webhook acknowledged ("Locked in") is looked up in the game's
   action log (``{g:G}:actions``, replayed with the engine to know each action's window): an acknowledged answer
-  whose actions are not what the seat played in that window was lost (it was then auto-played at the deadline);
-* messages: outbox messages never marked sent, and Bot API deliveries beyond what the outbox holds (sent twice);
+  whose actions are not what the seat played in that window, and that was still legal at the seat's turn in the
+  resolution (`answer_was_possible`), was lost; one that an answer applied before it made illegal was replaced
+  by a default, its seat told (rulings B, C), and is counted apart;
+* messages: outbox messages never marked sent, and Bot API deliveries beyond what the outbox holds: new messages
+  sent twice (a duplicate a player sees) and edits repeated with the same text (invisible), counted apart;
 * secrets: every outbox message for a seat is routed to that seat's private chat and a group message to the
   game's group; replaying each game gives every private event (``visible_to`` a list), and its line as the
   players read it (``service.i18n.events.line``), when it names a player, must appear only in the private chats
@@ -46,7 +49,7 @@ from bench import load
 from bench.load import Cluster, Driver, WatchedBotAPI, decision_of, drain, percentile
 from fake_bot_api import serve  # noqa: E402  (load put tests/ on the path)
 
-from service.game import Game, new_game
+from service.game import Game, IllegalAction, new_game
 from service.i18n.events import line
 
 
@@ -146,6 +149,35 @@ def replay(connection: redis.Redis, game_id: str):
     return events, applied
 
 
+def answer_was_possible(connection: redis.Redis, game_id: str, window: int, seat: int, actions: list[dict]) -> bool:
+    """Whether ``actions`` were still legal for ``seat`` at its turn in the resolution of ``window``: after the
+    answers applied before it (seats not asked, then asked seats of a lower number: workers.resolution), found
+    by replaying the game's action log up to the first entry of the seat itself or of a seat applied after it.
+    An answer applied before it that ends the window (the seat's question went away) makes it impossible."""
+    raw = connection.lrange("{g:" + game_id + "}:actions", 0, -1)
+    game, asked = new_game(json.loads(raw[0])), None
+    for entry in raw[1:]:
+        other, action = json.loads(entry)
+        if game.window is not None and game.window["id"] == window:
+            asked = game.waiting_for() if asked is None else asked
+            if other == seat or (other in asked and other > seat):
+                break
+            game.apply(other, action)
+            if game.window is None or game.window["id"] != window:
+                return False  # an answer applied before the seat's ended the window (a Detour moved it away)
+        elif game.window is not None and game.window["id"] > window:
+            break
+        else:
+            game.apply(other, action)
+    trial = game.copy()
+    try:
+        for action in actions:
+            trial.apply(seat, action)
+    except IllegalAction:
+        return False
+    return True
+
+
 def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], grace: float) -> dict:
     out = collections.Counter()
     chats_of_game, group_of_game, names = {}, {}, {}
@@ -194,14 +226,14 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
             if played is None and status != "over" and int(snap.get(b"window") or -1) == window:
                 out["answers acknowledged, window still open"] += 1
             elif played is None or played[:len(actions)] != actions:
-                # A Hunted's answer recorded in the same window as a Creature's card (Cataclysm, Detour, Force
-                # Field) may become moot when the card is applied first (docs/rulings.md B, C): not a loss.
-                creature = applied.get((window, 0), [])
-                if seat != 0 and any(a["type"] == "hunt_card" for a in creature):
-                    out["answers acknowledged, made moot by the Creature's card"] += 1
-                else:
+                # An answer that another seat's answer, applied before it, made illegal (a card moved a token,
+                # the Beach was used: docs/rulings.md B, C) was replaced by a default, and its seat told: not a
+                # loss. A lost answer is one that was still legal where the resolution would have applied it.
+                if answer_was_possible(connection, game_id, window, seat, actions):
                     out["answers acknowledged and lost"] += 1
                     driver.lost.append(lost_answer(driver, game_id, window, seat, actions, applied))
+                else:
+                    out["answers acknowledged, made impossible by an answer applied before it"] += 1
         # the same words may be public at another moment (a discard is public but under Smokescreen): such a line
         # on a chat's history proves nothing, and is counted apart
         public = {line(e, names[game_id], "en") for e in events if e.get("visible_to") is None}
@@ -241,13 +273,21 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
                                           "text": (message.get("text") or "")[:60]})
                 elif state not in (b"sent",):
                     out[f"outbox messages marked {state.decode()[:20]}"] += 1
-        sent = collections.Counter((str(c["params"].get("chat_id")), c["params"].get("text")) for c in delivered
-                                   if str(c["params"].get("chat_id")) in set(chats_of_game[game_id]) |
-                                   {group_of_game[game_id]})
-        twice = {k: n - outbox[k] for k, n in sent.items() if k in outbox and n > outbox[k]}
-        out["deliveries beyond the outbox (sent twice?)"] += sum(twice.values())
-        driver.doubled += [{"game": game_id, "chat": chat, "text": (text or "")[:60], "extra": n}
-                           for (chat, text), n in twice.items()]
+        ours = set(chats_of_game[game_id]) | {group_of_game[game_id]}
+        sends, edits = collections.Counter(), collections.Counter()
+        for call in delivered:
+            key = (str(call["params"].get("chat_id")), call["params"].get("text"))
+            if key[0] in ours:
+                (sends if call["method"] == "sendMessage" else edits)[key] += 1
+        # A stored message goes out once, as a new message or as an edit of its living message. A new message
+        # beyond that is a duplicate the player sees; an edit beyond it (the same text again, e.g. the webhook's
+        # own "locked in" edit matching a refresh) changes nothing on screen and is counted apart.
+        for key, n in outbox.items():
+            twice, again = max(0, sends[key] - n), max(0, sends[key] + edits[key] - n)
+            out["new messages sent twice"] += twice
+            out["edits repeated with the same text"] += again - twice
+            if twice:
+                driver.doubled.append({"game": game_id, "chat": key[0], "text": (key[1] or "")[:60], "extra": twice})
     return dict(out)
 
 
@@ -260,6 +300,23 @@ def lost_answer(driver: SoakDriver, game_id: str, window: int, seat: int, action
             "played": applied.get((window, seat)),
             "window's other answers": {s: a for (w, s), a in applied.items() if w == window and s != seat},
             "faults within 30 s of the acknowledgement": near}
+
+
+async def settle_sends(connection: redis.Redis, limit: float) -> float:
+    """Wait (at most ``limit`` s) until no send-queue job is queued, running, waiting for its retry or its time:
+    a job whose worker was SIGKILLed is declared abandoned by RQ only after its timeout + 60 s, then retried."""
+    started = time.monotonic()
+    names = ["rq:queue:artemia-send", "rq:wip:artemia-send", "rq:scheduled:artemia-send"]
+    while time.monotonic() - started < limit:
+        with contextlib.suppress(redis.RedisError):
+            pipe = connection.pipeline(transaction=False)
+            pipe.llen(names[0])
+            pipe.zcard(names[1])
+            pipe.zcard(names[2])
+            if not any(pipe.execute()):
+                break
+        await asyncio.sleep(1.0)
+    return time.monotonic() - started
 
 
 async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisServer, api) -> dict:
@@ -326,9 +383,11 @@ async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisSe
                     cluster.start_workers(args.workers - len(cluster.alive_workers()))
             await asyncio.sleep(1.0)
         await drain(driver.redis, 60)
+        figures_outbox_wait = await settle_sends(driver.redis, args.settle_sends)
         for task in list(driver.tasks):
             task.cancel()
-    return {"faults": dict(faults), "play_s": play_s, "games_started": len(driver.games)}
+    return {"faults": dict(faults), "play_s": play_s, "games_started": len(driver.games),
+            "send_jobs_settled_s": figures_outbox_wait}
 
 
 def run(args) -> dict:
@@ -376,17 +435,19 @@ def report(f: dict) -> None:
     print(f"  games finished {a.get('games finished', 0)}/{a.get('games', 0)}; windows resolved "
           f"{a.get('windows resolved', 0)}, twice {a.get('windows resolved twice', 0)}, lost (overdue) "
           f"{a.get('windows lost (overdue)', 0)}, version gaps {a.get('version gaps', 0)}")
-    moot = a.get("answers acknowledged, made moot by the Creature's card", 0)
+    moot = a.get("answers acknowledged, made impossible by an answer applied before it", 0)
     print(f"  answers acknowledged {a.get('answers acknowledged', 0)}, lost {a.get('answers acknowledged and lost', 0)}, "
-          f"made moot by the Creature's card {moot}"
+          f"made impossible by an answer applied before it {moot}"
           f" (window still open at the end: {a.get('answers acknowledged, window still open', 0)})")
     for lost in f.get("lost answers", [])[:10]:
         print(f"    lost: {json.dumps(lost)}")
     for name in ("never sent", "sent twice"):
         for example in f.get(name, [])[:10]:
             print(f"    {name}: {json.dumps(example)}")
+    print(f"  send jobs settled {f.get('send_jobs_settled_s', 0):.0f} s after the games ended")
     print(f"  outbox messages {a.get('outbox messages', 0)}, never sent {a.get('outbox messages never sent', 0)}, "
-          f"deliveries beyond the outbox {a.get('deliveries beyond the outbox (sent twice?)', 0)}")
+          f"new messages sent twice {a.get('new messages sent twice', 0)}, "
+          f"edits repeated with the same text {a.get('edits repeated with the same text', 0)}")
     secrets = {k: v for k, v in a.items() if k.startswith("secrets")}
     print(f"  secrets audit: {secrets}")
     other = {k: v for k, v in a.items() if k.startswith("outbox messages marked")}
@@ -407,6 +468,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fsync", choices=("always", "everysec"), default="always")
     p.add_argument("--duration", type=float, default=1800, help="seconds of play with faults (upper bound)")
     p.add_argument("--settle", type=float, default=120, help="seconds, after the faults, for games to finish")
+    p.add_argument("--settle-sends", type=float, default=300,
+                   help="seconds, once the games are over, for abandoned and retried send jobs to run")
     p.add_argument("--deadline", type=int, default=30, help="seconds per window (lost answers auto-play then)")
     p.add_argument("--kill-every", type=float, default=45)
     p.add_argument("--redis-every", type=float, default=120)

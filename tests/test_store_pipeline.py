@@ -7,7 +7,7 @@ from rq.registry import ScheduledJobRegistry
 from service import ingest
 from service.game import Game
 from workers import upkeep
-from workers.resolution import follow_up, start_game
+from workers.resolution import follow_up, resolve_window, start_game
 
 G = "pipe1"
 
@@ -122,6 +122,20 @@ def test_a_reminder_job_run_again_delivers_the_batch_its_first_run_wrote(ctx):
     assert not upkeep.remind(ctx, G, 1, 0)  # RQ's retry: nothing written twice, the stored batch queued
     assert f"deliver-{G}-w1r0" in ctx.send_queue.job_ids
     assert ctx.store.batch_size(G, "w1r0") == 1
+
+
+def test_an_answer_no_longer_legal_when_applied_is_auto_played_and_its_seat_told(ctx, clock):
+    # Another seat's card applied first can make a stored answer illegal (rulings B, C); here the stored
+    # answer is illegal from the start, which the resolution cannot tell apart.
+    ctx.store.submit(G, 1, 1, answer_for(ctx, 1), None, clock.now)
+    ctx.store.submit(G, 1, 2, [{"type": "play", "cards": [99]}], None, clock.now)
+    assert resolve_window(ctx, G, 1) == "resolved"
+    private = [m for m in (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2")))
+               if m["chat"] == "chat2"]
+    assert "Your earlier answer was no longer possible; a default was played for you." in private[0]["text"]
+    assert not any("no longer possible" in m["text"] for m in
+                   (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2"))) if m["chat"] != "chat2")
+    assert ctx.store.streaks(G).get(2, 0) == 0  # it answered: not counted as absent
 
 
 def test_sweeper_resolves_a_closed_window_whose_job_went_missing(ctx, clock):

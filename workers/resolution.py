@@ -64,8 +64,10 @@ def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], n
 def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int],
                    applied: list[tuple[int, dict]]):
     """Stored answers in seat order: answers ahead ("plan") from seats not asked first, then the asked seats.
-    An action no longer legal ends that seat's answer (auto-play covers the rest). -> (events, the plans
-    that came after the window closed, to apply once it is resolved). Appends what it applied to ``applied``."""
+    An action that an earlier answer made illegal (another seat's card moved a token, used the Beach: rulings
+    B, C) ends that seat's answer: auto-play covers the rest, and the seat is told (a ``fallback`` event).
+    -> (events, the plans that came after the window closed, to apply once it is resolved). Appends what it
+    applied to ``applied``."""
     events, later = [], []
     for seat in sorted(answers, key=lambda s: (s in expected, s)):
         for action in answers[seat]:
@@ -75,6 +77,9 @@ def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expe
             try:
                 events += game.apply(seat, action)
             except IllegalAction:
+                if seat in expected:
+                    events.append({"type": "fallback", "seat": seat, "question": "answer", "action": action,
+                                   "visible_to": [seat]})
                 break
             applied.append((seat, action))
     return events, later

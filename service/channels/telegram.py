@@ -479,4 +479,4 @@ def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen, li
     env.ctx.send_queue.enqueue("service.channels.telegram_jobs.edit_message",  # a send: keep it off resolutions
                           args=(chat_id, message_id, screen.text, screen.keyboard, *living),
                           failure_ttl=env.ctx.settings.job_failure_ttl_seconds,
-                          result_ttl=scheduling.RESULT_TTL)
+                          result_ttl=scheduling.RESULT_TTL, retry=scheduling.RETRY)

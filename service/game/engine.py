@@ -405,14 +405,14 @@ class Game:
         action = self._from_orders(seat, key, options)
         if action is not None:
             return action
-        if len(options) == 1:
-            return options[0]
-        if f"{seat}:{key}" in self.s["t"]["answered"]:
+        if f"{seat}:{key}" in self.s["t"]["answered"]:  # answered, but an earlier step left that answer out
             self.s["orders"][seat] = [o for o in self.s["orders"][seat] if o["key"] != key]
-            action = self._pick(seat, key, options)
+            action = options[0] if len(options) == 1 else self._pick(seat, key, options)
             events.append({"type": "fallback", "seat": seat, "question": key, "action": action,
                            "visible_to": [seat]})
             return action
+        if len(options) == 1:
+            return options[0]
         raise _NeedAnswer(DEFERRED_KIND[key.split(":")[0]])
 
     # ------------------------------------------------------------------ deferred questions
