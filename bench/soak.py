@@ -296,7 +296,9 @@ def lost_answer(driver: SoakDriver, game_id: str, window: int, seat: int, action
     """What the report says about one lost answer: what was acknowledged and played, and the faults near it."""
     at = driver.acked_at.get((game_id, window, seat), 0.0)
     near = [f"{kind} at {t - at:+.1f} s" for t, kind in driver.fault_times if abs(t - at) < 30]
+    crashes = [t - at for t, kind in driver.fault_times if kind == "redis crash+restart" and t >= at]
     return {"game": game_id, "window": window, "seat": seat, "acknowledged": actions,
+            "seconds to the next Redis crash": round(min(crashes), 3) if crashes else None,
             "played": applied.get((window, seat)),
             "window's other answers": {s: a for (w, s), a in applied.items() if w == window and s != seat},
             "faults within 30 s of the acknowledgement": near}
@@ -439,6 +441,11 @@ def report(f: dict) -> None:
     print(f"  answers acknowledged {a.get('answers acknowledged', 0)}, lost {a.get('answers acknowledged and lost', 0)}, "
           f"made impossible by an answer applied before it {moot}"
           f" (window still open at the end: {a.get('answers acknowledged, window still open', 0)})")
+    before_crash = [x["seconds to the next Redis crash"] for x in f.get("lost answers", [])
+                    if x.get("seconds to the next Redis crash") is not None]
+    if before_crash:
+        print(f"  loss window: lost answers were acknowledged {min(before_crash):.2f}-{max(before_crash):.2f} s "
+              f"before a Redis crash ({len(before_crash)} of {len(f['lost answers'])} had a crash after them)")
     for lost in f.get("lost answers", [])[:10]:
         print(f"    lost: {json.dumps(lost)}")
     for name in ("never sent", "sent twice"):
