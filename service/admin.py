@@ -35,23 +35,7 @@ from service.config import get_settings
 from service.game import Game
 from service.game.replay import replay, write_log
 from service.store import keys
-from workers import context, resolution, scheduling
-
-CANCEL_TEXT = {"en": "This game of Not Alone was cancelled by the operator{reason}. Thank you for playing.",
-               "cs": "Tuto hru Nejsme tu sami zrušil správce{reason}. Díky za hru."}
-CANCEL_BATCH = "cancel"
-
-# KEYS: snap, exp, ans      ARGV: now, reason
-# -> "CANCELLED" | "NOGAME" | "OVER". A resolution running meanwhile loses its compare-and-set (status changed).
-CANCEL = """
-local st = redis.call('HMGET', KEYS[1], 'version', 'status')
-if not st[1] then return 'NOGAME' end
-if st[2] == 'over' then return 'OVER' end
-redis.call('HSET', KEYS[1], 'status', 'over', 'window', '', 'cancelled', ARGV[1], 'cancel_reason', ARGV[2])
-redis.call('DEL', KEYS[2], KEYS[3])
-return 'CANCELLED'
-"""
-
+from workers import cancelling, context, resolution
 
 class AdminError(Exception):
     """A request that cannot be done; the message says why."""
@@ -161,41 +145,10 @@ def force_resolve(ctx, game_id: str, window: int | None = None) -> str:
 
 def cancel(ctx, game_id: str, reason: str = "", notify: bool = True) -> str:
     """-> "cancelled" | "over" (it had ended already). Raises AdminError for an unknown game."""
-    store, now = ctx.store, ctx.clock()
-    script = store.redis.register_script(CANCEL)
-    result = script(keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id)],
-                    args=[repr(now), reason]).decode()
-    if result == "NOGAME":
-        raise AdminError(f"no game {game_id!r}")
-    if result == "OVER":
-        return "over"
-    store.drop_due(game_id)
-    meta = store.meta(game_id)
-    group = meta.get("group")
-    if group and store.redis.get(keys.chat_game(group)) == game_id.encode():
-        store.redis.delete(keys.chat_game(group))
-    if notify:
-        messages = cancel_messages(meta, reason)
-        if messages and store.write_batch(game_id, CANCEL_BATCH, messages):
-            scheduling.deliveries(ctx, game_id, CANCEL_BATCH)
-    return "cancelled"
-
-
-def cancel_messages(meta: dict, reason: str) -> list[dict]:
-    lang = meta.get("lang", "en")
-    said = f" ({reason})" if reason else ""
-    out, chats = [], set()
-    if meta.get("group"):
-        out.append({"chat": meta["group"], "text": CANCEL_TEXT.get(lang, CANCEL_TEXT["en"]).format(reason=said),
-                    "buttons": None, "seat": None, "group": True})
-        chats.add(meta["group"])
-    for seat, player in sorted(meta.get("players", {}).items()):
-        chat = player.get("chat")
-        if chat and chat not in chats and (not meta.get("group") or chat.startswith("sms:")):
-            chats.add(chat)  # Telegram players read it in the group; SMS players have no group
-            text = CANCEL_TEXT.get(player.get("lang") or lang, CANCEL_TEXT["en"]).format(reason=said)
-            out.append({"chat": chat, "text": text, "buttons": None, "seat": int(seat), "group": False})
-    return out
+    try:
+        return cancelling.cancel(ctx, game_id, reason, notify)
+    except cancelling.NoSuchGame:
+        raise AdminError(f"no game {game_id!r}") from None
 
 
 # ------------------------------------------------------------------------------------------ command line

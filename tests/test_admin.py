@@ -10,6 +10,7 @@ from pipeline_support import Clock, make_ctx, run_jobs, table
 
 from service import admin, ingest
 from service.game import Game
+from workers import cancelling
 from workers.resolution import bot_answer, start_game
 
 CONFIG = {"players": 3, "seed": 4, "side": 1, "expert": False}
@@ -95,8 +96,22 @@ def test_cancel_tells_each_sms_player_when_there_is_no_group(ctx):
     meta["players"]["0"]["chat"], meta["players"]["1"]["chat"] = "sms:+420600000001", "sms:+420600000002"
     start_game(ctx, "adm2", {**CONFIG, "players": 2}, meta)
     run_jobs(ctx)
-    messages = admin.cancel_messages(ctx.store.meta("adm2"), "")
+    messages = cancelling.cancel_messages(ctx.store.meta("adm2"), "")
     assert [m["chat"] for m in messages] == ["sms:+420600000001", "sms:+420600000002"]
+
+
+def test_a_player_cancelling_tells_the_sms_players_by_name_and_the_group_by_its_reply(ctx):
+    meta = table(3, humans=[0, 1, 2], group="-100777", deadline=600)
+    meta["players"]["2"]["chat"], meta["players"]["2"]["lang"] = "sms:+420600000003", "cs"
+    start_game(ctx, "adm3", CONFIG, meta)
+    run_jobs(ctx)
+    assert cancelling.cancel(ctx, "adm3", by="Anna", told_already="-100777") == "cancelled"
+    batch = [ctx.store.message("adm3", "cancel", i) for i in range(ctx.store.batch_size("adm3", "cancel"))]
+    assert [(m["chat"], m["text"]) for m in batch] == [
+        ("sms:+420600000003", "Anna zrušil(a) tuto hru Nejsme tu sami. Díky za hru.")]
+    assert cancelling.cancel(ctx, "adm3", by="Anna") == "over"
+    with pytest.raises(cancelling.NoSuchGame):
+        cancelling.cancel(ctx, "nope")
 
 
 def test_export_replays_to_the_stored_game(ctx):

@@ -165,6 +165,27 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
 
 
+def test_cancel_by_the_creator_ends_a_running_game_for_everyone(chat, env):
+    game_id, meta = begin(chat, env)
+    snap = env.ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    seat = game.waiting_for()[0]
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    first = ui.Choice(game_id, snap.window)
+    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
+                    if ui.follow(game, seat, first.choose(i)).complete)
+    assert "Only the player who opened" in chat.say(1, "/cancel")["text"]
+    assert env.ctx.store.load(game_id).status == "collecting"
+
+    assert chat.say(0, "/cancel")["text"] == "The game is cancelled. /newgame opens a new one."
+    assert env.ctx.store.load(game_id).status == "over" and env.ctx.store.expected(game_id) == set()
+    assert game_id.encode() not in env.ctx.store.redis.zrange("artemia:due", 0, -1)  # no deadline will fire
+    assert env.ctx.store.batch_size(game_id, "cancel") == 0  # the group heard it in the reply; no SMS player
+    assert chat.press(user, complete.data())["text"].startswith("This choice has expired")
+    assert env.ctx.store.answers(game_id) == {}
+    assert chat.say(0, "/newgame@artemia_bot")["text"].startswith("A game of Not Alone is open here.")
+
+
 def test_typed_answer_in_private(chat, env):
     game_id, meta = begin(chat, env)
     game = Game.from_json(env.ctx.store.load(game_id).json)

@@ -28,7 +28,7 @@ from service.channels.telegram_update import CallbackQuery, Message, Update
 from service.game import Game
 from service.game.cards import CARDS
 from service.lobby import MAX_PLAYERS, Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
-from workers import messages, scheduling
+from workers import cancelling, messages, scheduling
 from workers.context import Context
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
@@ -288,6 +288,8 @@ def cmd_cancel(message, args, lang, env):
     table = _table(message, env, lang)
     if telegram_address(message.sender.id) != table.creator:
         raise Refused(refusal("not_creator", lang))
+    if table.game:  # a running game ends for everyone; SMS players are told by message, the group by this reply
+        cancelling.cancel(env.ctx, table.game, by=message.sender.first_name, told_already=_place(message))
     env.lobby.close(table)
     return reply(message, _t(lang, "The game is cancelled. /newgame opens a new one."))
 
