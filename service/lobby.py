@@ -30,9 +30,11 @@ Keys (global, like the pipeline's user indexes):
     artemia:joined:<address>   zset  game -> when it began (the most recent game first)
 """
 
+import functools
 import json
 import random
 import secrets
+import zoneinfo
 from dataclasses import asdict, dataclass, field
 
 from service.config import DEADLINE_PRESETS, deadline_seconds
@@ -91,6 +93,16 @@ class Player:
         return self.address.split(":", 1)[0]
 
 
+@functools.cache
+def _zones() -> dict[str, str]:
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+def time_zone(text: str) -> str | None:
+    """The IANA time zone named by ``text`` in any letter case ("europe/london" -> "Europe/London"), or None."""
+    return _zones().get(text.strip().lower())
+
+
 @dataclass
 class Table:
     code: str
@@ -105,6 +117,7 @@ class Table:
     game: str | None = None  # the game's id once it began (the code)
     seats: dict[str, int] = field(default_factory=dict)  # address -> seat, dealt when it began
     seed: int = 0
+    tz: str | None = None  # the IANA time zone deadlines are shown in; None: the language's (cs Prague, en UTC)
 
     def player(self, address: str) -> Player | None:
         return next((p for p in self.players if p.address == address), None)
@@ -281,7 +294,8 @@ class Lobby:
 
     def configure(self, code: str, by: str, key: str, value: str) -> Table:
         """The creator changes a setting: deadline live|fast|daily|<seconds>, expert on|off, lang cs|en,
-        size 2-7."""
+        size 2-7, tz <Area/City>|default."""
+        zone = time_zone(value) if key == "tz" else None
         value = value.lower()
 
         def set_(table):
@@ -298,6 +312,8 @@ class Lobby:
             elif key == "size" and value.isdigit() and max(MIN_PLAYERS, len(table.players)) <= int(value) \
                     <= MAX_PLAYERS:
                 table.size = int(value)
+            elif key == "tz" and (zone or value == "default"):
+                table.tz = zone
             else:
                 raise LobbyError("bad_setting", table)
 
@@ -337,7 +353,8 @@ class Lobby:
                                                     "address": p.address, "lang": p.lang}
         bots = [s for s in range(size) if players[str(s)]["chat"] is None]
         meta = {"players": players, "group": table.place, "code": table.code, "lang": table.lang, "bots": bots,
-                "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds)}
+                "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds),
+                **({"tz": table.tz} if table.tz else {})}
         config = {"players": size, "seed": table.seed, "side": None, "expert": table.expert}
         now = self.ctx.clock()
         pipe = self.redis.pipeline()

@@ -85,6 +85,7 @@ def test_refusals_store_nothing(lobby):
     assert reason(lobby.configure, table.code, "tg:2", "expert", "on") == "not_creator"
     assert reason(lobby.configure, table.code, "tg:1", "deadline", "soon") == "bad_setting"
     assert reason(lobby.configure, table.code, "tg:1", "size", "9") == "bad_setting"
+    assert reason(lobby.configure, table.code, "tg:1", "tz", "Europe/Atlantis") == "bad_setting"
     assert reason(lobby.open, tg(5), "en", "-100") == "place_taken"
     assert lobby.get(table.code) == before
     assert lobby.ctx.store.load(table.code) is None
@@ -168,3 +169,9 @@ def test_a_player_may_be_in_several_games_most_recent_first(lobby):
         codes.append(table.code)
         clock.advance(10)
     assert [g for g, _ in lobby.games_of("tg:2")] == codes[::-1]
+
+
+def test_a_time_zone_is_named_in_any_case_and_default_goes_back_to_the_language(lobby):
+    table = lobby.open(tg(1), "en", "-100")
+    assert lobby.configure(table.code, "tg:1", "tz", "europe/LONDON").tz == "Europe/London"
+    assert lobby.configure(table.code, "tg:1", "tz", "default").tz is None

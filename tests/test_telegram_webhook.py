@@ -3,6 +3,8 @@ real pipeline (ingest, start_game) and the real engine. Replies are read from th
 
 import itertools
 import json
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 from pipeline_support import Clock, make_ctx
@@ -66,8 +68,8 @@ def chat(env):
         yield Chat(client)
 
 
-def begin(chat, env, players=4) -> tuple[str, dict]:
-    lobby = chat.say(0, "/newgame@artemia_bot")
+def begin(chat, env, players=4, reopen=True) -> tuple[str, dict]:
+    lobby = chat.say(0, "/newgame@artemia_bot") if reopen else chat.say(0, "/status")
     link = lobby["reply_markup"]["inline_keyboard"][0][0]["url"]
     payload = link.split("?start=")[1]
     for user in range(1, players):
@@ -117,6 +119,23 @@ def test_settings_language_switches_the_group_to_czech(chat):
     chat.say(0, "/newgame")
     assert "Hráči (1/7)" in chat.say(0, "/settings lang cs")["text"]
     assert "Jen hráč, který hru založil" in chat.say(1, "/begin")["text"]
+
+
+def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
+    chat.say(0, "/newgame")
+    assert "Time zone: UTC" in chat.say(0, "/settings")["text"]  # English tables default to UTC
+    assert chat.say(0, "/settings tz Mars/Olympus")["text"].startswith("Usage: /settings")
+    assert "Time zone: America/New_York" in chat.say(0, "/settings tz america/new_york")["text"]
+    game_id, meta = begin(chat, env, reopen=False)
+    assert meta["tz"] == "America/New_York"
+    snap = env.ctx.store.load(game_id)
+    local = datetime.fromtimestamp(snap.deadline, ZoneInfo("America/New_York")).strftime("%H:%M")
+    assert f", {local} E" in chat.say(0, "/status")["text"]  # EST or EDT
+    questions = [m for m in messages.step_messages(env.ctx, messages.Step(
+        game_id, meta, Game.from_json(snap.json), [], [], sorted(env.ctx.store.expected(game_id)), snap.deadline,
+        snap.version, messages.load_news(snap.news)))[0] if m.get("buttons")]
+    assert questions and all(f", {local} E" in m["text"] for m in questions)
+    assert chat.say(0, "/settings tz default")["text"] == "The game has already begun."
 
 
 def test_a_game_begins_and_buttons_record_answers(chat, env):

@@ -391,14 +391,14 @@ def _merge_plain(messages: list[dict]) -> list[dict]:
 
 
 def _status(view: dict, names: dict[int, str], asked: list[int], answered: set[int], deadline: float | None,
-            lang: str, news: list[str]) -> str:
+            lang: str, news: list[str], tz: str | None = None) -> str:
     """The news since the last reveal (in order: what happened), then `telegram_ui.status` (where the game is
     now), with the Artemia spaces (spaces of the Rescue track, not places: the ui would look them up as place
     cards) given as a line of their own."""
     spaces = view.get("artemia_spaces") or []
     extra = [_t(lang)("Artemia spaces (side {side}): {places}.").format(
         side=view["side"], places=", ".join(map(str, spaces)))] if spaces else []
-    block = ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, extra)
+    block = ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, extra, tz)
     return "\n\n".join(["\n".join(news), block]) if news else block
 
 
@@ -435,7 +435,7 @@ def _telegram_group(step: Step, segment: Segment, closed: Segment | None, reader
                             None, True, slot=_status_slot(step.game_id, closed.start), seq=seq))
     asked = step.asked if game.window and not game.is_over else []
     text = _status(view, names, asked, set(), step.deadline if asked else None, lang,
-                   _news_lines(segment.items, meta, lang, bot_username))
+                   _news_lines(segment.items, meta, lang, bot_username), meta.get("tz"))
     if game.is_over and closed is not None:
         text = "\n\n".join([text, ui.game_over(view, names, lang)])
     out.append(_message(group, text, None, True, slot=_status_slot(step.game_id, segment.start), seq=seq))
@@ -488,7 +488,7 @@ def _telegram_private(step: Step, seat: int, chat: str, readers: Readers, parts:
         screen = None
         if current and seat in step.asked and game.window is not None:
             screen = ui.decision(game, seat, ui.Choice(step.game_id, game.window["id"]), step.deadline, lang,
-                                 names)
+                                 names, tz=step.meta.get("tz"))
         elif not part.added:
             continue  # nothing new for this turn's message
         text = _above(lines, screen.text if screen else "")
@@ -547,7 +547,7 @@ def reminder_messages(ctx, game_id: str, meta: dict, game, seats: list[int], win
         if kind == "telegram" and not readers.blocked(seat):
             out.append(_message(chat, "⏰ " + _("Reminder: please answer the question above by {time}; after that "
                                                 "a move is played for you.").format(
-                time=ui.when(deadline, lang)), seat, False))
+                time=ui.when(deadline, lang, meta.get("tz"))), seat, False))
         elif kind == "text":
             out.append(_message(chat, _("Reminder: step {step} needs your answer by {time}; after that a move is "
                                         "played for you.").format(step=window, time=when(deadline)), seat, False))
@@ -577,12 +577,12 @@ def refresh_messages(ctx, game_id: str, snap, meta: dict, news: dict, answers: d
         segment = _segment(news)
         news_lines = _news_lines(segment["items"], meta, lang, ctx.settings.bot_username)
         text = _status(game.public_view(), names_of(meta), sorted(expected), answered, snap.deadline, lang,
-                       news_lines)
+                       news_lines, meta.get("tz"))
         out.append(_message(group, text, None, True, slot=_status_slot(game_id, segment["start"]), seq=seq))
     chat = readers.chat(seat)
     if channel_of(chat) == "telegram" and seat in answers and not readers.blocked(seat):
         lang = readers.lang(seat)
-        screen = ui.locked_in(ui.Choice(game_id, snap.window), answers[seat], snap.deadline, lang)
+        screen = ui.locked_in(ui.Choice(game_id, snap.window), answers[seat], snap.deadline, lang, tz=meta.get("tz"))
         lines = _lines(news.get("private", {}).get(str(seat), []), names_of(meta), lang) \
             if news.get("turn") == game.turn else []
         out.append(_message(chat, _above(lines, screen.text), seat, False, buttons=screen.keyboard,

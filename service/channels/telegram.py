@@ -146,7 +146,8 @@ def refusal(reason: str, lang: str) -> str:
         "not_creator": _("Only the player who opened this game may do that."),
         "too_few": _("A game needs 2 to 7 players."),
         "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
-        "bad_setting": _("Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en"),
+        "bad_setting": _("Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
+                         "tz <Area/City>|default (e.g. tz Europe/London)"),
     }[reason]
 
 
@@ -184,8 +185,9 @@ def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
     return "\n".join([
         _("A game of Not Alone is open here."),
         _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
-        _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang}").format(
-            deadline=table.deadline, expert=_("yes") if table.expert else _("no"), lang=table.lang),
+        _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang} · Time zone: {tz}").format(
+            deadline=table.deadline, expert=_("yes") if table.expert else _("no"), lang=table.lang,
+            tz=table.tz or ui.DEFAULT_TZ.get(table.lang, "UTC")),
         _("Press Join (it opens a private chat with me, where your secret choices happen). "
           "The creator starts with /begin."),
         _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,
@@ -249,7 +251,8 @@ def cmd_settings(message, args, lang, env):
     table = _lobby(message, env, lang)
     if not args:
         return reply(message, lobby_text(table, lang, env.sms_number) + "\n" + _t(
-            lang, "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en"))
+            lang, "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
+                  "tz <Area/City>|default"))
     key, value = (args + [""])[:2]
     table = _lobby_call(lang, env.lobby.configure, table.code, telegram_address(message.sender.id), key, value)
     return _lobby_reply(message, table, env, table.lang)
@@ -277,7 +280,8 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     names = seat_names(meta)
     answered = set(store.answers(game_id))
     asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
-    return ui.status(game.public_view(), names, asked, answered, snap.deadline if asked else None, lang)
+    return ui.status(game.public_view(), names, asked, answered, snap.deadline if asked else None, lang,
+                     tz=meta.get("tz"))
 
 
 def seat_names(meta: dict) -> dict[int, str]:
@@ -455,7 +459,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
     try:
         stage = ui.follow(game, seat, choice)
         if not stage.complete:
-            screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta))
+            screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta), tz=meta.get("tz"))
     except ui.ExpiredChoice:
         return answer_query(query, ui.expired(lang))
     except ui.BadCallback:
@@ -468,7 +472,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         said = _t(lang, "Locked in.")
         if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)            # (one job per press, not two); a repeat: shown already
-        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang)
+        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, tz=meta.get("tz"))
     if query.message is not None:
         _enqueue_edit(env, query.message.chat.id, query.message.message_id, screen,
                       (choice.game_id, messages.turn_slot(choice.game_id, game.turn), snap.version))
