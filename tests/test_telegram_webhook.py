@@ -81,6 +81,18 @@ def begin(chat, env, players=4, reopen=True) -> tuple[str, dict]:
     return game_id, env.ctx.store.meta(game_id)
 
 
+def first_asked(env, game_id: str, meta: dict):
+    """(snapshot, game, the first seat asked, its user, the first complete choice of that seat)."""
+    snap = env.ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    seat = game.waiting_for()[0]
+    user = int(meta["players"][str(seat)]["user"]) - 1000
+    first = ui.Choice(game_id, snap.window)
+    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
+                    if ui.follow(game, seat, first.choose(i)).complete)
+    return snap, game, seat, user, complete
+
+
 def test_secret_and_malformed_bodies(chat):
     assert chat.post({"update_id": 1}, secret="wrong").status_code == 403
     assert chat.client.post("/telegram/webhook", content=b"{").status_code == 403
@@ -141,13 +153,7 @@ def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
 def test_a_game_begins_and_buttons_record_answers(chat, env):
     game_id, meta = begin(chat, env)
     assert meta["players"]["0"]["name"] == "Eva" and meta["group"] == str(GROUP["id"])
-    snap = env.ctx.store.load(game_id)
-    game = Game.from_json(snap.json)
-    seat = game.waiting_for()[0]
-    user = int(meta["players"][str(seat)]["user"]) - 1000
-    first = ui.Choice(game_id, snap.window)
-    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
-                    if ui.follow(game, seat, first.choose(i)).complete)
+    snap, game, seat, user, complete = first_asked(env, game_id, meta)
 
     stranger = next(u for u in USERS if u != user)
     assert chat.press(stranger, complete.data())["text"] in ("This is not your game.", "This button is not valid.")
@@ -166,14 +172,8 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert job.args[2].startswith("✅ Locked in:")
 
     resolve_window(env.ctx, game_id, snap.window)  # what a worker does next
-    snap = env.ctx.store.load(game_id)
-    game = Game.from_json(snap.json)
-    seat = game.waiting_for()[0]
+    snap, game, seat, user, complete = first_asked(env, game_id, meta)
     assert len(game.waiting_for()) > 1
-    user = int(meta["players"][str(seat)]["user"]) - 1000
-    first = ui.Choice(game_id, snap.window)
-    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
-                    if ui.follow(game, seat, first.choose(i)).complete)
     before = len(env.ctx.send_queue.jobs)
     assert chat.press(user, complete.data())["text"] == "Locked in."
     # an answer that leaves the window open: one job, the refresh of the status and of the seat's turn message
@@ -186,13 +186,7 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
 
 def test_cancel_by_the_creator_ends_a_running_game_for_everyone(chat, env):
     game_id, meta = begin(chat, env)
-    snap = env.ctx.store.load(game_id)
-    game = Game.from_json(snap.json)
-    seat = game.waiting_for()[0]
-    user = int(meta["players"][str(seat)]["user"]) - 1000
-    first = ui.Choice(game_id, snap.window)
-    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
-                    if ui.follow(game, seat, first.choose(i)).complete)
+    snap, game, seat, user, complete = first_asked(env, game_id, meta)
     assert "Only the player who opened" in chat.say(1, "/cancel")["text"]
     assert env.ctx.store.load(game_id).status == "collecting"
 
