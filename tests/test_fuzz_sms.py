@@ -34,6 +34,7 @@ from service.channels.sms_settings import SmsSettings
 from service.channels.telegram import Env
 from service.channels.telegram_tables import Tables
 from service.game import Game
+from service.lobby import sms_address
 from service.web import create_app
 from workers.resolution import resolve_window
 
@@ -209,10 +210,12 @@ class World:
             invalid = self.refused(body, game, seat)
             response = self.signed(self.form(number, body))
         elif kind == "stranger_text":
-            body = random_text(rng)
+            body, number = random_text(rng), rng.choice(STRANGERS)
             words = body.split()
-            invalid = not words or words[0].upper().strip(".!") not in KEYWORDS
-            response = self.signed(self.form(rng.choice(STRANGERS), body))
+            # a stranger who opened a table with a keyword ("NEW 7 …", then "GO") plays in that game now
+            plays = self.ctx.store.redis.exists(f"artemia:joined:{sms_address(number)}")
+            invalid = not plays and (not words or words[0].upper().strip(".!") not in KEYWORDS)
+            response = self.signed(self.form(number, body))
         else:  # keywords with junk arguments, from anyone: only "no 5xx" is checked
             body = f"{rng.choice(sorted(KEYWORDS))} {random_text(rng)}"
             response = self.signed(self.form(rng.choice(STRANGERS + PLAYERS[1:]), body))
