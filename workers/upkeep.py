@@ -55,14 +55,10 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
     if not outgoing:
         return False
     written = store.write_reminder(game_id, window, batch, outgoing, once=f"{window}:{n}")
-    deliver_stored(ctx, game_id, batch)  # also when an earlier run of this job wrote it and died before this
+    # also when an earlier run of this job wrote the batch and died before queueing it (a delivery job for a
+    # batch that is not stored, or already delivered, finds nothing to send)
+    scheduling.deliveries(ctx, game_id, batch)
     return written
-
-
-def deliver_stored(ctx: Context, game_id: str, batch: str) -> None:
-    """Queue the delivery of a batch that is still stored (not yet delivered); idempotent."""
-    if ctx.store.batch_size(game_id, batch):
-        scheduling.deliveries(ctx, game_id, batch)
 
 
 def credit_downtime(ctx: Context) -> float:
@@ -172,7 +168,7 @@ def unreachable(ctx: Context, game_id: str, seat: int) -> None:
     outgoing = messages.unreachable_messages(meta, seat, ctx.settings.bot_username)
     if outgoing:
         store.write_batch(game_id, batch, outgoing)
-        deliver_stored(ctx, game_id, batch)
+        scheduling.deliveries(ctx, game_id, batch)  # also when a killed earlier run wrote it (see remind)
 
 
 def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:

@@ -187,7 +187,7 @@ def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
         _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
         _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang} · Time zone: {tz}").format(
             deadline=table.deadline, expert=_("yes") if table.expert else _("no"), lang=table.lang,
-            tz=table.tz or ui.DEFAULT_TZ.get(table.lang, "UTC")),
+            tz=ui.zone(table.lang, table.tz)),
         _("Press Join (it opens a private chat with me, where your secret choices happen). "
           "The creator starts with /begin."),
         _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,

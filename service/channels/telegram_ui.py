@@ -235,9 +235,14 @@ def rows(buttons: list[dict]) -> Keyboard:
 # ---------------------------------------------------------------------------------------------- texts
 
 
+def zone(lang: str, tz: str | None = None) -> str:
+    """The time zone times are shown in: the table's (``tz``), else its language's default."""
+    return tz or DEFAULT_TZ.get(lang, "UTC")
+
+
 def when(ts: float, lang: str, tz: str | None = None) -> str:
     """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET"."""
-    moment = datetime.fromtimestamp(ts, timezone.utc).astimezone(ZoneInfo(tz or DEFAULT_TZ.get(lang, "UTC")))
+    moment = datetime.fromtimestamp(ts, timezone.utc).astimezone(ZoneInfo(zone(lang, tz)))
     return format_datetime(moment, "EEE d MMM, HH:mm zzz", locale=lang)
 
 
