@@ -385,11 +385,11 @@ async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisSe
                     cluster.start_workers(args.workers - len(cluster.alive_workers()))
             await asyncio.sleep(1.0)
         await drain(driver.redis, 60)
-        figures_outbox_wait = await settle_sends(driver.redis, args.settle_sends)
+        sends_settled_s = await settle_sends(driver.redis, args.settle_sends)
         for task in list(driver.tasks):
             task.cancel()
     return {"faults": dict(faults), "play_s": play_s, "games_started": len(driver.games),
-            "send_jobs_settled_s": figures_outbox_wait}
+            "send_jobs_settled_s": sends_settled_s}
 
 
 def run(args) -> dict:
