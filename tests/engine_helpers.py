@@ -42,7 +42,7 @@ def _pull(s, kind, card):
         piles = [s["hunt_deck"], s["hunt_discard"], s["players"][0]["hand"], s["players"][0]["played"]]
     else:
         piles = [s["survival_deck"], s["survival_discard"]]
-        piles += [p for h in s["players"][1:] for p in (h["surv"], h["limbo"])]
+        piles += [p for h in s["players"][1:] for p in (h["survival"], h["drawn_to_choose"])]
     for pile in piles:
         if card in pile:
             pile.remove(card)
@@ -75,7 +75,7 @@ def setup(g, *, creature=None, hunted=None, hunt_deck=None, hunt_discard=None, s
           survival_discard=None, rescue=None, assimilation=None, marker=None, limit=None, restart=True):
     """Change the position, then (by default) restart the current turn so its windows see the change.
 
-    hunted: {seat: {"hand": [...], "discard": [...], "will": n, "surv": [...], "pending": "river"|"artefact"}}
+    hunted: {seat: {"hand": [...], "discard": [...], "will": n, "survival": [...], "pending": "river"|"artefact"}}
     creature: the Creature's Hunt cards; hunt_deck / hunt_discard / survival_* piles in order (last = top).
     limit: how many Hunt cards the Creature may play this turn (2 = after Tracking).
     """
@@ -85,8 +85,8 @@ def setup(g, *, creature=None, hunted=None, hunt_deck=None, hunt_discard=None, s
         for key in ("hand", "discard", "will", "pending"):
             if key in spec:
                 h[key] = list(spec[key]) if isinstance(spec[key], list) else spec[key]
-        if "surv" in spec:
-            _place(s, "survival", h["surv"], spec["surv"])
+        if "survival" in spec:
+            _place(s, "survival", h["survival"], spec["survival"])
     if creature is not None:
         _place(s, "hunt", s["players"][0]["hand"], creature)
     if hunt_discard is not None:
@@ -97,7 +97,7 @@ def setup(g, *, creature=None, hunted=None, hunt_deck=None, hunt_discard=None, s
         _place(s, "survival", s["survival_discard"], survival_discard)
     if survival_deck is not None:
         _set_deck(s, "survival", survival_deck)
-    for key, value in (("rescue", rescue), ("assimilation", assimilation), ("marker", marker)):
+    for key, value in (("rescue", rescue), ("assimilation", assimilation), ("marker_on_beach", marker)):
         if value is not None:
             s[key] = value
     players = g.players
@@ -106,7 +106,7 @@ def setup(g, *, creature=None, hunted=None, hunt_deck=None, hunt_discard=None, s
         s["reserve"][r] = RESERVE_COPIES[players] - owners
         assert s["reserve"][r] >= 0, f"more Hunted own {r} than the reserve had"
     if limit is not None:
-        s["limit_next"] = limit
+        s["hunt_card_limit_next"] = limit
     if restart:
         restart_turn(g)
     return changed(g)
@@ -119,7 +119,7 @@ def scenario(players=3, side=1, seed=0, expert=False, creature=None, hunted=None
     """A game set up for a scenario: the Creature holds NEUTRAL cards unless told, the Hunted hold no Survival
     card unless told (so no card window opens by surprise); other keywords as for ``setup``."""
     g = start(players, side, seed, expert)
-    specs = {seat: {"surv": []} for seat in range(1, players)}
+    specs = {seat: {"survival": []} for seat in range(1, players)}
     for seat, spec in (hunted or {}).items():
         specs[seat].update(spec)
     return setup(g, creature=NEUTRAL if creature is None else creature, hunted=specs, **kw)
@@ -127,8 +127,8 @@ def scenario(players=3, side=1, seed=0, expert=False, creature=None, hunted=None
 
 def changed(g):
     """Call after editing ``g.s`` by hand: drops whatever the engine cached about the old state."""
-    if hasattr(g, "_memo"):
-        g._memo = {}
+    if hasattr(g, "memo"):
+        g.memo = {}
     return g
 
 
@@ -140,7 +140,7 @@ def restart_turn(g):
     s["turn"] -= 1
     s["window"] = None
     s["agenda"] = [["start_turn"]]
-    g._advance([])
+    g.advance([])
     changed(g)
 
 
@@ -240,7 +240,7 @@ def check_invariants(g):
     survival = s["survival_deck"] + s["survival_discard"]
     for seat in range(1, n):
         h = s["players"][seat]
-        survival += h["surv"] + h["limbo"]
+        survival += h["survival"] + h["drawn_to_choose"]
         cards = h["hand"] + h["discard"] + h["played"]
         assert len(cards) == len(set(cards)), f"seat {seat} owns a place twice: {sorted(cards)}"
         assert set(range(1, 6)) <= set(cards), f"seat {seat} lost a starting place: {sorted(cards)}"

@@ -24,7 +24,7 @@ CREATURE = 0
 # ---------------------------------------------------------------------------------------------- positions
 def explore():
     """Seat 1 in Exploration: hand 1 5 6, discard 2 3 4, full Will, Sixth Sense in hand."""
-    return scenario(hunted={1: {"hand": [1, 5, 6], "discard": [2, 3, 4], "surv": ["sixth-sense"]}})
+    return scenario(hunted={1: {"hand": [1, 5, 6], "discard": [2, 3, 4], "survival": ["sixth-sense"]}})
 
 
 def pending(effect):
@@ -34,7 +34,7 @@ def pending(effect):
 def shelter_choice():
     """Seat 1 drew the Dodge and the Drone at the Shelter last turn and keeps one now."""
     g = scenario()
-    g.s["players"][1]["limbo"] = ["dodge", "drone"]
+    g.s["players"][1]["drawn_to_choose"] = ["dodge", "drone"]
     restart_turn(g)
     return g
 
@@ -220,7 +220,7 @@ def test_scream_discard_two_or_lose_will():
 
 
 def test_toxin_discards_a_survival_card_and_phobia_shows_cards():
-    g = reckoning({1: [4], 2: [5]}, {"creature": 8}, {1: {"hand": [1, 2, 3, 4], "surv": ["dodge", "drone"]}},
+    g = reckoning({1: [4], 2: [5]}, {"creature": 8}, {1: {"hand": [1, 2, 3, 4], "survival": ["dodge", "drone"]}},
                   hunt={"card": "toxin", "place": 4}, creature=["toxin", "fierceness", "interference"])
     for text in ("discard dodge", "odhoď úhyb", "d do"):
         assert one(g, 1, text) == {"type": "discard_survival", "card": "dodge"}
@@ -255,12 +255,12 @@ def test_the_lair_copies_the_creatures_place_or_takes_everything_back():
 
 
 def test_the_rover_the_source_and_the_drone():
-    g = reckoning({1: [5], 2: [4]}, {"creature": 8}, {1: {"hand": [1, 5], "surv": ["drone"]}})
+    g = reckoning({1: [5], 2: [4]}, {"creature": 8}, {1: {"hand": [1, 5], "survival": ["drone"]}})
     assert one(g, 1, "reserve 7") == {"type": "power", "place": 5, "use": 5, "reserve": 7}
     assert one(g, 1, "rezerva útočiště") == {"type": "power", "place": 5, "use": 5, "reserve": 7}
     with pytest.raises(CommandError):  # the Drone is not offered on the Rover itself: same power, a card wasted
         parse("card drone reserve 7", g, 1)
-    g = reckoning({1: [2], 2: [4]}, {"creature": 8}, {1: {"hand": [1, 2], "surv": ["drone"]}})
+    g = reckoning({1: [2], 2: [4]}, {"creature": 8}, {1: {"hand": [1, 2], "survival": ["drone"]}})
     assert one(g, 1, "card drone reserve 7") == {"type": "power", "place": 2, "use": 5, "via": "drone", "reserve": 7}
     g = reckoning({1: [9], 2: [4]}, {"creature": 8}, {1: {"hand": [1, 9], "will": 2}, 2: {"will": 1}})
     assert one(g, 1, "heal p2") == {"type": "power", "place": 9, "use": 9, "heal": 2}
@@ -269,7 +269,7 @@ def test_the_rover_the_source_and_the_drone():
 
 
 def test_phase_three_cards_and_pass():
-    g = reckoning({1: [4], 2: [5]}, {"creature": 4}, {1: {"hand": [1, 4], "surv": ["wrong-track"]}},
+    g = reckoning({1: [4], 2: [5]}, {"creature": 4}, {1: {"hand": [1, 4], "survival": ["wrong-track"]}},
                   creature=["detour", "fierceness", "interference"])
     for text in ("card wrong track 4 3", "karta falešná stopa pláž řeka", "wrong 4 3"):
         assert one(g, 1, text) == {"type": "survival", "card": "wrong-track", "from": 4, "to": 3}
@@ -300,7 +300,7 @@ def test_what_is_not_possible_now_says_so():
 
 def test_ambiguous_names_and_actions():
     g = shelter_choice()
-    g.s["players"][1]["limbo"] = ["smokescreen", "strike-back"]
+    g.s["players"][1]["drawn_to_choose"] = ["smokescreen", "strike-back"]
     message = error(restart_turn(g) or g, 1, "keep s")
     assert "'s' could be smokescreen, strikeback: type more letters." in message
     message = error(jungle(), 1, "power")
@@ -400,7 +400,7 @@ def test_plans_explicit_and_implicit():
 
 
 def test_plan_when_the_same_command_could_answer_now():
-    g = reckoning({1: [4], 2: [5]}, {"creature": 4}, {1: {"hand": [1, 4], "surv": ["wrong-track"]}})
+    g = reckoning({1: [4], 2: [5]}, {"creature": 4}, {1: {"hand": [1, 4], "survival": ["wrong-track"]}})
     assert parsed(g, 1, "pass") == [{"type": "pass"}]
     assert parsed(g, 1, "plan pass") == [{"type": "plan", "orders": [{"type": "pass"}]}]
     assert parsed(g, 1, "plán karta falešná stopa 4 3") == [{"type": "plan", "orders": [

@@ -27,7 +27,7 @@ def hunt_options(g, card):
 # ---------------------------------------------------------------- phase 1
 def test_despair_blocks_survival_cards_and_draws_and_gives_the_artemia_token():
     g = scenario(creature=creature_with("despair"), hunted={
-        1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 2, "surv": ["adrenaline"]},
+        1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 2, "survival": ["adrenaline"]},
         2: {"hand": [1, 7], "discard": [2, 3, 4, 5]}})
     assert g.waiting_for() == [CREATURE, 1, 2]
     assert {"type": "survival", "card": "adrenaline"} in g.legal_actions(1)
@@ -43,7 +43,7 @@ def test_despair_blocks_survival_cards_and_draws_and_gives_the_artemia_token():
     assert power(9, heal=1) in g.legal_actions(1)
     assert all(a["type"] == "takeback" for a in g.legal_actions(2))
     run(g, {1: [power(9, heal=1)], 2: [takeback(7, 3)]})
-    assert hunted(g, 1)["will"] == 3 and hunted(g, 1)["surv"] == ["adrenaline"] and hunted(g, 2)["limbo"] == []
+    assert hunted(g, 1)["will"] == 3 and hunted(g, 1)["survival"] == ["adrenaline"] and hunted(g, 2)["drawn_to_choose"] == []
 
 
 def test_force_field_forbids_two_adjacent_places():
@@ -124,7 +124,7 @@ def test_interference_beach_and_wreck_have_no_effect():
                  hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]}, 2: {"hand": [1, 8], "discard": [2, 3, 4, 5]}})
     rescue = g.s["rescue"]
     events = play_turn(g, {1: [4], 2: [8]}, hunt={"card": "interference"}, tokens={"creature": 9})
-    assert g.s["rescue"] == rescue - 1 and g.s["marker"] is True
+    assert g.s["rescue"] == rescue - 1 and g.s["marker_on_beach"] is True
     assert not events_of(events, "power") and not events_of(events, "takeback")
 
 
@@ -158,7 +158,7 @@ def test_mutation_artemia_token_also_costs_one_will():
 
 
 def test_phobia_shows_cards_only_to_the_creature():
-    g = scenario(creature=creature_with("phobia"), hunted={2: {"surv": ["hologram"]}})  # opens the Reckoning window
+    g = scenario(creature=creature_with("phobia"), hunted={2: {"survival": ["hologram"]}})  # opens the Reckoning window
     play_turn(g, {1: [4], 2: [2]}, until="hunt")
     events = []
     act(g, CREATURE, hunt("phobia", seat=1), events)
@@ -232,16 +232,16 @@ def test_scream_discard_two_or_lose_will_then_the_power():
     assert hunted(g, 2)["will"] == 3 and sorted(hunted(g, 2)["hand"]) == [2, 3]
     # Seat 3 held a single card: only the Will loss was possible, without a question.
     assert hunted(g, 3)["will"] == 2 and sorted(hunted(g, 3)["hand"]) == [1, 5]
-    assert g.s["marker"] is True and [e["seat"] for e in events_of(events, "power")] == [1]
+    assert g.s["marker_on_beach"] is True and [e["seat"] for e in events_of(events, "power")] == [1]
 
 
 def test_toxin_discards_a_survival_card_and_the_place_is_ineffective():
     g = scenario(creature=creature_with("toxin"), hunted={1: {"hand": [1, 8], "discard": [2, 3, 4, 5],
-                                                            "surv": ["gate", "drone"]}})
+                                                            "survival": ["gate", "drone"]}})
     rescue = g.s["rescue"]
     events = play_turn(g, {1: [8], 2: [2]}, hunt={"card": "toxin", "place": 8}, tokens={"creature": 9},
                        answers={1: [{"type": "discard_survival", "card": "drone"}]})
-    assert hunted(g, 1)["surv"] == ["gate"] and "drone" in g.s["survival_discard"]
+    assert hunted(g, 1)["survival"] == ["gate"] and "drone" in g.s["survival_discard"]
     assert not [e for e in events_of(events, "power") + events_of(events, "takeback") if e["seat"] == 1]
     assert g.s["rescue"] == rescue - 1
 

@@ -98,13 +98,13 @@ def test_beach_marker_both_ways_once_per_turn_second_hunted_takes_back():
     # Both ask for the power ahead; seat 1 resolves first, so seat 2 falls back to a take-back.
     events = play_turn(g, {1: [4], 2: [4], 3: [2]}, tokens=FAR,
                        answers={1: [power(4)], 2: [power(4)]})
-    assert g.s["marker"] is True and g.s["rescue"] == rescue - 1  # only the end of turn moved it
+    assert g.s["marker_on_beach"] is True and g.s["rescue"] == rescue - 1  # only the end of turn moved it
     assert events_of(events, "fallback")[0]["seat"] == 2
     assert len(events_of(events, "takeback")) == 1 and events_of(events, "takeback")[0]["seat"] == 2
     assert len(hunted(g, 2)["hand"]) == 2  # took one back; the Beach went to the discard
     # Next turn the marker is on the Beach: using it removes the marker and moves the Rescue counter.
     play_turn(g, {1: [1], 2: [1], 3: [4]}, tokens={"creature": 1})  # seat 3 alone on the Beach
-    assert g.s["marker"] is False and g.s["rescue"] == rescue - 3
+    assert g.s["marker_on_beach"] is False and g.s["rescue"] == rescue - 3
 
 
 def test_beach_and_wreck_combine_in_one_turn():
@@ -140,13 +140,13 @@ def test_shelter_draws_two_and_keeps_one_at_the_next_exploration():
     events = play_turn(g, {1: [7], 2: [2]}, tokens={"creature": 10}, answers={1: [power(7)]})
     drawn = events_of(events, "drawn")[0]
     assert sorted(drawn["cards"]) == ["drone", "gate"] and drawn["visible_to"] == [1]
-    assert sorted(hunted(g, 1)["limbo"]) == ["drone", "gate"] and hunted(g, 1)["surv"] == []
+    assert sorted(hunted(g, 1)["drawn_to_choose"]) == ["drone", "gate"] and hunted(g, 1)["survival"] == []
     assert g.view(1)["you"]["drawn_to_choose"] == ["drone", "gate"]
     assert g.view(2)["hunted"][0]["drawn_to_choose"] == 2
     assert sorted(questions(g, 1), key=str) == [{"type": "keep_survival", "card": "drone"},
                                                 {"type": "keep_survival", "card": "gate"}]
     act(g, 1, {"type": "keep_survival", "card": "gate"})
-    assert hunted(g, 1)["surv"] == ["gate"] and hunted(g, 1)["limbo"] == []
+    assert hunted(g, 1)["survival"] == ["gate"] and hunted(g, 1)["drawn_to_choose"] == []
     assert g.s["survival_discard"][-1] == "drone"
     assert {"type": "play", "cards": [1]} in questions(g, 1)
 
@@ -179,7 +179,7 @@ def test_source_heals_self_or_draws():
     assert hunted(g, 1)["will"] == 3
     g = scenario(hunted={1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 2}}, survival_deck=["dodge", "gate"])
     play_turn(g, {1: [9], 2: [2]}, tokens=FAR, answers={1: [power(9, draw=True)]})
-    assert hunted(g, 1)["will"] == 2 and hunted(g, 1)["surv"] == ["gate"]
+    assert hunted(g, 1)["will"] == 2 and hunted(g, 1)["survival"] == ["gate"]
 
 
 # ---------------------------------------------------------------- the Artefact
@@ -192,7 +192,7 @@ def test_artefact_two_cards_next_turn_both_resolved_in_the_order_played():
     rescue = g.s["rescue"]
     events = play_turn(g, {1: [8, 4], 2: [2]}, tokens=FAR, answers={1: [power(8), power(4)]})
     assert [e["use"] for e in events_of(events, "power") if e["seat"] == 1] == [8, 4]
-    assert g.s["rescue"] == rescue - 3 and g.s["marker"] is False
+    assert g.s["rescue"] == rescue - 3 and g.s["marker_on_beach"] is False
     assert sorted(hunted(g, 1)["discard"])[-2:] == [8, 10] and 4 in hunted(g, 1)["discard"]
 
 
@@ -201,7 +201,7 @@ def test_artefact_places_both_meet_the_tokens():
     assimilation = g.s["assimilation"]
     events = play_turn(g, {1: [4, 8], 2: [2]}, tokens={"creature": 8}, answers={1: [power(4)]})
     assert len(events_of(events, "caught")) == 1 and g.s["assimilation"] == assimilation - 1
-    assert hunted(g, 1)["will"] == 2 and g.s["marker"] is True
+    assert hunted(g, 1)["will"] == 2 and g.s["marker_on_beach"] is True
 
 
 def test_river_and_artefact_choose_one_then_take_back():
@@ -219,7 +219,7 @@ def test_river_and_artefact_choose_one_then_take_back():
 def test_artefact_power_refused_once_the_river_is_used():
     g = scenario(hunted={1: {"hand": [1, 2, 3, 10], "discard": [4, 5], "pending": "artefact"}})
     play_turn(g, {1: [3, 10], 2: [2]}, tokens=FAR, until="reckoning")
-    g.s["players"][1]["next"] = "river"  # as if the River had just resolved
+    g.s["players"][1]["next_turn"] = "river"  # as if the River had just resolved
     changed(g)
     assert not [a for a in questions(g, 1) if a["type"] == "power" and a["use"] == 10]
 
@@ -238,12 +238,12 @@ def test_ineffective_place_gives_nothing_not_even_a_take_back():
     rescue = g.s["rescue"]
     events = play_turn(g, {1: [8], 2: [4]}, hunt={"card": "interference"}, tokens=FAR)
     assert not events_of(events, "power") and not events_of(events, "takeback")
-    assert g.s["rescue"] == rescue - 1 and g.s["marker"] is True
+    assert g.s["rescue"] == rescue - 1 and g.s["marker_on_beach"] is True
     assert sorted(hunted(g, 1)["discard"]) == [2, 3, 4, 5, 8]
 
 
 def test_two_shelter_powers_in_one_turn_lose_no_survival_card():
-    g = scenario(hunted={1: {"hand": [1, 6, 7], "discard": [2, 3, 4, 5], "surv": ["gate"], "pending": "artefact"}},
+    g = scenario(hunted={1: {"hand": [1, 6, 7], "discard": [2, 3, 4, 5], "survival": ["gate"], "pending": "artefact"}},
                  survival_deck=["dodge", "drone", "vortex", "hologram"])
     play_turn(g, {1: [7, 6], 2: [2]}, tokens={"creature": 9}, answers={1: [power(7), power(6, 7, via="gate")]})
     check_invariants(g)

@@ -70,9 +70,9 @@ def check_views(g):
     assert isinstance(public["hunt_deck"], int) and isinstance(public["survival_deck"], int)
     for entry in public["hunted"]:
         assert all(isinstance(entry[k], int) for k in ("hand", "survival", "drawn_to_choose"))
-        if not s["t"].get("revealed"):
+        if not s["this_turn"]["revealed"]:
             assert isinstance(entry["played"], int), "played cards shown before the reveal"
-    smoke = bool(s["t"].get("smoke"))
+    smoke = bool(s["this_turn"]["smokescreen"])
     for seat in range(g.players):
         view = g.view(seat)
         json.dumps(view)
@@ -87,8 +87,8 @@ def check_views(g):
         else:
             h = s["players"][seat]
             assert set(you) == {"seat", "role", "hand", "survival", "drawn_to_choose", "played"}
-            assert you["hand"] == sorted(h["hand"]) and you["survival"] == sorted(h["surv"])
-            assert you["played"] == h["played"] and you["drawn_to_choose"] == sorted(h["limbo"])
+            assert you["hand"] == sorted(h["hand"]) and you["survival"] == sorted(h["survival"])
+            assert you["played"] == h["played"] and you["drawn_to_choose"] == sorted(h["drawn_to_choose"])
             if hunted_smoke:
                 assert [e["discard"] for e in view["hunted"]] == [s["players"][x]["discard"]
                                                                   for x in range(1, g.players)]
@@ -104,9 +104,9 @@ def _perturbed(g, seat, rng):
             continue
         h = s["players"][other]
         h["hand"] = rng.sample(places, len(h["hand"])) if len(h["hand"]) <= 10 else h["hand"][::-1]
-        h["surv"] = rng.sample(SURVIVAL_CARDS, len(h["surv"]))
-        h["limbo"] = rng.sample(SURVIVAL_CARDS, len(h["limbo"]))
-        if not s["t"].get("revealed"):
+        h["survival"] = rng.sample(SURVIVAL_CARDS, len(h["survival"]))
+        h["drawn_to_choose"] = rng.sample(SURVIVAL_CARDS, len(h["drawn_to_choose"]))
+        if not s["this_turn"]["revealed"]:
             h["played"] = rng.sample(places, len(h["played"]))
     if seat != CREATURE:
         creature = s["players"][0]
@@ -169,7 +169,7 @@ def test_views_hold_no_other_seats_secrets(players, seed):
 
 def test_smokescreen_view_is_checked_by_the_view_property():
     """Make sure check_views sees a Smokescreen turn (it would fail on a leak of the discards)."""
-    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "surv": ["smokescreen"]}})
+    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "survival": ["smokescreen"]}})
     g.apply(1, {"type": "survival", "card": "smokescreen"})
     check_views(g)
     assert g.view(CREATURE)["hunted"][0]["discard"] is None and g.view(2)["hunted"][0]["discard"] == [3, 4, 5]

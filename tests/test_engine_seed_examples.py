@@ -14,11 +14,11 @@ def hynek_game():
     """Six players: Hynek is the Creature, the five Hunted sit in the order of the seed's example."""
     g = start(6, side=1)
     setup(g, rescue=6, creature=["mirage", "stasis", "tracking"], hunted={
-        ALZBETA: {"hand": [1, 2, 3, 4, 5], "discard": [], "surv": []},
-        JIRI: {"hand": [2, 3, 4, 5], "discard": [1], "surv": []},
-        BARBORA: {"hand": [1, 2, 3, 4], "discard": [5], "surv": []},
-        MICHAL: {"hand": [1, 2, 3, 8], "discard": [4, 5], "will": 1, "surv": []},
-        JAN: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 3, "surv": []},
+        ALZBETA: {"hand": [1, 2, 3, 4, 5], "discard": [], "survival": []},
+        JIRI: {"hand": [2, 3, 4, 5], "discard": [1], "survival": []},
+        BARBORA: {"hand": [1, 2, 3, 4], "discard": [5], "survival": []},
+        MICHAL: {"hand": [1, 2, 3, 8], "discard": [4, 5], "will": 1, "survival": []},
+        JAN: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 3, "survival": []},
     })
     play_turn(g, {ALZBETA: [1], JIRI: [5], BARBORA: [2], MICHAL: [8], JAN: [8]}, until="hunt")
     return g
@@ -78,7 +78,7 @@ def test_reckoning_of_alzbeta_jiri_barbora_michal_and_jan():
 
 def test_barbora_resists():
     g = start(3, side=1)
-    setup(g, hunted={1: {"hand": [4, 5], "discard": [1, 2, 3], "will": 3, "surv": []}})
+    setup(g, hunted={1: {"hand": [4, 5], "discard": [1, 2, 3], "will": 3, "survival": []}})
     events = act(g, 1, {"type": "resist", "cards": [1, 3]})
     h = hunted(g, 1)
     assert h["will"] == 2 and sorted(h["hand"]) == [1, 3, 4, 5] and h["discard"] == [2]
@@ -126,9 +126,9 @@ def test_give_up_needs_something_to_regain():
 def test_losing_last_will_moves_assimilation_once_however_many():
     g = start(4, side=1)
     setup(g, creature=["stasis", "tracking", "detour"], hunted={
-        1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "surv": []},
-        2: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "surv": []},
-        3: {"hand": [1, 2, 3, 4, 5], "surv": []}})
+        1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []},
+        2: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []},
+        3: {"hand": [1, 2, 3, 4, 5], "survival": []}})
     assimilation = g.s["assimilation"]
     play_turn(g, {1: [8], 2: [8], 3: [4]}, tokens={"creature": 8}, until="end")
     # +1 for the catch, +1 once for "one or more Hunted lost their last Will"
@@ -141,7 +141,7 @@ def test_losing_last_will_moves_assimilation_once_however_many():
 def test_expert_variant_gives_two_will_after_losing_the_last():
     g = start(3, side=1, expert=True)
     setup(g, creature=["stasis", "tracking", "detour"], hunted={1: {"hand": [1, 2, 8], "discard": [3, 4, 5],
-                                                                    "will": 1, "surv": []}})
+                                                                    "will": 1, "survival": []}})
     play_turn(g, {1: [8], 2: [4]}, tokens={"creature": 8}, until="end")
     assert hunted(g, 1)["will"] == 2
     # Giving up in Exploration still restores all 3.
@@ -156,9 +156,9 @@ def test_reserve_by_player_count(players, copies):
     assert g.public_view()["reserve"] == {str(p): copies for p in range(6, 11)}
     for seat in range(1, players):
         assert sorted(hunted(g, seat)["hand"]) == [1, 2, 3, 4, 5]
-        assert hunted(g, seat)["will"] == 3 and len(hunted(g, seat)["surv"]) == 1
+        assert hunted(g, seat)["will"] == 3 and len(hunted(g, seat)["survival"]) == 1
     assert len(g.s["players"][0]["hand"]) == 3
-    assert g.s["marker"] is False
+    assert g.s["marker_on_beach"] is False
 
 
 @pytest.mark.parametrize("players", range(2, 8))
@@ -199,7 +199,7 @@ def test_immediate_victory_hunted_nothing_runs_after():
     """The Wreck brings the Rescue counter home: the game ends then, the later catch never happens."""
     g = start(3, side=1)
     setup(g, rescue=1, creature=["stasis", "tracking", "detour"],
-          hunted={1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "surv": []}, 2: {"hand": [1, 2, 3, 4, 5], "surv": []}})
+          hunted={1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "survival": []}, 2: {"hand": [1, 2, 3, 4, 5], "survival": []}})
     assimilation = g.s["assimilation"]
     events = play_turn(g, {1: [8], 2: [4]}, tokens={"creature": 4, "artemia": 7}, answers={1: [power(8)]})
     assert g.is_over and g.winner == "hunted"
@@ -221,7 +221,7 @@ def test_immediate_victory_creature_on_give_up():
 def test_immediate_victory_creature_on_catch_nothing_runs_after():
     g = start(3, side=1)
     setup(g, assimilation=1, creature=["stasis", "tracking", "detour"],
-          hunted={1: {"hand": [1, 2, 3, 4, 5], "surv": []}, 2: {"hand": [1, 2, 3, 4, 5], "surv": []}})
+          hunted={1: {"hand": [1, 2, 3, 4, 5], "survival": []}, 2: {"hand": [1, 2, 3, 4, 5], "survival": []}})
     events = play_turn(g, {1: [1], 2: [4]}, tokens={"creature": 1})
     assert g.winner == "creature"
     assert events[-1]["type"] == "game_over"
@@ -252,8 +252,8 @@ def test_hunt_deck_reshuffles_its_discard():
 def test_survival_deck_reshuffles_its_discard():
     g = start(3, side=1)
     setup(g, creature=["stasis", "tracking", "detour"], survival_deck=[],
-          hunted={1: {"hand": [1, 2, 3, 4, 9], "surv": []}, 2: {"surv": ["dodge"]}})
+          hunted={1: {"hand": [1, 2, 3, 4, 9], "survival": []}, 2: {"survival": ["dodge"]}})
     assert len(g.s["survival_discard"]) == 14
     events = play_turn(g, {1: [9], 2: [4]}, tokens={"creature": 3})  # nobody to heal: the Source draws
-    assert len(hunted(g, 1)["surv"]) == 1 and events_of(events, "drawn")[0]["visible_to"] == [1]
+    assert len(hunted(g, 1)["survival"]) == 1 and events_of(events, "drawn")[0]["visible_to"] == [1]
     assert len(g.s["survival_deck"]) == 13 and g.s["survival_discard"] == []

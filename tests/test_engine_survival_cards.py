@@ -18,23 +18,23 @@ def survival_options(g, seat):
 
 # ---------------------------------------------------------------- phase 1
 def test_adrenaline_regains_one_will_not_above_three():
-    g = scenario(hunted={1: {"will": 2, "surv": ["adrenaline"]}})
+    g = scenario(hunted={1: {"will": 2, "survival": ["adrenaline"]}})
     act(g, 1, surv("adrenaline"))
     assert hunted(g, 1)["will"] == 3 and "adrenaline" in g.s["survival_discard"]
-    g = scenario(hunted={1: {"will": 3, "surv": ["adrenaline"]}})
+    g = scenario(hunted={1: {"will": 3, "survival": ["adrenaline"]}})
     assert not survival_options(g, 1)
 
 
 def test_ingenuity_puts_the_marker_on_the_beach():
-    g = scenario(hunted={1: {"surv": ["ingenuity"]}})
+    g = scenario(hunted={1: {"survival": ["ingenuity"]}})
     act(g, 1, surv("ingenuity"))
-    assert g.s["marker"] is True
-    g = scenario(hunted={1: {"surv": ["ingenuity"]}}, marker=True)
+    assert g.s["marker_on_beach"] is True
+    g = scenario(hunted={1: {"survival": ["ingenuity"]}}, marker=True)
     assert not survival_options(g, 1)
 
 
 def test_sacrifice_discards_a_place_and_blocks_hunt_cards():
-    g = scenario(creature=["force-field", "clone", "fierceness"], hunted={1: {"surv": ["sacrifice"]}})
+    g = scenario(creature=["force-field", "clone", "fierceness"], hunted={1: {"survival": ["sacrifice"]}})
     assert CREATURE in g.waiting_for()
     act(g, 1, surv("sacrifice", discard=5))
     assert 5 in hunted(g, 1)["discard"] and 5 not in hunted(g, 1)["hand"]
@@ -46,13 +46,13 @@ def test_sacrifice_discards_a_place_and_blocks_hunt_cards():
 
 
 def test_sacrifice_not_after_the_creature_played_a_hunt_card():
-    g = scenario(creature=["force-field", "clone", "fierceness"], hunted={1: {"surv": ["sacrifice"]}})
+    g = scenario(creature=["force-field", "clone", "fierceness"], hunted={1: {"survival": ["sacrifice"]}})
     act(g, CREATURE, {"type": "hunt_card", "card": "force-field", "places": [1, 2]})
     assert not survival_options(g, 1)
 
 
 def test_sixth_sense_takes_two_discards_back():
-    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "surv": ["sixth-sense"]}})
+    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "survival": ["sixth-sense"]}})
     assert surv("sixth-sense", cards=[3, 5]) in g.legal_actions(1)
     act(g, 1, surv("sixth-sense", cards=[3, 5]))
     assert sorted(hunted(g, 1)["hand"]) == [1, 2, 3, 5] and hunted(g, 1)["discard"] == [4]
@@ -60,7 +60,7 @@ def test_sixth_sense_takes_two_discards_back():
 
 
 def test_smokescreen_hides_discards_from_the_creature_and_public_not_the_hunted():
-    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "surv": ["smokescreen"]},
+    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "survival": ["smokescreen"]},
                          2: {"hand": [1, 2, 3], "discard": [4, 5]}})
     assert g.view(CREATURE)["hunted"][0]["discard"] == [3, 4, 5]
     act(g, 1, surv("smokescreen"))
@@ -74,7 +74,7 @@ def test_smokescreen_hides_discards_from_the_creature_and_public_not_the_hunted(
 
 
 def test_strike_back_sends_two_random_hunt_cards_under_the_deck():
-    g = scenario(creature=["clone", "fierceness", "mirage"], hunted={1: {"surv": ["strike-back"]}})
+    g = scenario(creature=["clone", "fierceness", "mirage"], hunted={1: {"survival": ["strike-back"]}})
     deck_top = list(g.s["hunt_deck"])
     act(g, 1, surv("strike-back"))
     hand = g.s["players"][0]["hand"]
@@ -83,7 +83,7 @@ def test_strike_back_sends_two_random_hunt_cards_under_the_deck():
     assert sorted(g.s["hunt_deck"][:2]) == gone and g.s["hunt_deck"][2:] == deck_top
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 9})
     assert len(g.s["players"][0]["hand"]) == 3  # refilled at the end of the turn
-    g = scenario(creature=["clone"], hunted={1: {"surv": ["strike-back"]}})  # fewer than 2: take what is there
+    g = scenario(creature=["clone"], hunted={1: {"survival": ["strike-back"]}})  # fewer than 2: take what is there
     events = act(g, 1, surv("strike-back"))
     assert g.s["players"][0]["hand"] == [] and g.s["hunt_deck"][0] == "clone"
     assert [e["count"] for e in events if e["type"] == "strike_back"] == [1]
@@ -91,7 +91,7 @@ def test_strike_back_sends_two_random_hunt_cards_under_the_deck():
 
 # ---------------------------------------------------------------- phase 2
 def test_vortex_swaps_the_played_card_with_a_discard():
-    g = scenario(hunted={1: {"hand": [1, 4, 5], "discard": [2, 3], "surv": ["vortex"]}})
+    g = scenario(hunted={1: {"hand": [1, 4, 5], "discard": [2, 3], "survival": ["vortex"]}})
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 4}, until="prereveal")
     assert g.waiting_for() == [1]
     assert PASS in g.legal_actions(1) and surv("vortex", give=4, take=3) in g.legal_actions(1)
@@ -103,53 +103,53 @@ def test_vortex_swaps_the_played_card_with_a_discard():
 
 # ---------------------------------------------------------------- phase 3
 def test_detector_ignores_the_artemia_token_only_on_its_place():
-    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["detector"]}})
+    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["detector"]}})
     play_turn(g, {1: [2], 2: [3]}, tokens={"creature": 9, "artemia": 2}, until="reckoning")
     assert surv("detector") in g.legal_actions(1)
     run(g, {1: [surv("detector"), power(2, take=[2, 4])]}, turn=1)
     assert sorted(hunted(g, 1)["hand"]) == [1, 2, 4, 5]
-    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["detector"]}})
+    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["detector"]}})
     play_turn(g, {1: [2], 2: [3]}, tokens={"creature": 9, "artemia": 3}, until="reckoning")
     assert not survival_options(g, 1)
 
 
 def test_dodge_ignores_the_creature_token_only_on_its_place():
-    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["dodge"]}})
+    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["dodge"]}})
     assimilation = g.s["assimilation"]
     play_turn(g, {1: [5], 2: [3]}, tokens={"creature": 5}, until="reckoning")
     assert surv("dodge") in g.legal_actions(1)
     run(g, {1: [surv("dodge"), takeback(5, 3)]}, turn=1)
     assert hunted(g, 1)["will"] == 3 and g.s["assimilation"] == assimilation and 3 in hunted(g, 1)["hand"]
-    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["dodge"]}})
+    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["dodge"]}})
     play_turn(g, {1: [5], 2: [3]}, tokens={"creature": 4}, until="reckoning")
     assert not survival_options(g, 1)
 
 
 def test_drone_uses_the_rover_in_the_place_question():
-    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["drone"]}})
+    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["drone"]}})
     play_turn(g, {1: [2], 2: [3]}, tokens={"creature": 9}, until="reckoning")
     option = power(2, 5, via="drone", reserve=8)
     assert option in g.legal_actions(1)
     run(g, {1: [option]}, turn=1)
     h = hunted(g, 1)
-    assert 8 in h["hand"] and 2 in h["discard"] and h["surv"] == [] and "drone" in g.s["survival_discard"]
+    assert 8 in h["hand"] and 2 in h["discard"] and h["survival"] == [] and "drone" in g.s["survival_discard"]
 
 
 def test_gate_uses_an_adjacent_place_but_not_the_artefact():
-    g = scenario(hunted={1: {"hand": [1, 3], "discard": [2, 4, 5], "surv": ["gate"]},
-                         2: {"hand": [1, 9], "discard": [2, 3, 4, 5], "surv": []}})
+    g = scenario(hunted={1: {"hand": [1, 3], "discard": [2, 4, 5], "survival": ["gate"]},
+                         2: {"hand": [1, 9], "discard": [2, 3, 4, 5], "survival": []}})
     rescue = g.s["rescue"]
     play_turn(g, {1: [3], 2: [9]}, tokens={"creature": 7}, until="reckoning")
     assert {a["use"] for a in g.legal_actions(1) if a.get("via") == "gate"} == {2, 4, 8}
     run(g, {1: [power(3, 8, via="gate")], 2: [takeback(9, 2)]}, turn=1)
     assert g.s["rescue"] == rescue - 2 and hunted(g, 1)["pending"] is None
-    g = scenario(hunted={1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "surv": ["gate"]}})
+    g = scenario(hunted={1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "survival": ["gate"]}})
     play_turn(g, {1: [9], 2: [3]}, tokens={"creature": 7}, until="reckoning")
     assert {a["use"] for a in g.legal_actions(1) if a.get("via") == "gate"} == {4, 8}
 
 
 def test_hologram_moves_the_artemia_token():
-    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["hologram"]},
+    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["hologram"]},
                                    2: {"hand": [1, 2, 3, 4, 5]}})
     play_turn(g, {1: [2], 2: [1]}, tokens={"creature": 9, "artemia": 2}, until="reckoning")
     assert surv("hologram", **{"from": 2, "to": 1}) in g.legal_actions(1)
@@ -160,7 +160,7 @@ def test_hologram_moves_the_artemia_token():
 
 
 def test_wrong_track_moves_the_creature_token():
-    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["wrong-track"]},
+    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["wrong-track"]},
                          2: {"hand": [1, 2, 3, 4, 5]}})
     assimilation = g.s["assimilation"]
     play_turn(g, {1: [5], 2: [4]}, tokens={"creature": 5}, until="reckoning")
@@ -173,7 +173,7 @@ def test_wrong_track_moves_the_creature_token():
 
 def test_wrong_track_may_move_the_clone_token():
     g = scenario(creature=["clone", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["wrong-track"]}})
+                 hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["wrong-track"]}})
     play_turn(g, {1: [5], 2: [2]}, hunt={"card": "clone", "place": 5}, tokens={"creature": 9}, until="reckoning")
     assert surv("wrong-track", **{"from": 5, "to": 10}) in g.legal_actions(1)
     run(g, {1: [surv("wrong-track", **{"from": 5, "to": 10}), power(5, reserve=6)]}, turn=1)
@@ -182,19 +182,19 @@ def test_wrong_track_may_move_the_clone_token():
 
 # ---------------------------------------------------------------- phase 4
 def test_amplifier_removes_the_marker_for_one_rescue_step():
-    g = scenario(marker=True, hunted={1: {"surv": ["amplifier"]}})
+    g = scenario(marker=True, hunted={1: {"survival": ["amplifier"]}})
     rescue = g.s["rescue"]
     play_turn(g, {1: [3], 2: [2]}, tokens={"creature": 9}, until="end")
     assert surv("amplifier") in g.legal_actions(1)
     run(g, {1: [surv("amplifier")]}, turn=1)
-    assert g.s["marker"] is False and g.s["rescue"] == rescue - 2
-    g = scenario(marker=False, hunted={1: {"surv": ["amplifier"]}})
+    assert g.s["marker_on_beach"] is False and g.s["rescue"] == rescue - 2
+    g = scenario(marker=False, hunted={1: {"survival": ["amplifier"]}})
     play_turn(g, {1: [3], 2: [2]}, tokens={"creature": 9})
-    assert hunted(g, 1)["surv"] == ["amplifier"]  # never offered without the marker
+    assert hunted(g, 1)["survival"] == ["amplifier"]  # never offered without the marker
 
 
 def test_double_back_returns_the_played_card():
-    g = scenario(hunted={1: {"hand": [1, 4], "discard": [2, 3, 5], "surv": ["double-back"]}})
+    g = scenario(hunted={1: {"hand": [1, 4], "discard": [2, 3, 5], "survival": ["double-back"]}})
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 4}, until="end")
     assert g.legal_actions(1) == [surv("double-back", place=4), PASS]
     run(g, {1: [surv("double-back", place=4)]}, turn=1)
@@ -204,7 +204,7 @@ def test_double_back_returns_the_played_card():
 
 # ---------------------------------------------------------------- limits
 def test_at_most_one_survival_card_per_turn():
-    g = scenario(hunted={1: {"will": 2, "surv": ["adrenaline", "smokescreen", "dodge"]}})
+    g = scenario(hunted={1: {"will": 2, "survival": ["adrenaline", "smokescreen", "dodge"]}})
     act(g, 1, surv("adrenaline"))
     assert not survival_options(g, 1)
     with pytest.raises(IllegalAction):
@@ -212,23 +212,23 @@ def test_at_most_one_survival_card_per_turn():
     # Caught on the Rover with a Dodge in hand: not offered (no Reckoning window opens for it).
     events = play_turn(g, {1: [5], 2: [2]}, tokens={"creature": 5}, until="reckoning")
     assert g.turn == 2 and not [e for e in events if e["type"] == "survival" and e.get("card") == "dodge"]
-    assert hunted(g, 1)["will"] == 2 and sorted(hunted(g, 1)["surv"]) == ["dodge", "smokescreen"]
+    assert hunted(g, 1)["will"] == 2 and sorted(hunted(g, 1)["survival"]) == ["dodge", "smokescreen"]
     # next turn it is allowed again
     assert surv("smokescreen") in g.legal_actions(1)
 
 
 def test_despair_blocks_phase_three_cards_too():
     g = scenario(creature=["despair", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "surv": ["dodge"]}})
+                 hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["dodge"]}})
     act(g, CREATURE, {"type": "hunt_card", "card": "despair"})
     events = play_turn(g, {1: [5], 2: [2]}, tokens={"creature": 5, "artemia": 9})
-    assert hunted(g, 1)["will"] == 2 and hunted(g, 1)["surv"] == ["dodge"]
+    assert hunted(g, 1)["will"] == 2 and hunted(g, 1)["survival"] == ["dodge"]
     assert not [e for e in events if e["type"] == "survival"]
 
 
 def test_dodge_answers_a_detour_onto_the_creature_token():
     g = scenario(creature=["detour", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 2, 4], "discard": [3, 5], "surv": ["dodge"]}})
+                 hunted={1: {"hand": [1, 2, 4], "discard": [3, 5], "survival": ["dodge"]}})
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 9}, until="reckoning")
     act(g, CREATURE, {"type": "hunt_card", "card": "detour", "seat": 1, "from": 4, "to": 9})
     assert g.turn == 1 and surv("dodge") in g.legal_actions(1)

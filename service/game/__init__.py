@@ -83,6 +83,6 @@ Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards
 Rulings we had to choose are listed with their reasons in docs/rulings.md.
 """
 
-from service.game.engine import Game, IllegalAction, new_game
+from service.game.engine import CREATURE, Game, IllegalAction, new_game
 
-__all__ = ["Game", "IllegalAction", "new_game"]
+__all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]

@@ -6,8 +6,10 @@ its place it sends a plan (how to use that place's power, no cards unless they p
 Bots see only what their seat may see: they read the game through ``legal_actions`` and their own hand.
 """
 
+from service.game.autoplay import power_score
 from service.game.cards import PLACE_NUMBERS
-from service.game.engine import CREATURE, PLACE_VALUE
+from service.game.rules.common import CREATURE, PLACE_VALUE
+from service.game.rules.reckoning import resolve_question
 
 
 def choose(game, seat, rng, eager=False):
@@ -84,19 +86,19 @@ def _plan_after_play(game, seat, cards):
     """What a player would answer ahead right after choosing their place(s)."""
     orders = []
     for place in cards:
-        options = game._options_resolve(seat, place)
+        options = resolve_question(game, seat, place)
         if options:
-            orders.append(max(options, key=lambda o: game._power_score(seat, o)))
+            orders.append(max(options, key=lambda o: power_score(game, seat, o)))
     you = game.private_view(seat)
-    if len(cards) == 2 and game._h(seat)["pending"] == "river":
+    if len(cards) == 2 and game.s["players"][seat]["pending"] == "river":
         orders.append({"type": "keep", "card": max(cards, key=lambda c: PLACE_VALUE[c])})
     orders += [{"type": "survival", "card": c} for c in ("dodge", "detector") if c in you["survival"]]
     orders.append({"type": "pass"})
-    if game._h(seat)["will"] >= 2:
+    if game.s["players"][seat]["will"] >= 2:
         orders.append({"type": "lose_will"})
     orders += [{"type": "discard", "cards": [c]} for c in sorted(you["hand"], key=PLACE_VALUE.get)]
     orders += [{"type": "takeback", "place": p, "card": d} for p in cards
-               for d in sorted(game._h(seat)["discard"], key=lambda c: -PLACE_VALUE[c])]
+               for d in sorted(game.s["players"][seat]["discard"], key=lambda c: -PLACE_VALUE[c])]
     return orders[:20]
 
 

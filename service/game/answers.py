@@ -1,0 +1,62 @@
+"""Answers given ahead: a seat's recorded answers and plans (``g.s["orders"]``), and how a deferred question is
+decided when the rules reach it — a recorded answer or plan, the only option, a fallback, or a window that asks.
+"""
+
+from typing import TYPE_CHECKING
+
+from service.game.autoplay import pick, power_score
+from service.game.rules.common import NeedAnswer
+from service.game.state import Action, Event
+
+if TYPE_CHECKING:
+    from service.game.engine import Game
+
+# Tasks whose decisions are collected in a window before they run, and the window that collects them.
+DEFERRED_KIND = {"fz": "prereveal", "ascendancy": "prereveal", "phobia": "prereveal", "river": "prereveal",
+                 "vortex": "prereveal", "scream": "reckoning", "toxin": "reckoning", "artemia": "reckoning",
+                 "resolve": "reckoning"}
+
+
+def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) -> Action | None:
+    """The first of the seat's orders for this question (then its plan) that answers it; used up."""
+    orders = g.s["orders"][seat]
+    for wanted in ((key,) if key is not None else ()) + (None,):
+        for i, order in enumerate(orders):
+            if order["key"] == wanted:
+                action = order_answer(g, seat, order["action"], options)
+                if action is not None:
+                    del orders[i]
+                    return action
+    return None
+
+
+def order_answer(g: "Game", seat: int, order: Action, options: list[Action]) -> Action | None:
+    """The option a planned action answers: itself, or for a bare "use my place's power" order (``power``
+    with at most ``place``/``use``) the best plain power of that place, details chosen as auto-play would."""
+    if order in options:
+        return order
+    if order["type"] != "power" or set(order) - {"type", "place", "use"}:
+        return None
+    fitting = [o for o in options if o["type"] == "power" and "via" not in o
+               and all(o[k] == v for k, v in order.items() if k != "type")]
+    return max(fitting, key=lambda o: power_score(g, seat, o)) if fitting else None
+
+
+def matches_orders(g: "Game", seat: int, key: str, options: list[Action]) -> bool:
+    return any(o["key"] in (key, None) and order_answer(g, seat, o["action"], options) is not None
+               for o in g.s["orders"][seat])
+
+
+def decide(g: "Game", seat: int, key: str, options: list[Action], events: list[Event]) -> Action:
+    """The answer to a deferred question: a recorded answer or plan, the only option, or a fallback."""
+    action = from_orders(g, seat, key, options)
+    if action is not None:
+        return action
+    if f"{seat}:{key}" in g.s["this_turn"]["answered"]:  # answered, but an earlier step left that answer out
+        g.s["orders"][seat] = [o for o in g.s["orders"][seat] if o["key"] != key]
+        action = options[0] if len(options) == 1 else pick(g, seat, key, options)
+        events.append({"type": "fallback", "seat": seat, "question": key, "action": action, "visible_to": [seat]})
+        return action
+    if len(options) == 1:
+        return options[0]
+    raise NeedAnswer(DEFERRED_KIND[key.split(":")[0]])

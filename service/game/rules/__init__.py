@@ -1,0 +1,73 @@
+"""The rules, by phase, and the dispatch tables that connect them to the driver (service/game/engine.py).
+
+    common.py      small rules every phase uses (counters, Will, decks, windows, who sees what)
+    turn.py        the turn's agenda and the windows each phase opens; the end of the turn
+    explore.py     phase 1: Resist, Give Up, keeping a Survival card, playing place cards
+    play_cards.py  which Hunt / Survival cards may be played now (from the card table), playing one, tokens
+    prereveal.py   phase 2's reactions before the reveal (Forbidden Zone, Ascendancy, Phobia, River, Vortex)
+    reckoning.py   phase 3: places, powers and tokens
+    survival.py, hunt_cards.py   each card's options and effect, listed in service/game/registry.py
+
+A *task* is an agenda entry ``[name, *args]``; TASKS runs it. A *deferred* task asks its seat a question
+(QUESTIONS gives the options) whose answer may be recorded before the task runs. A *live* action is a window's
+own question, applied at once (LIVE_ACTIONS).
+"""
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from service.game.rules import explore, play_cards, prereveal, reckoning, turn
+from service.game.rules.survival import vortex_question
+from service.game.state import Action, Event
+
+if TYPE_CHECKING:
+    from service.game.engine import Game
+
+TaskFn = Callable[..., Any]  # (g, events, *task arguments) -> False when it replaced itself on the agenda
+LiveFn = Callable[["Game", int, Action, list[Event]], None]
+
+TASKS: dict[str, TaskFn] = {
+    "choose_side": turn.choose_side,
+    "start_turn": turn.start_turn,
+    "explore": turn.explore,
+    "hunt": turn.hunt,
+    "prereveal": turn.prereveal,
+    "fz": prereveal.forbidden_zone,
+    "ascendancy": prereveal.ascendancy,
+    "phobia": prereveal.phobia,
+    "river": prereveal.river,
+    "vortex": prereveal.vortex,
+    "reveal": prereveal.reveal,
+    "cards": turn.cards,
+    "reckon": turn.reckon,
+    "resolve": reckoning.resolve,
+    "scream": reckoning.scream,
+    "toxin": reckoning.toxin,
+    "artemia": reckoning.artemia,
+    "catch": reckoning.catch,
+    "zero": reckoning.zero,
+    "end_cards": turn.end_cards,
+    "end_turn": turn.end_turn,
+}
+
+# The deferred tasks: the question each asks its seat (the options; fewer than two = nothing to ask).
+QUESTIONS: dict[str, Callable[..., list[Action]]] = {
+    "fz": prereveal.forbidden_zone_question,
+    "ascendancy": prereveal.ascendancy_question,
+    "phobia": prereveal.phobia_question,
+    "river": prereveal.river_question,
+    "vortex": vortex_question,
+    "resolve": reckoning.resolve_question,
+    "scream": reckoning.scream_question,
+    "toxin": reckoning.toxin_question,
+    "artemia": reckoning.artemia_question,
+}
+
+# Live actions other than play / tokens / pass / side, which the driver handles with the window.
+LIVE_ACTIONS: dict[str, LiveFn] = {
+    "keep_survival": explore.keep_survival,
+    "resist": explore.resist,
+    "giveup": explore.giveup,
+    "survival": play_cards.do_survival,
+    "hunt_card": play_cards.do_hunt_card,
+}

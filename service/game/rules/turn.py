@@ -1,0 +1,92 @@
+"""The shape of a turn: its agenda of tasks, the windows each phase opens, and the end of the turn.
+
+A task returns False when it replaced itself on the agenda (the driver then does not remove it).
+"""
+
+from typing import TYPE_CHECKING
+
+from service.game.cards import ARTEMIA_SPACES, HUNT_HAND
+from service.game.rules.common import CREATURE, draw, move_counter, open_window, player
+from service.game.rules.play_cards import card_options, creature_card_options
+from service.game.rules.prereveal import prereveal_tasks
+from service.game.rules.reckoning import reckon_tasks
+from service.game.state import Event, new_this_turn
+
+if TYPE_CHECKING:
+    from service.game.engine import Game
+
+TURN = [["explore"], ["hunt"], ["prereveal"], ["reveal"], ["cards", 3], ["reckon"], ["zero"], ["end_cards"],
+        ["end_turn"]]
+
+
+def choose_side(g: "Game", events: list[Event]) -> bool:
+    open_window(g, "setup", [CREATURE])
+    g.s["agenda"][0] = ["start_turn"]
+    return False
+
+
+def start_turn(g: "Game", events: list[Event]) -> bool:
+    s = g.s
+    s["turn"] += 1
+    s["this_turn"] = new_this_turn(s["hunt_card_limit_next"])
+    s["hunt_card_limit_next"] = 1
+    s["orders"] = [[] for _ in range(g.players)]
+    events.append({"type": "turn", "turn": s["turn"], "visible_to": None})
+    s["agenda"] = [list(task) for task in TURN]
+    return False
+
+
+def explore(g: "Game", events: list[Event]) -> None:
+    live = list(g.hunted_seats())
+    if creature_card_options(g, 1):
+        live.insert(0, CREATURE)
+    open_window(g, "explore", live)
+
+
+def hunt(g: "Game", events: list[Event]) -> None:
+    side = g.s["side"]
+    assert side is not None
+    g.s["this_turn"]["artemia_space"] = g.s["rescue"] in ARTEMIA_SPACES[side]
+    open_window(g, "hunt", [CREATURE])
+
+
+def prereveal(g: "Game", events: list[Event]) -> bool:
+    g.s["agenda"][0:1] = prereveal_tasks(g)
+    return False
+
+
+def reckon(g: "Game", events: list[Event]) -> bool:
+    g.s["agenda"][0:1] = reckon_tasks(g)
+    return False
+
+
+def cards(g: "Game", events: list[Event], phase: int) -> None:
+    """A card window: phase 3 (the Reckoning's, which also collects the Reckoning's questions) or 4."""
+    live = [seat for seat in range(g.players) if card_options(g, seat, phase)]
+    open_window(g, "reckoning" if phase == 3 else "end", live, deferred=phase == 3)
+
+
+def end_cards(g: "Game", events: list[Event]) -> None:
+    cards(g, events, 4)
+
+
+def end_turn(g: "Game", events: list[Event]) -> bool:
+    s = g.s
+    creature = s["players"][CREATURE]
+    for seat in g.hunted_seats():
+        h = player(g, seat)
+        h["discard"] += h["played"]
+        h["played"], h["positions"] = [], []
+        h["pending"], h["next_turn"] = h["next_turn"], None
+    s["hunt_discard"] += creature["played"]
+    creature["played"] = []
+    s["tokens"] = {"creature": [], "target": [], "artemia": []}
+    while len(creature["hand"]) < HUNT_HAND:
+        card = draw(g, "hunt")
+        if card is None:
+            break
+        creature["hand"].append(card)
+    s["agenda"] = [["start_turn"]]
+    if not s["this_turn"]["stasis"]:
+        move_counter(g, "rescue", events)
+    return False
