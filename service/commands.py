@@ -58,17 +58,22 @@ the command, or `lang`) says why and lists what is legal now.
 
 import functools
 import re
+from collections.abc import Callable, Collection, Iterable, Iterator
+from typing import Any
 
 from service.cardnames import fold, name, spellings, word
-from service.game.cards import (
-    HUNT_CARDS, JUNGLE, LAIR, PAIR_TOKEN_CARDS, PLACE_NUMBERS, PLACE_TARGET_CARDS, ROVER, SEAT_CARDS, SOURCE,
-    SURVIVAL_CARDS, SWAMP,
-)
+from service.game import Game
+from service.game.cards import HUNT_CARDS, JUNGLE, LAIR, PLACE_NUMBERS, ROVER, SOURCE, SURVIVAL_CARDS, SWAMP
+from service.game.registry import CARD_RULES
+
+Action = dict[str, Any]
+Pattern = dict[str, Any]  # a partial action a command may mean; None marks a value the player left out
+Command = tuple[str, list[Pattern], str]  # (verb, patterns, the command's words)
 
 # ---------------------------------------------------------------------------------------------- the words
 # meaning: (English word, Czech word, other spellings accepted in both languages). The first two are what
 # `describe` writes; every word is compared folded (no case, no diacritics).
-KEYWORDS = {
+KEYWORDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "side": ("side", "strana", ()),
     "play": ("play", "hraj", ("hrat",)),
     "resist": ("resist", "vzdoruj", ("r", "vzdorovat")),
@@ -106,7 +111,8 @@ FILLERS = {"the", "a", "and", "up", "se", "si", "will", "vuli", "vule", "all", "
 # Two words read as one.
 PHRASES = {("take", "back"): "back", ("vezmi", "zpet"): "back"}
 
-_MEANING, _LANGUAGE = {}, {}
+_MEANING: dict[str, str] = {}
+_LANGUAGE: dict[str, str] = {}
 for _meaning, (_en, _cs, _more) in KEYWORDS.items():
     for _spelling in (_en, _cs, *_more):
         _MEANING.setdefault(fold(_spelling.split()[0]), _meaning)
@@ -114,21 +120,16 @@ for _meaning, (_en, _cs, _more) in KEYWORDS.items():
         _LANGUAGE[fold(_en.split()[0])], _LANGUAGE[fold(_cs.split()[0])] = "en", "cs"
 
 # ---------------------------------------------------------------------------------------------- the actions
-# Parameters of Hunt and Survival cards, in the order they are typed ("places"/"cards": a list).
-CARD_PARAMS = {
-    **dict.fromkeys(PAIR_TOKEN_CARDS, ("places",)), **dict.fromkeys(PLACE_TARGET_CARDS, ("place",)),
-    **dict.fromkeys(SEAT_CARDS, ("seat",)), "cataclysm": ("place",), "detour": ("seat", "from", "to"),
-    "sacrifice": ("discard",), "sixth-sense": ("cards",), "vortex": ("give", "take"),
-    "hologram": ("from", "to"), "wrong-track": ("from", "to"), "double-back": ("place",),
-}
+# Parameters of Hunt and Survival cards, in the order they are typed ("places"/"cards": a list): the card table's.
+CARD_PARAMS: dict[str, tuple[str, ...]] = {card: rule.params for card, rule in CARD_RULES.items() if rule.params}
 # Cards whose parameter is left out when the Target token is already placed.
-TARGET_OPTIONAL = set(PLACE_TARGET_CARDS) | {card for card, token in PAIR_TOKEN_CARDS.items() if token == "target"}
-VIA_CARDS = ("drone", "gate")  # Survival cards played as a way of using a place's power
+TARGET_OPTIONAL = {card for card, rule in CARD_RULES.items() if rule.target_optional}
+VIA_CARDS = tuple(card for card, rule in CARD_RULES.items() if rule.via)  # played as a way of using a power
 SEAT_FIELDS = ("seat", "heal")
 LIST_FIELDS = ("cards", "places")  # list parameters of cards (the power's "take" is read by _read_power)
 # How each action is written: the verb's meaning, then its fields in order, each with its label's meaning.
 # An unlabelled field is required in a planned order (except Flashback's "copy", read from the game).
-LAYOUT = {
+LAYOUT: dict[str, tuple[str, tuple[tuple[str, str | None], ...]]] = {
     "side": ("side", (("side", None),)),
     "play": ("play", (("cards", None),)),
     "resist": ("resist", (("cards", None),)),
@@ -153,7 +154,7 @@ CREATURE_ONLY = {"side", "hunt_card", "tokens"}  # and every other answer but "p
 # What a planned use of the Rover's or the Source's power must say (one of).
 POWER_NEEDS = {ROVER: ("reserve",), SOURCE: ("heal", "draw")}
 
-MESSAGES = {
+MESSAGES: dict[str, tuple[str, str]] = {
     "unknown": ("I don't understand '{word}'.", "Nerozumím „{word}“."),
     "ambiguous_name": ("'{word}' could be {options}: type more letters.", "„{word}“ může být {options}: napiš víc."),
     "no_place": ("There is no place {n} (places are 1-10).", "Lokace {n} není (lokace jsou 1–10)."),
@@ -200,21 +201,22 @@ class CommandError(ValueError):
 class _Fail(Exception):
     """A failure as a MESSAGES key and its parameters; `parse` words it in the player's language."""
 
-    def __init__(self, key, **params):
+    def __init__(self, key: str, **params: Any) -> None:
         super().__init__(key)
         self.key, self.params = key, params
 
 
-def _msg(key, lang, **params):
+def _msg(key: str, lang: str, **params: Any) -> str:
     return MESSAGES[key][lang == "cs"].format(**params)
 
 
-def _word(meaning, lang):
-    return KEYWORDS[meaning][lang == "cs"]
+def _word(meaning: str, lang: str) -> str:
+    en, cs, _ = KEYWORDS[meaning]
+    return cs if lang == "cs" else en
 
 
 # ---------------------------------------------------------------------------------------------- names
-def _vocabulary(ids):
+def _vocabulary(ids: Iterable[int | str]) -> dict[str, Any]:
     return {spelling: card for card in ids for spelling in spellings(card)}
 
 
@@ -223,7 +225,7 @@ CARD_VOCAB = {"hunt": _vocabulary(HUNT_CARDS), "survival": _vocabulary(SURVIVAL_
 VIA_VOCAB = {**dict.fromkeys(spellings(LAIR), "lair"), **_vocabulary(VIA_CARDS)}
 
 
-def _lookup(words, vocab, prefer=set):
+def _lookup(words: list[str], vocab: dict[str, Any], prefer: Callable[[], set[Any]] = set) -> tuple[Any, int]:
     """The value named by the first of `words` (or the first few joined: "sixth sense"), and how many words it
     took. An exact spelling wins, then a unique prefix; among several, those in `prefer()` (legal now) win."""
     for n in range(min(3, len(words)), 0, -1):
@@ -243,10 +245,10 @@ def _lookup(words, vocab, prefer=set):
 _fold_word = functools.lru_cache(maxsize=4096)(fold)
 
 
-def _tokens(text):
+def _tokens(text: str) -> list[str]:
     """Folded words and numbers; parenthesised text is a comment; "take back" is one word."""
     text = re.sub(r"\([^)]*\)?", " ", text)
-    tokens = []
+    tokens: list[str] = []
     for token in (_fold_word(w) for w in re.findall(r"[^\W\d_]+|\d+", text.casefold())):
         if tokens and (tokens[-1], token) in PHRASES:
             tokens[-1] = PHRASES[tokens[-1], token]
@@ -255,7 +257,7 @@ def _tokens(text):
     return tokens
 
 
-def detect_language(text):
+def detect_language(text: str) -> str:
     """"cs" when the text uses more Czech than English keywords, else "en"."""
     votes = [_LANGUAGE.get(t) for t in _tokens(text)]
     return "cs" if votes.count("cs") > votes.count("en") else "en"
@@ -264,14 +266,14 @@ def detect_language(text):
 class _Reader:
     """A cursor over the tokens of one line, with what it needs to read names: the game, the seat, names."""
 
-    def __init__(self, tokens, game, seat, names):
+    def __init__(self, tokens: list[str], game: Game, seat: int, names: dict[int, str] | None) -> None:
         self.tokens, self.pos = tokens, 0
         self.game, self.seat = game, seat
         self.names = {fold(n): s for s, n in (names or {}).items()}
         self.kind = "hunt" if seat == 0 else "survival"
-        self._legal_values = None
+        self._legal_values: set[Any] | None = None
 
-    def legal_values(self):
+    def legal_values(self) -> set[Any]:
         """Places, cards and seats named by a legal action now: they win when a prefix fits several names."""
         if self._legal_values is None:
             values = (v for a in self.game.legal_actions(self.seat) for v in a.values())
@@ -279,14 +281,14 @@ class _Reader:
                                   if not isinstance(x, bool)}
         return self._legal_values
 
-    def peek(self, labels=()):
+    def peek(self, labels: Collection[str] = ()) -> str | None:
         """The next token, skipping fillers that are not a label wanted here."""
         while self.pos < len(self.tokens) and self.tokens[self.pos] in FILLERS \
                 and _MEANING.get(self.tokens[self.pos]) not in labels:
             self.pos += 1
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
-    def label(self, *meanings):
+    def label(self, *meanings: str) -> str | None:
         """The meaning of the next token if it is one of `meanings` (consumed), else None."""
         token = self.peek(meanings)
         if token is not None and _MEANING.get(token) in meanings:
@@ -294,11 +296,11 @@ class _Reader:
             return _MEANING[token]
         return None
 
-    def verb(self):
+    def verb(self) -> str:
         """The verb starting the next command (consumed), or "bare" when it starts with no verb."""
         return self.label(*VERBS) or "bare"
 
-    def lookup(self, vocab, prefer=set):
+    def lookup(self, vocab: dict[str, Any], prefer: Callable[[], set[Any]] = set) -> Any:
         """The value of the name starting here (one to three words), or None when no name starts here."""
         token = self.peek()
         if token is None or token.isdigit() or token in _MEANING:
@@ -312,36 +314,36 @@ class _Reader:
         self.pos += used
         return value
 
-    def number(self):
+    def number(self) -> int | None:
         token = self.peek()
         if token is not None and token.isdigit():
             self.pos += 1
             return int(token)
         return None
 
-    def place(self):
+    def place(self) -> Any:
         n = self.number()
         if n is not None and n not in PLACE_NUMBERS:
             raise _Fail("no_place", n=n)
         return n if n is not None else self.lookup(PLACES, self.legal_values)
 
-    def places(self):
+    def places(self) -> list[Any]:
         found = []
         while (place := self.place()) is not None:
             found.append(place)
         return found
 
-    def place_or_card(self):
+    def place_or_card(self) -> Any:
         """A place (a number or name) or a Survival card of this seat, whichever the name fits."""
         token = self.peek()
         if token is not None and token.isdigit():
             return self.place()
         return self.lookup({**PLACES, **CARD_VOCAB[self.kind]}, self.legal_values)
 
-    def card(self, kind=None):
+    def card(self, kind: str | None = None) -> Any:
         return self.lookup(CARD_VOCAB[kind or self.kind], self.legal_values)
 
-    def seat_number(self):
+    def seat_number(self) -> Any:
         """A Hunted's seat: `p2`, `h2`, `2`, or a name from `names`."""
         labelled = self.label("seat")
         n = self.number()
@@ -351,7 +353,7 @@ class _Reader:
             raise _Fail("no_seat", n=n, last=self.game.players - 1)
         return n
 
-    def field(self, field):
+    def field(self, field: str) -> Any:
         """A value of a card parameter, read by the field's kind."""
         if field in SEAT_FIELDS:
             return self.seat_number()
@@ -363,28 +365,28 @@ class _Reader:
 # Each reader returns the patterns its command may mean, in order of preference: partial actions matched against
 # the legal actions (see _fits). A None value marks something the player left out that the command needs.
 
-def _read_play(r):
+def _read_play(r: _Reader) -> list[Pattern]:
     return [{"type": "play", "cards": r.places() or None}]
 
 
-def _read_resist(r):
+def _read_resist(r: _Reader) -> list[Pattern]:
     cards = r.places()
     return [{"type": "resist", **({"cards": cards} if cards else {})}]
 
 
-def _read_keep(r):
+def _read_keep(r: _Reader) -> list[Pattern]:
     value = r.place_or_card()
     return [{"type": "keep" if isinstance(value, int) else "keep_survival", "card": value}]
 
 
-def _read_discard(r):
+def _read_discard(r: _Reader) -> list[Pattern]:
     first = r.place_or_card()
     if isinstance(first, str):
         return [{"type": "discard_survival", "card": first}]
     return [{"type": "discard", "cards": None if first is None else [first, *r.places()]}]
 
 
-def _read_card(r, card=None):
+def _read_card(r: _Reader, card: str | None = None) -> list[Pattern]:
     """`card <name> <parameters>`; Flashback may name the card it copies; the Drone and the Gate are powers."""
     card = card or r.card()
     if card in VIA_CARDS:  # `card gate 7`: the number is the place whose power the Gate uses
@@ -400,7 +402,7 @@ def _read_card(r, card=None):
     return [pattern]
 
 
-def _read_hunt(r):
+def _read_hunt(r: _Reader) -> list[Pattern]:
     """`hunt 4 a7`, `creature 4 artemia 7`, `4 7`: the Creature token first, the Artemia token labelled or second."""
     pattern = {"type": "tokens"}
     for _ in range(2):
@@ -412,7 +414,7 @@ def _read_hunt(r):
     return [pattern]
 
 
-def _read_power(r, label, pattern=None):
+def _read_power(r: _Reader, label: str | None, pattern: Pattern | None = None) -> list[Pattern]:
     """The power family, its words in any order: `power 2 take 4`, `take 4`, `copy 8`, `reserve 7`, `draw`,
     `heal p2`, `power 1 use 8 via lair`. A bare number is "at": the place you are on or whose power you use."""
     pattern = pattern or {"type": "power"}
@@ -443,21 +445,22 @@ _POWER_FIELD = {"take": "take", "draw": "draw", "heal": "heal", "via": "via", "r
                 "copy": "use", "at": "at"}
 
 
-def _starts_another_power(r, pattern):
+def _starts_another_power(r: _Reader, pattern: Pattern) -> bool:
     """Whether the next word begins a second power command ("power 4 power 9 heal p3" is two answers, one per
     place of an Artefact player): a new `power`, or a word for a field this command already has."""
-    meaning = _MEANING.get(r.peek(POWER_WORDS + ("at",)))
-    return (meaning == "power" and len(pattern) > 1) or _POWER_FIELD.get(meaning) in pattern
+    token = r.peek(POWER_WORDS + ("at",))
+    meaning = _MEANING.get(token) if token is not None else None
+    return (meaning == "power" and len(pattern) > 1) or (meaning is not None and _POWER_FIELD.get(meaning) in pattern)
 
 
-def _read_back(r):
+def _read_back(r: _Reader) -> list[Pattern]:
     pattern = {"type": "takeback", "card": r.place()}
     if r.label("at"):
         pattern["place"] = r.place()
     return [pattern]
 
 
-def _read_bare(r):
+def _read_bare(r: _Reader) -> list[Pattern]:
     """Places without a verb mean whatever they can mean now; a card name plays the card."""
     values = r.places()
     if not values:
@@ -472,7 +475,7 @@ def _read_bare(r):
     return patterns
 
 
-READERS = {
+READERS: dict[str, Callable[[_Reader], list[Pattern]]] = {
     "side": lambda r: [{"type": "side", "side": r.number()}], "play": _read_play, "resist": _read_resist,
     "giveup": lambda r: [{"type": "giveup"}], "keep": _read_keep, "card": _read_card, "hunt": _read_hunt,
     "pass": lambda r: [{"type": "pass"}], "discard": _read_discard,
@@ -482,7 +485,7 @@ READERS = {
 }
 
 
-def _read_commands(reader):
+def _read_commands(reader: _Reader) -> list[Command]:
     """The line as a list of (verb, patterns, the command's words)."""
     commands = []
     while reader.peek() is not None:
@@ -496,7 +499,7 @@ def _read_commands(reader):
 
 
 # ---------------------------------------------------------------------------------------------- matching
-def _fits(pattern, action):
+def _fits(pattern: Pattern, action: Action) -> bool:
     """Whether a legal action is one the pattern may mean. Lists match in any order; "at" is the place or the
     place used; "take" is at least these cards, plus perhaps the place's own card ("this card" of the Jungle and
     the Swamp), which may go unsaid; "take" with no cards is any power that takes cards back (the Lair's)."""
@@ -518,14 +521,14 @@ def _fits(pattern, action):
     return True
 
 
-def _looseness(pattern, action):
+def _looseness(pattern: Pattern, action: Action) -> int:
     """How much of the action the pattern leaves unsaid: fields it does not name, lists in another order."""
     named = set(pattern) | {k for k in ("place", "use") if "at" in pattern and action.get(k) == pattern["at"]}
     unsaid = sum(1 for k in action if k not in named)
     return unsaid + sum(1 for k, v in pattern.items() if isinstance(v, list) and action.get(k) != v)
 
 
-def _match(patterns, legal, text):
+def _match(patterns: list[Pattern], legal: list[Action], text: str) -> Action:
     """The one legal action the command means: the first pattern that fits any decides, and among the actions
     it fits, the one it leaves least unsaid ("power 5 reserve 7" is the Rover, not the Drone)."""
     for pattern in patterns:
@@ -545,14 +548,14 @@ def _match(patterns, legal, text):
 
 
 # ---------------------------------------------------------------------------------------------- plans
-def _my_places(game, seat):
+def _my_places(game: Game, seat: int) -> list[int]:
     """Where the seat is this turn: its revealed positions, else the cards it played."""
     view = game.view(seat)
     me = next(h for h in view["hunted"] if h["seat"] == seat)
     return me["played"] if isinstance(me["played"], list) else view["you"]["played"]
 
 
-def _plan_order(patterns, game, seat, text):
+def _plan_order(patterns: list[Pattern], game: Game, seat: int, text: str) -> Action:
     """The full action a command means as a planned order, checked for form only (see the module docstring)."""
     if len(patterns) != 1:
         raise _Fail("plan_bare", text=text)
@@ -571,13 +574,13 @@ def _plan_order(patterns, game, seat, text):
         _complete_power(action, game, seat)
     effect = action.get("copy", action.get("card"))
     needed = [f for f, label in LAYOUT[action["type"]][1] if label is None and f != "copy"]
-    needed += [] if effect in TARGET_OPTIONAL else CARD_PARAMS.get(effect, [])
+    needed += [] if effect in TARGET_OPTIONAL else CARD_PARAMS.get(effect or "", ())
     if None in action.values() or any(field not in action for field in needed):
         raise _Fail("incomplete", text=text)
     return action
 
 
-def _complete_power(action, game, seat):
+def _complete_power(action: Action, game: Game, seat: int) -> None:
     """Fill in what a player leaves unsaid about a power, as the engine spells it: the place used is the one you
     are on (the Rover for the Drone); the Jungle and the Swamp also take back their own card; the Lair takes back
     the whole discard pile as it is now."""
@@ -594,7 +597,8 @@ def _complete_power(action, game, seat):
 
 
 # ---------------------------------------------------------------------------------------------- parse
-def parse(text, game, seat, lang=None, names=None):
+def parse(text: str, game: Game, seat: int, lang: str | None = None,
+          names: dict[int, str] | None = None) -> list[Action]:
     """The engine action(s) `text` means for `seat` now (see the module docstring); raises CommandError.
 
     `lang` ("en"/"cs") words the error; by default the command's own language. `names` optionally maps seats to
@@ -617,10 +621,12 @@ def parse(text, game, seat, lang=None, names=None):
         raise CommandError(_explain(fail, game, seat, lang)) from None
 
 
-def _resolve(commands, game, seat):
+def _resolve(commands: list[Command], game: Game, seat: int) -> list[Action]:
     """Each command as the legal action it means at its point of the line, or, once the seat has nothing to
     answer (or after `plan`), as a planned order; the plan comes last."""
-    actions, orders, planning, sim = [], [], False, game
+    actions: list[Action] = []
+    orders: list[Action] = []
+    planning, sim = False, game
     for i, (verb, patterns, text) in enumerate(commands):
         planning = planning or verb == "plan"
         if verb == "plan":
@@ -646,7 +652,7 @@ def _resolve(commands, game, seat):
     return actions
 
 
-def _explain(fail, game, seat, lang):
+def _explain(fail: _Fail, game: Game, seat: int, lang: str) -> str:
     params = dict(fail.params)
     if "actions" in params:
         params["options"] = " / ".join(describe(a, lang) for a in params.pop("actions"))
@@ -660,7 +666,7 @@ class _Alt(str):
     """Placeholder text standing for several values of a field in a summary line ("1|2|4", "<2 of: 1 4 5>")."""
 
 
-def _item(field, value, lang):
+def _item(field: str, value: Any, lang: str) -> str:
     """One value as written: a place number, a seat "p2"/"h2", a card's name."""
     if isinstance(value, _Alt):
         return value
@@ -671,18 +677,18 @@ def _item(field, value, lang):
     return name(value, lang) if isinstance(value, str) else str(value)
 
 
-def _fields(action):
+def _fields(action: Action) -> Iterator[tuple[str, str | None, Any]]:
     """(field, label, value) of the action in writing order, leaving out what goes without saying."""
     _, layout = LAYOUT[action["type"]]
     if action["type"] in ("survival", "hunt_card"):
-        layout += tuple((f, None) for f in CARD_PARAMS.get(action.get("copy", action.get("card")), ()))
+        layout += tuple((f, None) for f in CARD_PARAMS.get(action.get("copy", action.get("card")) or "", ()))
     for field, label in layout:
         value = action.get(field)
         if value is not None and not (field == "use" and value == action.get("place")):
             yield field, label, value
 
 
-def _command(action, lang):
+def _command(action: Action, lang: str) -> str:
     """The action as a command, without the comment: "power 2 take 2 4"."""
     parts = [_word(LAYOUT[action["type"]][0], lang)]
     for field, label, value in _fields(action):
@@ -695,7 +701,7 @@ def _command(action, lang):
     return " ".join(parts)
 
 
-def _gloss(action, lang):
+def _gloss(action: Action, lang: str) -> str:
     """The names of the places the action names, in writing order: "Jungle, Beach"."""
     places = []
     for field, _, value in _fields(action):
@@ -705,7 +711,7 @@ def _gloss(action, lang):
     return ", ".join(name(p, lang) for p in places)
 
 
-def describe(action, lang="en"):
+def describe(action: Action, lang: str = "en") -> str:
     """Short text for an action, in English or Czech: "play 3 (River)" / "hraj 3 (Řeka)"; it parses back."""
     kind = action["type"]
     if kind == "plan":
@@ -716,14 +722,14 @@ def describe(action, lang="en"):
     return f"{_command(action, lang)} ({gloss})" if gloss else _command(action, lang)
 
 
-def _span(numbers, sep):
+def _span(numbers: list[int], sep: str) -> str:
     """Sorted numbers as text: a run of four or more as "1-10", else joined by `sep`."""
     if len(numbers) >= 4 and numbers == list(range(numbers[0], numbers[-1] + 1)):
         return f"{numbers[0]}-{numbers[-1]}"
     return sep.join(map(str, numbers))
 
 
-def _alternatives(field, values, lang):
+def _alternatives(field: str, values: list[Any], lang: str) -> "_Alt":
     """Several values of one field as placeholder text: "1-10", "1|4|5", "p1|p2", "2 <2 of: 1 4 5>"."""
     if all(isinstance(v, list) for v in values):
         common = [x for x in values[0] if all(x in v for v in values)]
@@ -737,9 +743,9 @@ def _alternatives(field, values, lang):
     return _Alt(_span(sorted(distinct), "|"))
 
 
-def _groups(legal):
+def _groups(legal: list[Action]) -> list[list[Action]]:
     """Legal actions grouped by what they are (type, card, place used) and their shape (fields, list lengths)."""
-    groups = {}
+    groups: dict[Any, list[Action]] = {}
     for action in legal:
         fixed = {k: v for k, v in action.items()
                  if isinstance(v, str) or (action["type"] in ("power", "takeback") and k in ("place", "use"))}
@@ -748,7 +754,7 @@ def _groups(legal):
     return list(groups.values())
 
 
-def _summary_line(group, lang):
+def _summary_line(group: list[Action], lang: str) -> str:
     shape = dict(group[0])
     for field in shape:
         values = [a[field] for a in group]
@@ -760,18 +766,20 @@ def _summary_line(group, lang):
     return line
 
 
-def summary(game, seat, lang="en"):
+def summary(game: Game, seat: int, lang: str = "en") -> list[str]:
     """What the seat may do now, one short line per kind of answer: "resist <2 of: 1 4 5> (1 Will)"."""
     return [_summary_line(group, lang) for group in _groups(game.legal_actions(seat))]
 
 
-def help_text(game, seat, lang="en"):
+def help_text(game: Game, seat: int, lang: str = "en") -> str:
     """What this seat may do now, with an example for each kind of answer, answering ahead, and the places."""
     if game.is_over:
         return _msg("won_creature" if game.winner == "creature" else "won_hunted", lang)
     places = " ".join(f"{p} {name(p, lang)}" for p in PLACE_NUMBERS)
     footer = [_msg("ahead", lang), _msg("also", lang, places=places)]
-    head = f"{_msg('turn', lang, n=game.turn)} · {_msg(game.window['kind'], lang)}"
+    window = game.window
+    assert window is not None  # the game is not over
+    head = f"{_msg('turn', lang, n=game.turn)} · {_msg(window['kind'], lang)}"
     groups = _groups(game.legal_actions(seat))
     if not groups:
         who = ", ".join(word("creature", lang) if s == 0 else f"{_word('seat', lang)}{s}" for s in game.waiting_for())

@@ -8,7 +8,18 @@ import random
 from typing import TYPE_CHECKING
 
 from service.game.cards import (
-    ARTEFACT, BEACH, JUNGLE, LAIR, PLACE_NUMBERS, RIVER, ROVER, SHELTER, SOURCE, STARTING_PLACES, SWAMP, WRECK,
+    ARTEFACT,
+    BEACH,
+    JUNGLE,
+    LAIR,
+    PLACE_NUMBERS,
+    RIVER,
+    ROVER,
+    SHELTER,
+    SOURCE,
+    STARTING_PLACES,
+    SWAMP,
+    WRECK,
 )
 from service.game.rules.common import CREATURE, PLACE_VALUE, peek_rng, player
 from service.game.state import Action

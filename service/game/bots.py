@@ -6,18 +6,27 @@ its place it sends a plan (how to use that place's power, no cards unless they p
 Bots see only what their seat may see: they read the game through ``legal_actions`` and their own hand.
 """
 
+import random
+from collections.abc import Callable
+from typing import Any
+
 from service.game.autoplay import power_score
 from service.game.cards import PLACE_NUMBERS
+from service.game.engine import Game
 from service.game.rules.common import CREATURE, PLACE_VALUE
 from service.game.rules.reckoning import resolve_question
 
+Action = dict[str, Any]
 
-def choose(game, seat, rng, eager=False):
+
+def choose(game: Game, seat: int, rng: random.Random, eager: bool = False) -> list[Action]:
     """The bot's answer for ``seat`` now, as a list of actions to apply in order."""
     options = game.legal_actions(seat)
     if not options:
         return []
-    kind = game.window["kind"]
+    window = game.window
+    assert window is not None
+    kind = window["kind"]
     if seat == CREATURE:
         return [_creature(game, options, kind, rng, eager)]
     if kind == "explore":
@@ -28,7 +37,7 @@ def choose(game, seat, rng, eager=False):
     return [_hunted_question(game, seat, options, rng)]
 
 
-def _creature(game, options, kind, rng, eager):
+def _creature(game: Game, options: list[Action], kind: str, rng: random.Random, eager: bool) -> Action:
     cards = [o for o in options if o["type"] == "hunt_card"]
     if kind == "setup":
         return rng.choice(options)
@@ -42,20 +51,20 @@ def _creature(game, options, kind, rng, eager):
     return {"type": "pass"}
 
 
-def _tokens(game, tokens, rng):
+def _tokens(game: Game, tokens: list[Action], rng: random.Random) -> Action:
     weight = {p: rng.random() * 2 for p in PLACE_NUMBERS}
     for discard in game.visible_discards(CREATURE).values():
         for p in range(1, 6):
             weight[p] += 1 if discard is None or p not in discard else 0
     ranked = sorted(PLACE_NUMBERS, key=lambda p: -weight[p])
-    wanted = {"type": "tokens", "creature": ranked[0]}
+    wanted: Action = {"type": "tokens", "creature": ranked[0]}
     if "artemia" in tokens[0]:
         wanted["artemia"] = ranked[1]
     return wanted if wanted in tokens else rng.choice(tokens)
 
 
-def _explore(game, seat, options, rng):
-    by_type = {}
+def _explore(game: Game, seat: int, options: list[Action], rng: random.Random) -> Action:
+    by_type: dict[str, list[Action]] = {}
     for option in options:
         by_type.setdefault(option["type"], []).append(option)
     if "keep_survival" in by_type:
@@ -71,8 +80,10 @@ def _explore(game, seat, options, rng):
     return by_type.get("giveup", options)[0]
 
 
-def _hunted_question(game, seat, options, rng):
-    if game.window["kind"] in ("reckoning", "end") and any(o["type"] == "pass" for o in options) \
+def _hunted_question(game: Game, seat: int, options: list[Action], rng: random.Random) -> Action:
+    window = game.window
+    assert window is not None
+    if window["kind"] in ("reckoning", "end") and any(o["type"] == "pass" for o in options) \
             and all(o["type"] in ("pass", "survival") for o in options):
         cards = [o for o in options if o["type"] == "survival"]
         protective = [o for o in cards if o["card"] in ("dodge", "detector")]
@@ -82,9 +93,9 @@ def _hunted_question(game, seat, options, rng):
     return game.autoplay(seat) if rng.random() < 0.8 else rng.choice(options)
 
 
-def _plan_after_play(game, seat, cards):
+def _plan_after_play(game: Game, seat: int, cards: list[int]) -> list[Action]:
     """What a player would answer ahead right after choosing their place(s)."""
-    orders = []
+    orders: list[Action] = []
     for place in cards:
         options = resolve_question(game, seat, place)
         if options:
@@ -96,13 +107,14 @@ def _plan_after_play(game, seat, cards):
     orders.append({"type": "pass"})
     if game.s["players"][seat]["will"] >= 2:
         orders.append({"type": "lose_will"})
-    orders += [{"type": "discard", "cards": [c]} for c in sorted(you["hand"], key=PLACE_VALUE.get)]
+    orders += [{"type": "discard", "cards": [c]} for c in sorted(you["hand"], key=lambda c: PLACE_VALUE[c])]
     orders += [{"type": "takeback", "place": p, "card": d} for p in cards
                for d in sorted(game.s["players"][seat]["discard"], key=lambda c: -PLACE_VALUE[c])]
     return orders[:20]
 
 
-def play_out(game, rng, eager=False, on_step=None):
+def play_out(game: Game, rng: random.Random, eager: bool = False,
+             on_step: Callable[[Game], None] | None = None) -> Game:
     """Play a game to its end with bots in every seat; calls ``on_step(game)`` after each applied action."""
     while not game.is_over:
         waiting = game.waiting_for()

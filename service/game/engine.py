@@ -14,8 +14,16 @@ from service.game import observer
 from service.game.answers import DEFERRED_KIND, from_orders, matches_orders
 from service.game.autoplay import auto_live, pick
 from service.game.cards import (
-    HUNT_CARDS, HUNT_HAND, PLAYERS_MAX, PLAYERS_MIN, RESERVE_COPIES, RESERVE_PLACES, START_DISTANCES,
-    STARTING_PLACES, SURVIVAL_CARDS, WILL_MAX,
+    HUNT_CARDS,
+    HUNT_HAND,
+    PLAYERS_MAX,
+    PLAYERS_MIN,
+    RESERVE_COPIES,
+    RESERVE_PLACES,
+    START_DISTANCES,
+    STARTING_PLACES,
+    SURVIVAL_CARDS,
+    WILL_MAX,
 )
 from service.game.rules import LIVE_ACTIONS, QUESTIONS, TASKS
 from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, open_window, shuffled

@@ -5,7 +5,7 @@
     visible_discards(g, seat) each Hunted's discard pile as the seat sees it (None where Smokescreen hides it)
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from service.game.cards import ARTEMIA_SPACES, RESERVE_PLACES
 from service.game.rules.common import CREATURE, player
@@ -53,7 +53,7 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
         "marker_on_beach": s["marker_on_beach"],
         "artemia_spaces": sorted(ARTEMIA_SPACES[s["side"]]) if s["side"] else [],
         "reserve": {str(p): s["reserve"][p] for p in RESERVE_PLACES},
-        "tokens": {k: list(v) for k, v in s["tokens"].items()},
+        "tokens": {k: list(v) for k, v in cast(dict[str, list[int]], s["tokens"]).items()},
         "hunt_cards_played": [dict(e) for e in t["hunt_cards"]],
         "hunt_deck": len(s["hunt_deck"]), "hunt_discard": list(s["hunt_discard"]),
         "survival_deck": len(s["survival_deck"]), "survival_discard": list(s["survival_discard"]),

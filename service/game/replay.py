@@ -12,17 +12,21 @@ cannot be applied prints an error line naming it and the command exits with stat
 
 import json
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
-from service.game.engine import IllegalAction, new_game
+from service.game.engine import Game, IllegalAction, new_game
 
 
 class ReplayError(ValueError):
     """A log line that could not be read or applied; the message names the line."""
 
 
-def parse_log(text):
+def parse_log(text: str) -> tuple[dict[str, Any], list[tuple[int, int, str]]]:
     """(config, [(line_number, seat, command_text)]) from a log's text."""
-    config, moves = None, []
+    config: dict[str, Any] | None = None
+    moves: list[tuple[int, int, str]] = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -42,21 +46,23 @@ def parse_log(text):
     return config, moves
 
 
-def to_actions(game, seat, command):
+def to_actions(game: Game, seat: int, command: str) -> list[dict[str, Any]]:
     """The engine actions one log command stands for."""
     if command.startswith("{"):
-        return [json.loads(command)]
+        action: dict[str, Any] = json.loads(command)
+        return [action]
     from service import commands  # the text language lives outside the engine; imported only when used
 
     return commands.parse(command, game, seat)
 
 
-def replay(text, on_window=None):
+def replay(text: str, on_window: Callable[[Game], None] | None = None) -> Game:
     """Apply a log; returns the game. Calls ``on_window(game)`` whenever a new window opens."""
     config, moves = parse_log(text)
     game = new_game(config)
     last_window = None
-    for number, seat, command in [(0, None, None)] + moves:
+    steps: list[tuple[int, int | None, str]] = [(0, None, "")] + [(n, s, c) for n, s, c in moves]
+    for number, seat, command in steps:
         if seat is not None:
             try:
                 for action in to_actions(game, seat, command):
@@ -70,26 +76,26 @@ def replay(text, on_window=None):
     return game
 
 
-def write_log(config, moves):
+def write_log(config: dict[str, Any], moves: list[tuple[int, dict[str, Any]]]) -> str:
     """A log's text from a config and ``[(seat, action), ...]`` (actions written as JSON)."""
     lines = [json.dumps(config, sort_keys=True)]
     lines += [f"{seat}: {json.dumps(action, sort_keys=True)}" for seat, action in moves]
     return "\n".join(lines) + "\n"
 
 
-def result(game):
+def result(game: Game) -> dict[str, Any]:
     return {"result": {"over": game.is_over, "winner": game.winner, "turn": game.turn,
                        "rescue": game.s["rescue"], "assimilation": game.s["assimilation"]}}
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
         print("usage: python -m service.game.replay FILE   (FILE '-' for standard input)", file=sys.stderr)
         return 2
-    text = sys.stdin.read() if args[0] == "-" else open(args[0], encoding="utf-8").read()
+    text = sys.stdin.read() if args[0] == "-" else Path(args[0]).read_text(encoding="utf-8")
 
-    def show(game):
+    def show(game: Game) -> None:
         print(json.dumps({"window": game.window, "view": game.public_view()}, sort_keys=True))
 
     try:

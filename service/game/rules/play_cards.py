@@ -3,7 +3,7 @@
 Also the Creature's tokens at the end of the Hunting phase, the other live answer of the Creature.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
@@ -64,7 +64,7 @@ def do_survival(g: "Game", seat: int, action: Action, events: list[Event]) -> No
 def do_hunt_card(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
     s, t = g.s, g.s["this_turn"]
     card = action["card"]
-    effect = action.get("copy", card)
+    effect = cast(str, action.get("copy", card))
     s["players"][CREATURE]["hand"].remove(card)
     s["players"][CREATURE]["played"].append(card)
     played = {k: v for k, v in action.items() if k != "type"}
@@ -87,4 +87,4 @@ def place_tokens(g: "Game", seat: int, action: Action, events: list[Event]) -> N
     tokens["creature"] = [action["creature"]]
     if "artemia" in action:
         tokens["artemia"] = [action["artemia"]]
-    events.append({"type": "tokens", "tokens": {k: list(v) for k, v in tokens.items()}, "visible_to": None})
+    events.append({"type": "tokens", "tokens": {k: list(v) for k, v in cast(dict[str, list[int]], tokens).items()}, "visible_to": None})

@@ -5,12 +5,36 @@ from typing import TYPE_CHECKING
 
 from service.game.answers import decide
 from service.game.cards import (
-    ADJACENT, ARTEFACT, BEACH, JUNGLE, LAIR, RESERVE_PLACES, RIVER, ROVER, SHELTER, SOURCE, SWAMP, WILL_MAX, WRECK,
+    ADJACENT,
+    ARTEFACT,
+    BEACH,
+    JUNGLE,
+    LAIR,
+    RESERVE_PLACES,
+    RIVER,
+    ROVER,
+    SHELTER,
+    SOURCE,
+    SWAMP,
+    WILL_MAX,
+    WRECK,
 )
 from service.game.registry import AT_TARGET, INEFFECTIVE
 from service.game.rules.common import (
-    can_survive, combos, creature_places, discard_audience, discard_from_hand, draw, entry, has, lose_will,
-    move_counter, owned, player, spend_survival, survival_available,
+    can_survive,
+    combos,
+    creature_places,
+    discard_audience,
+    discard_from_hand,
+    draw,
+    entry,
+    has,
+    lose_will,
+    move_counter,
+    owned,
+    player,
+    spend_survival,
+    survival_available,
 )
 from service.game.state import Action, Event, Task
 

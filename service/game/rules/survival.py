@@ -13,8 +13,17 @@ from typing import TYPE_CHECKING
 
 from service.game.cards import WILL_MAX
 from service.game.rules.common import (
-    CREATURE, can_survive, combos, creature_places, discard_place, move_counter, move_token, player, rng,
-    take_back, token_moves,
+    CREATURE,
+    can_survive,
+    combos,
+    creature_places,
+    discard_place,
+    move_counter,
+    move_token,
+    player,
+    rng,
+    take_back,
+    token_moves,
 )
 from service.game.state import Action, Event, Params
 

@@ -10,13 +10,13 @@ from service.game.rules.common import CREATURE, draw, move_counter, open_window,
 from service.game.rules.play_cards import card_options, creature_card_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
-from service.game.state import Event, new_this_turn
+from service.game.state import Event, Task, new_this_turn
 
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-TURN = [["explore"], ["hunt"], ["prereveal"], ["reveal"], ["cards", 3], ["reckon"], ["zero"], ["end_cards"],
-        ["end_turn"]]
+TURN: list[Task] = [["explore"], ["hunt"], ["prereveal"], ["reveal"], ["cards", 3], ["reckon"], ["zero"],
+                    ["end_cards"], ["end_turn"]]
 
 
 def choose_side(g: "Game", events: list[Event]) -> bool:
