@@ -54,6 +54,9 @@ ahead.
 `help`/`?` and `status`/`stav` return ``[{"type": "_help"}]`` / ``[{"type": "_status"}]``; the channel answers them.
 A command that is wrong, ambiguous or not possible now raises `CommandError`, whose message (in the language of
 the command, or `lang`) says why and lists what is legal now.
+
+One module over 600 lines on purpose: reading (`parse`) and writing (`describe`, `summary`) share the word tables
+and LAYOUT and must stay each other's inverse, which is easiest to check with both in view.
 """
 
 import functools

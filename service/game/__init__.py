@@ -22,6 +22,18 @@ Public face
 
 Events are dicts ``{"type": ..., "visible_to": None | [seats], ...}``; ``visible_to`` None means public.
 
+Modules
+-------
+    engine.py      Game: the public face above and the driver that runs a turn's agenda of tasks
+    state.py       the state as TypedDicts (plain JSON), its format version and the migration of old snapshots
+    cards.py       card and setup data from cards.json
+    registry.py    the card table: one entry per Hunt / Survival card (shape, options, effect, hooks)
+    rules/         the rules by phase (turn, explore, play_cards, prereveal, reckoning) and each card's rules
+                   (survival, hunt_cards); rules/__init__.py holds the dispatch tables (task name -> function)
+    answers.py     answers given ahead (recorded answers and plans) and deciding a deferred question
+    observer.py    the views: what each seat may see
+    autoplay.py    auto-play for late seats; bots.py: bot players; replay.py: game logs
+
 Decision windows
 ----------------
 A turn is a sequence of windows; a window that would ask nobody a real question is skipped.
