@@ -17,9 +17,27 @@ from service.game.cards import HUNT_CARDS, RESERVE_COPIES, RESERVE_PLACES, SURVI
 CREATURE = 0
 PASS = {"type": "pass"}
 
-__all__ = ["CREATURE", "PASS", "NEUTRAL", "IllegalAction", "start", "scenario", "setup", "changed", "restart_turn",
-           "hunted", "owned", "play_turn", "run", "act", "power", "takeback", "tokens_of", "events_of",
-           "check_invariants"]
+__all__ = [
+    "CREATURE",
+    "NEUTRAL",
+    "PASS",
+    "IllegalAction",
+    "act",
+    "changed",
+    "check_invariants",
+    "events_of",
+    "hunted",
+    "owned",
+    "play_turn",
+    "power",
+    "restart_turn",
+    "run",
+    "scenario",
+    "setup",
+    "start",
+    "takeback",
+    "tokens_of",
+]
 
 
 def start(players=3, side=1, seed=0, expert=False):

@@ -6,7 +6,17 @@ import pytest
 
 from service.game import IllegalAction
 from tests.engine_helpers import (
-    CREATURE, PASS, act, events_of, hunted, play_turn, power, run, scenario, takeback, tokens_of,
+    CREATURE,
+    PASS,
+    act,
+    events_of,
+    hunted,
+    play_turn,
+    power,
+    run,
+    scenario,
+    takeback,
+    tokens_of,
 )
 
 FILLER = ["anticipation", "fierceness", "interference"]

@@ -4,7 +4,16 @@ import pytest
 
 from service.game import IllegalAction
 from tests.engine_helpers import (
-    act, changed, check_invariants, events_of, hunted, play_turn, power, run, scenario, takeback,
+    act,
+    changed,
+    check_invariants,
+    events_of,
+    hunted,
+    play_turn,
+    power,
+    run,
+    scenario,
+    takeback,
 )
 
 FAR = {"creature": 7}  # the Creature token somewhere nobody goes in these scenarios

@@ -209,7 +209,7 @@ def test_replay_is_deterministic(players, seed):
     g = new_game(config(seed, players))
     rng = random.Random(seed)
     log, states, events = [], [g.to_json()], []
-    snapshot = lambda value: json.loads(json.dumps(value))  # noqa: E731 (events as they were when returned)
+    snapshot = lambda value: json.loads(json.dumps(value))
     while not g.is_over:
         seat, action = choose(g, rng)
         log.append((seat, snapshot(action)))
@@ -329,7 +329,7 @@ def test_reveal_event_is_not_changed_by_later_steps():
     events += g.apply(1, {"type": "play", "cards": [2]})
     events += g.apply(2, {"type": "play", "cards": [4]})
     events += g.apply(CREATURE, {"type": "tokens", "creature": 9})
-    reveal = [e for e in events if e["type"] == "reveal"][0]
+    reveal = next(e for e in events if e["type"] == "reveal")
     assert reveal["played"] == {"1": [2], "2": [4]}
 
 

@@ -4,7 +4,16 @@ import pytest
 
 from service.game import IllegalAction, new_game
 from tests.engine_helpers import (
-    CREATURE, act, events_of, hunted, play_turn, power, run, setup, start, tokens_of,
+    CREATURE,
+    act,
+    events_of,
+    hunted,
+    play_turn,
+    power,
+    run,
+    setup,
+    start,
+    tokens_of,
 )
 
 ALZBETA, JIRI, BARBORA, MICHAL, JAN = 1, 2, 3, 4, 5

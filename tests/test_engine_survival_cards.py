@@ -4,7 +4,16 @@ import pytest
 
 from service.game import IllegalAction
 from tests.engine_helpers import (
-    CREATURE, PASS, act, hunted, play_turn, power, run, scenario, takeback, tokens_of,
+    CREATURE,
+    PASS,
+    act,
+    hunted,
+    play_turn,
+    power,
+    run,
+    scenario,
+    takeback,
+    tokens_of,
 )
 
 

@@ -4,10 +4,15 @@ Run once with the engine before issue 11's restructuring: bot games are played, 
 predicate below is saved with the moves that followed it and what that engine answered to them (events in full,
 option lists and views as hashes, the first and last views in full).  tests/test_engine_snapshots.py replays them.
 """
-import hashlib, json, random, sys
+import hashlib
+import json
+import random
+import sys
+
 sys.path.insert(0, ".")
-from service.game import new_game, Game
+from service.game import Game, new_game
 from service.game.bots import choose
+
 
 def h(v):
     return hashlib.sha256(json.dumps(v, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:16]
@@ -83,7 +88,7 @@ for name, (cfg, snap, moves) in sorted(found.items()):
     game = Game.from_json(snap)
     out.append({"name": name, "config": cfg, "state": snap, "moves": [[s, a] for s, a in moves],
                 "expected": expected(game, moves)})
-json.dump({"_note": "Engine snapshots saved by the engine before issue 11's restructuring (state format 0: terse "
-           "keys), each with the moves that continue it and what that engine answered; see "
-           "tests/test_engine_snapshots.py.", "snapshots": out}, open("tests/data/engine_snapshots_v0.json", "w"),
-          sort_keys=True, separators=(",", ":"))
+NOTE = ("Engine snapshots saved by the engine before issue 11's restructuring (state format 0: terse keys), each "
+        "with the moves that continue it and what that engine answered; see tests/test_engine_snapshots.py.")
+with open("tests/data/engine_snapshots_v0.json", "w") as file:
+    json.dump({"_note": NOTE, "snapshots": out}, file, sort_keys=True, separators=(",", ":"))
