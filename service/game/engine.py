@@ -35,6 +35,8 @@ from service.game.state import FORMAT_VERSION, Action, Event, State, Task, Windo
 
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
+# Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
+_OWN_STATE_ONLY = {"play", "resist", "giveup", "keep_survival"}
 ACTION_TYPES = {
     "side", "play", "resist", "giveup", "keep_survival", "survival", "hunt_card", "tokens", "pass", "keep",
     "discard", "show", "lose_will", "discard_survival", "power", "takeback", "plan",
@@ -164,7 +166,10 @@ class Game:
             if w["live"][seat] == "wait":
                 self._check(seat, action, self.live_options(seat))
                 self._apply_live(seat, action, events)
-                self.memo = {}
+                if w["kind"] == "explore" and action["type"] in _OWN_STATE_ONLY and seat != CREATURE:
+                    self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
+                else:
+                    self.memo = {}
                 recheck = {seat, CREATURE}
             else:
                 question = self.next_question(seat) if w["deferred"] else None

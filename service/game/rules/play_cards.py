@@ -19,10 +19,11 @@ _TOKENS_WITH_ARTEMIA = tuple({"type": "tokens", "creature": c, "artemia": a}
 
 
 def survival_options(g: "Game", seat: int, phase: int) -> list[Action]:
-    if not can_survive(g, seat):
+    hand = player(g, seat)["survival"]
+    if not hand or not can_survive(g, seat):
         return []
     options: list[Action] = []
-    for card in sorted(set(player(g, seat)["survival"])):
+    for card in sorted(set(hand)):
         rule = CARD_RULES[card]
         if rule.phase == phase:
             options += [{"type": "survival", "card": card, **p} for p in rule.options(g, seat)]
@@ -87,4 +88,5 @@ def place_tokens(g: "Game", seat: int, action: Action, events: list[Event]) -> N
     tokens["creature"] = [action["creature"]]
     if "artemia" in action:
         tokens["artemia"] = [action["artemia"]]
-    events.append({"type": "tokens", "tokens": {k: list(v) for k, v in cast(dict[str, list[int]], tokens).items()}, "visible_to": None})
+    placed = {k: list(v) for k, v in cast(dict[str, list[int]], tokens).items()}
+    events.append({"type": "tokens", "tokens": placed, "visible_to": None})
