@@ -68,16 +68,11 @@ Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards
     {"type": "resist", "cards": [..]}        1 Will for up to 2 cards, 2 Will for up to 4 (sorted)
     {"type": "giveup"}
     {"type": "keep_survival", "card": id}    keep one of the two cards drawn at the Shelter
-    {"type": "survival", "card": id, ...}    adrenaline, ingenuity, smokescreen, strike-back, detector, dodge,
-                                             amplifier: no parameters; sacrifice: "discard": p;
-                                             sixth-sense: "cards": [..]; vortex: "give": p, "take": d;
-                                             hologram / wrong-track: "from": p, "to": q; double-back: "place": p
-    {"type": "hunt_card", "card": id, ...}   anticipation / ascendancy / phobia: "seat": h;
-                                             force-field / mirage / virus: "places": [a, b];
-                                             clone / scream / toxin: "place": p (omitted when the Target token
-                                             is already placed); cataclysm: "place": p;
-                                             detour: "seat": h, "from": p, "to": q;
-                                             flashback: the copied card's parameters plus "copy": id
+    {"type": "survival", "card": id, ...}    plus the card's parameters, ``params`` in its entry of the card
+    {"type": "hunt_card", "card": id, ...}   table (registry.py): e.g. sacrifice "discard": p; sixth-sense
+                                             "cards": [..]; hologram "from": p, "to": q; mirage "places": [a, b]
+                                             (left out when the Target token is already placed); detour "seat":
+                                             h, "from": p, "to": q; flashback: the copied card's plus "copy": id
     {"type": "tokens", "creature": p} (+ "artemia": q when the Creature has that token and it is not placed)
     {"type": "pass"}
     {"type": "keep", "card": p}              River: the card that stays in play

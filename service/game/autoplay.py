@@ -48,7 +48,7 @@ def auto_live(g: "Game", seat: int, options: list[Action]) -> Action:
         return {"type": "pass"} if {"type": "pass"} in options else options[0]
     h = player(g, seat)
     if h["drawn_to_choose"]:
-        return min(options, key=lambda o: SURVIVAL_KEEP_ORDER.index(o["card"]))
+        return min(options, key=lambda o: _keep_rank(o["card"]))
     plays = [o for o in options if o["type"] == "play"]
     if plays:
         return rng.choice(plays)
@@ -56,6 +56,12 @@ def auto_live(g: "Game", seat: int, options: list[Action]) -> Action:
     if resists and h["will"] >= 2:
         return max(resists, key=lambda o: sum(PLACE_VALUE[c] for c in o["cards"]))
     return next(o for o in options if o["type"] in ("giveup", "survival"))
+
+
+def _keep_rank(card: str) -> int:
+    """Which Survival card auto-play keeps at the Shelter: the first in SURVIVAL_KEEP_ORDER (a card it does not
+    list comes last)."""
+    return SURVIVAL_KEEP_ORDER.index(card) if card in SURVIVAL_KEEP_ORDER else len(SURVIVAL_KEEP_ORDER)
 
 
 def auto_tokens(g: "Game", options: list[Action], rng: random.Random) -> Action:
