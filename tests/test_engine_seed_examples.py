@@ -3,6 +3,7 @@
 import pytest
 
 from service.game import IllegalAction, new_game
+from service.game.cards import SURVIVAL_CARDS
 from tests.engine_helpers import (
     CREATURE,
     act,
@@ -262,7 +263,8 @@ def test_survival_deck_reshuffles_its_discard():
     g = start(3, side=1)
     setup(g, creature=["stasis", "tracking", "detour"], survival_deck=[],
           hunted={1: {"hand": [1, 2, 3, 4, 9], "survival": []}, 2: {"survival": ["dodge"]}})
-    assert len(g.s["survival_discard"]) == 14
+    total = len(SURVIVAL_CARDS)  # 15 in the published game; 1 held by seat 2
+    assert len(g.s["survival_discard"]) == total - 1
     events = play_turn(g, {1: [9], 2: [4]}, tokens={"creature": 3})  # nobody to heal: the Source draws
     assert len(hunted(g, 1)["survival"]) == 1 and events_of(events, "drawn")[0]["visible_to"] == [1]
-    assert len(g.s["survival_deck"]) == 13 and g.s["survival_discard"] == []
+    assert len(g.s["survival_deck"]) == total - 2 and g.s["survival_discard"] == []
