@@ -37,7 +37,7 @@ def waits_per_turn(players, games, eager):
         game = new_game({"players": players, "seed": seed})
         windows = {game.window["id"]: (game.turn, game.window["kind"])}
 
-        def note(g):
+        def note(g, windows=windows):
             if g.window is not None:
                 windows.setdefault(g.window["id"], (g.turn, g.window["kind"]))
 
