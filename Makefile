@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: venv run test bench clean soak
+.PHONY: venv run test lint bench clean soak
 
 venv: $(STAMP)
 
@@ -20,8 +20,13 @@ $(STAMP): pyproject.toml | $(PY)
 run: venv
 	$(PY) -m service.sandbox $(ARGS)
 
+# Lint (ruff), types (mypy) and the architecture's contracts (import-linter, pyproject.toml), then the tests.
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+
 # pytest exits 5 when it collected no tests: that is a failure here, not a success.
-test: venv
+test: venv lint
 	@rc=0; tools/with-redis.sh $(PY) -m pytest -q $(ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)" >&2; fi; \
 	exit $$rc

@@ -1,6 +1,6 @@
 """Pipeline benchmarks (issue 3), each against a baseline measured in the same run on the same Redis:
 
-1. submits/s through ``service.ingest.submit`` vs a plain Redis SET loop;
+1. submits/s through ``service.pipeline.ingest.submit`` vs a plain Redis SET loop;
 2. window resolutions/s of one worker vs RQ's own no-op job rate, same worker class (SimpleWorker, in-process);
 3. latency from the last answer of a window to its first outgoing message (the commit that writes the outbox),
    with 200 concurrent games and two real ``rq worker`` processes: all 200 at once, then a steady 40 answers/s.
@@ -21,12 +21,12 @@ import redis
 from rq import Queue, SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
-from service import ingest
+from service import wiring
 from service.channels.recording import RecordingSender
 from service.config import Settings
 from service.game import Game
-from workers import context, scheduling
-from workers.resolution import bot_answer, start_game
+from service.pipeline import context, ingest, scheduling
+from service.pipeline.resolution import bot_answer, start_game
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 DB = 14
@@ -48,7 +48,7 @@ def meta(players: int) -> dict:
 def fresh(url: str) -> context.Context:
     connection = redis.Redis.from_url(url)
     connection.flushdb()
-    ctx = context.build(connection, Settings(sender="recording", **UNLIMITED), sender=RecordingSender(connection))
+    ctx = wiring.build(connection, Settings(sender="recording", **UNLIMITED), sender=RecordingSender(connection))
     context.register(ctx)
     return ctx
 

@@ -2,7 +2,7 @@
 without the ASCII-only setting.
 
 Bot games (``service.game.bots``) are played window by window; after each window closes, every seat gets what
-`service.channels.sms_messages.step_messages` would send it (the question when asked, else the news when
+`service.channels.sms.render.step_messages` would send it (the question when asked, else the news when
 there is some) and the segments of those texts are counted (`sms_text.cost`). Reported per setting: segments
 per player per turn (mean, p90, max), messages per player per turn, the share of messages within two
 segments, and the longest message seen.
@@ -14,15 +14,15 @@ import os
 import random
 import statistics
 from collections import defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from service.channels import sms_messages
-from service.channels.sms_directory import Prefs
-from service.channels.sms_text import TARGET_SEGMENTS, cost
+from service.channels.sms import render as sms_messages
+from service.channels.sms.directory import Prefs
+from service.channels.sms.text import TARGET_SEGMENTS, cost
 from service.game import new_game
 from service.game.bots import choose
 
-DEADLINE = datetime(2026, 7, 14, 16, 0, tzinfo=timezone.utc).timestamp()
+DEADLINE = datetime(2026, 7, 14, 16, 0, tzinfo=UTC).timestamp()
 SETTINGS = [("en", False), ("cs", False), ("cs", True)]
 
 

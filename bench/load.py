@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_bot_api import FakeBotAPI, serve  # noqa: E402
 from serving import free_port  # noqa: E402
 
-from service.channels import telegram_ui as ui  # noqa: E402
+from service.channels.telegram import ui  # noqa: E402
 from service.game import Game  # noqa: E402
 from service.game.bots import choose  # noqa: E402
 

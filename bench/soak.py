@@ -44,11 +44,10 @@ import time
 
 import httpx
 import redis
+from fake_bot_api import serve  # noqa: E402  (load put tests/ on the path)
 
 from bench import load
 from bench.load import Cluster, Driver, WatchedBotAPI, decision_of, drain, percentile
-from fake_bot_api import serve  # noqa: E402  (load put tests/ on the path)
-
 from service.game import Game, IllegalAction, new_game
 from service.i18n.events import line
 
@@ -114,7 +113,7 @@ class SoakDriver(Driver):
         data = super().complete_choice(game_id, window, seat)
         if data:
             raw = self.redis.hget("{g:" + game_id + "}:snap", "json")
-            from service.channels import telegram_ui as ui
+            from service.channels.telegram import ui
             self._pending[data, seat] = ui.follow(Game.from_json(raw), seat, ui.decode(data)).actions
         return data
 
@@ -151,7 +150,7 @@ def replay(connection: redis.Redis, game_id: str):
 
 def answer_was_possible(connection: redis.Redis, game_id: str, window: int, seat: int, actions: list[dict]) -> bool:
     """Whether ``actions`` were still legal for ``seat`` at its turn in the resolution of ``window``: after the
-    answers applied before it (seats not asked, then asked seats of a lower number: workers.resolution), found
+    answers applied before it (seats not asked, then asked seats of a lower number: service.pipeline.resolution), found
     by replaying the game's action log up to the first entry of the seat itself or of a seat applied after it.
     An answer applied before it that ends the window (the seat's question went away) makes it impossible."""
     raw = connection.lrange("{g:" + game_id + "}:actions", 0, -1)

@@ -26,16 +26,19 @@ import argparse
 import json
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import redis
 
-from service import logs, ops
+from service import wiring
 from service.config import get_settings
 from service.game import Game
 from service.game.replay import replay, write_log
+from service.ops import health, logs
+from service.ops import web as ops_web
+from service.pipeline import cancelling, resolution, scheduling
 from service.store import keys
-from workers import cancelling, context, resolution
+
 
 class AdminError(Exception):
     """A request that cannot be done; the message says why."""
@@ -46,7 +49,7 @@ def _actions_key(game_id: str) -> str:
 
 
 def _iso(ts: float | None) -> str | None:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds") if ts else None
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds") if ts else None
 
 
 def list_games(ctx) -> list[dict]:
@@ -202,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     if not url:
         parser.error("REDIS_URL is not set (or give --redis-url)")
     logs.configure("admin")
-    ctx = context.build(redis.Redis.from_url(url), settings)
+    ctx = wiring.build(redis.Redis.from_url(url), settings)
     try:
         return run(ctx, args)
     except AdminError as exc:
@@ -234,11 +237,11 @@ def run(ctx, args) -> int:
     elif args.command == "cancel":
         print(cancel(ctx, args.game, args.reason, notify=not args.quiet))
     elif args.command == "health":
-        result = ops.health(ctx.store.redis, ctx.settings)
-        print(json.dumps(ops._finite(result), indent=1))
+        result = health.health(ctx.store.redis, ctx.settings)
+        print(json.dumps(ops_web.finite(result), indent=1))
         return 0 if result["ok"] else 1
     elif args.command == "seed-sweeper":
-        print("scheduled" if ops.seed_sweeper(ctx.store.redis) else "already scheduled")
+        print("scheduled" if scheduling.sweep(ctx, ctx.clock()) else "already scheduled")
     return 0
 
 

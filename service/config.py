@@ -1,7 +1,7 @@
 """Service configuration: one pydantic-settings class read from the environment only (12-factor).
 
 `REDIS_URL`, `TELEGRAM_BOT_TOKEN`, `TELEGRAM_API_BASE_URL` and the SMS channel's `TWILIO_*` / `SMS_*` keep their
-conventional names (the ones `service.channels.sms_settings` documents); everything else is `ARTEMIA_<FIELD>`
+conventional names (the ones `service.channels.sms.settings` documents); everything else is `ARTEMIA_<FIELD>`
 (among them `ARTEMIA_WEBHOOK_SECRET`, `ARTEMIA_BOT_USERNAME`, `ARTEMIA_WEBHOOK_URL`).
 Deadline presets and the server-wide minimum also live here, because both the lobby (a creator picks a
 preset) and the workers (clamping a stored deadline) need them.
@@ -32,7 +32,7 @@ class Settings(BaseSettings):
     bot_username: str = "artemia_bot"
     webhook_url: str | None = None
 
-    # SMS (Twilio), under the names Twilio's docs use; see service.channels.sms_settings.
+    # SMS (Twilio), under the names Twilio's docs use; see service.channels.sms.settings.
     twilio_account_sid: str = Field("", validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "twilio_account_sid"))
     twilio_auth_token: str = Field("", validation_alias=AliasChoices("TWILIO_AUTH_TOKEN", "twilio_auth_token"))
     twilio_from: str = Field("", validation_alias=AliasChoices("TWILIO_FROM", "twilio_from"))
@@ -79,14 +79,21 @@ class Settings(BaseSettings):
     # (every chat) or "package.module:factory".
     sender: str = "auto"
 
+    # Logging: the level of every process's JSON lines (ARTEMIA_LOG_LEVEL).
+    log_level: str = "INFO"
+
     # Fault injection for the crash tests: seconds a resolution pauses between computing and committing.
     resolve_pause_seconds: float = 0.0
 
-    def sms(self):
-        """The SMS channel's settings (`service.channels.sms_settings.SmsSettings`) from these."""
-        from service.channels.sms_settings import SmsSettings
-
-        return SmsSettings(**{name: getattr(self, name) for name in SmsSettings.model_fields})
+    # Health (/healthz): a worker whose last heartbeat is older than this is not counted (idle workers beat every
+    # worker-ttl - 15 seconds, busy ones every job-monitoring-interval: 15 s and 10 s with the Procfile's numbers).
+    health_worker_stale_seconds: int = 60
+    health_min_workers: int = 1
+    # Outbox backlog: deliveries waiting in the send queue, and the age of the oldest one.
+    health_outbox_max: int = 1000
+    health_outbox_max_age_seconds: int = 300
+    # A game whose due time (deadline, follow-up check) passed longer ago than this is overdue.
+    health_overdue_seconds: int = 300
 
 
 @lru_cache(maxsize=1)

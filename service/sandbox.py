@@ -6,7 +6,7 @@
 Same command language, store, Lua scripts, RQ jobs, deadlines and outbox as production. Without REDIS_URL
 the Redis is embedded (fakeredis with Lua, in this process) and an in-process RQ ``SimpleWorker`` (burst runs
 with the scheduler, pumped by the main loop) does the jobs; bots are seats the pipeline auto-plays the moment
-a window opens. What you type goes through ``service.ingest.submit`` exactly as a Telegram message would.
+a window opens. What you type goes through ``service.pipeline.ingest.submit`` exactly as a Telegram message would.
 """
 
 import argparse
@@ -21,12 +21,12 @@ import redis
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
-from service import ingest, wording
-from service.channels.console import ConsoleSender
+from service import commands, wiring
+from service.channels.console.sender import ConsoleSender
 from service.config import get_settings
 from service.game import Game
-from workers import context, scheduling
-from workers.resolution import start_game
+from service.pipeline import context, ingest, scheduling
+from service.pipeline.resolution import start_game
 
 TABLE = "console:table"
 YOU = "console:you"
@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             labels[chat] = f"seat {seat}"
     meta = {"players": players, "group": TABLE, "deadline_seconds": args.deadline, "lang": "en",
             "bots": [s for s in range(args.players) if s != human]}
-    ctx = context.build(connection, settings, sender=ConsoleSender(labels=labels))
+    ctx = wiring.build(connection, settings, sender=ConsoleSender(labels=labels))
     context.register(ctx)
     game_id = f"sandbox{seed}_{uuid.uuid4().hex[:6]}"
     scheduling.sweep(ctx, ctx.clock())  # the sweeper chain (and its heartbeat)
@@ -111,11 +111,11 @@ def answer(ctx, game_id: str, seat: int, text: str) -> str:
     snap = ctx.store.load(game_id)
     game = Game.from_json(snap.json)
     try:
-        actions = wording.parse(text, game, seat)
-    except wording.CommandError as exc:
+        actions = commands.parse(text, game, seat)
+    except commands.CommandError as exc:
         return str(exc)
     if actions[0]["type"] == "_help":
-        return wording.help_text(game, seat)
+        return commands.help_text(game, seat)
     if actions[0]["type"] == "_status":
         return json.dumps(game.view(seat))
     if snap.status == "over":

@@ -1,32 +1,34 @@
-"""The ASGI app (Starlette on uvicorn): ``POST /telegram/webhook``, ``POST /sms/twilio`` (`service.channels.sms`)
-and ``GET /healthz``.
+"""The ASGI app (Starlette on uvicorn), composed in one place: the webhooks (``POST /telegram/webhook``,
+``POST /sms/twilio``), the operator's ``GET /healthz`` and ``GET /metrics``, the middleware that counts and logs
+webhook requests, and the lifespan that writes those counts.
 
-The webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the lean
-model (400 when malformed), skips an ``update_id`` it has already handled, and answers 200 only after what the
-update changes is stored — with the reply (``sendMessage``, ``answerCallbackQuery``) as a method call in the
+The Telegram webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the
+lean model (400 when malformed), skips an ``update_id`` it has already handled, and answers 200 only after what
+the update changes is stored — with the reply (``sendMessage``, ``answerCallbackQuery``) as a method call in the
 response body, so no extra request to Telegram is made here. An update is marked as handled only once it was
 handled (an error gives 500 and Telegram's retry runs it again; the handlers are idempotent).
 
-Configuration (environment): ``REDIS_URL``, ``ARTEMIA_WEBHOOK_SECRET``, ``ARTEMIA_BOT_USERNAME``.
 ``uvicorn --factory service.web:create_app``.
 """
 
 import hmac
-import os
 
 import redis
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from service import ops
-from service.channels import sms, telegram
-from service.channels.telegram_tables import Tables
-from service.channels.telegram_update import MalformedUpdate, parse_update
+from service import wiring
+from service.channels.sms import inbound as sms
+from service.channels.telegram import inbound as telegram
+from service.channels.telegram.tables import Tables
+from service.channels.telegram.update import MalformedUpdate, parse_update
 from service.config import get_settings
-from workers import context
+from service.ops import web as ops_web
+from service.ops.metrics import BufferedCounts
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
@@ -36,8 +38,8 @@ def default_env() -> telegram.Env:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set")
     connection = redis.Redis.from_url(settings.redis_url)
-    return telegram.Env(context.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds),
-                        os.environ.get("ARTEMIA_BOT_USERNAME", "artemia_bot"))
+    return telegram.Env(wiring.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds),
+                        settings.bot_username)
 
 
 def handle_update(env: telegram.Env, update) -> dict | None:
@@ -63,18 +65,18 @@ async def telegram_webhook(request: Request) -> Response:
     return JSONResponse(answer) if answer else Response(status_code=200)
 
 
-async def healthz(request: Request) -> Response:
-    return PlainTextResponse("ok")
-
-
 def create_app(env: telegram.Env | None = None, secret: str | None = None,
                sms_endpoint: sms.SmsEndpoint | None = None) -> Starlette:
-    app = Starlette(routes=[Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
-                            *sms.ROUTES,  # POST /sms/twilio (Twilio's settings: service.channels.sms_settings)
-                            Route("/healthz", healthz)])
+    app = Starlette(
+        routes=[Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
+                *sms.ROUTES,  # POST /sms/twilio
+                *ops_web.ROUTES],  # GET /healthz, GET /metrics
+        middleware=[Middleware(ops_web.MetricsMiddleware)],
+        lifespan=ops_web.write_counts,
+    )
     app.state.env = env or default_env()
-    app.state.secret = secret if secret is not None else os.environ.get("ARTEMIA_WEBHOOK_SECRET", "")
+    app.state.secret = secret if secret is not None else get_settings().webhook_secret
     # the SMS webhook shares the pipeline and the lobby with Telegram: one table, both channels
     app.state.sms = sms_endpoint or sms.build(app.state.env.ctx, lobby=app.state.env.lobby)
-    ops.install(app)  # /healthz, /metrics, webhook counters (service.ops)
+    app.state.counts = BufferedCounts()
     return app

@@ -4,9 +4,10 @@ game metadata for tables of humans and bots."""
 import fakeredis
 from rq import SimpleWorker
 
+from service import wiring
 from service.channels.recording import RecordingSender
 from service.config import Settings
-from workers import context
+from service.pipeline import context
 
 
 class Clock:
@@ -25,7 +26,7 @@ def make_ctx(connection=None, clock=None, **overrides) -> context.Context:
     """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender."""
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
     settings = Settings(**{"min_deadline_seconds": 1, "sender": "recording", **overrides})
-    ctx = context.build(connection, settings, sender=RecordingSender(connection))
+    ctx = wiring.build(connection, settings, sender=RecordingSender(connection))
     if clock is not None:
         ctx.clock, ctx.sleep = clock, clock.advance
     context.register(ctx)

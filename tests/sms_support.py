@@ -3,8 +3,8 @@ Telegram and the SMS webhooks on one shared lobby) served by uvicorn on 127.0.0.
 ``https://game.example`` (``SMS_PUBLIC_URL``: Twilio signs that URL), the fake Twilio on 127.0.0.1 for sending,
 and Telegram users posting updates to the same app.
 
-Outbound is the pipeline's own: ``workers.messages`` words each chat for its channel (SMS seats through
-`service.channels.sms_messages`) and the routing sender (``workers.context.RoutingSender``) sends ``sms:`` chats
+Outbound is the pipeline's own: ``service.pipeline.news`` words each chat for its channel (SMS seats through
+`service.channels.sms.render`) and the routing sender (``service.pipeline.wiring.RoutingSender``) sends ``sms:`` chats
 through Twilio — here the fake — and, with no Telegram token set, every other chat to the recording sender.
 """
 
@@ -18,17 +18,17 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from fake_twilio import FakeTwilio, serve
-from redis_state import redis_state as snapshot_keys
 from pipeline_support import Clock, make_ctx, run_jobs
+from redis_state import redis_state as snapshot_keys
 
-from service.channels import sms
+from service import wiring
 from service.channels.recording import RecordingSender
-from service.channels.sms_settings import SmsSettings
-from service.channels.telegram import Env
-from service.channels.telegram_tables import Tables
-from service.lobby import Lobby
+from service.channels.sms import inbound as sms
+from service.channels.telegram.inbound import Env
+from service.channels.telegram.tables import Tables
+from service.config import Settings
+from service.pipeline.lobby import Lobby
 from service.web import SECRET_HEADER, create_app
-from workers import context
 
 PUBLIC = "https://game.example"
 URL = PUBLIC + "/sms/twilio"
@@ -106,14 +106,14 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
     clock = Clock()
     ctx = make_ctx(clock=clock, rate_private_per_second=1.0)
     ctx.sleep = clock.advance  # a short send-budget wait passes on the test clock
-    settings = SmsSettings(twilio_account_sid=twilio.account_sid, twilio_auth_token=twilio.auth_token,
+    settings = Settings(twilio_account_sid=twilio.account_sid, twilio_auth_token=twilio.auth_token,
                            twilio_from="+15005550006", twilio_api_base_url=base_url, sms_public_url=PUBLIC)
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run
     endpoint = sms.build(ctx, settings, lobby)
     env = Env(ctx, Tables(ctx.store.redis), "artemia_bot", lobby=lobby, sms_number="+15005550006")
     recording = RecordingSender(ctx.store.redis)
-    ctx.settings = ctx.settings.model_copy(update={name: getattr(settings, name) for name in SmsSettings.model_fields})
-    ctx.given_sender = context.RoutingSender(ctx.store.redis, ctx.settings, fallback=recording)
+    ctx.settings = ctx.settings.model_copy(update={name: getattr(settings, name) for name in Settings.model_fields})
+    ctx.sender = wiring.RoutingSender(ctx.store.redis, ctx.settings, fallback=recording)
     with serve(create_app(env, TG_SECRET, endpoint)) as our_url, httpx.Client(base_url=our_url) as client:
         yield World(ctx, clock, twilio, client, endpoint, recording, lobby, Telegram(client))
 

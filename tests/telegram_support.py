@@ -3,7 +3,7 @@ the sender at it (module-scoped server, state reset for each test)."""
 
 import pytest
 
-from service.channels import telegram_send
+from service.channels.telegram import sender as telegram_send
 from service.config import get_settings
 from tests.fake_bot_api import FakeBotAPI, serve
 

@@ -8,10 +8,10 @@ import pytest
 import redis
 from pipeline_support import Clock, make_ctx, run_jobs, table
 
-from service import admin, ingest
+from service import admin
 from service.game import Game
-from workers import cancelling
-from workers.resolution import bot_answer, start_game
+from service.pipeline import cancelling, ingest
+from service.pipeline.resolution import bot_answer, start_game
 
 CONFIG = {"players": 3, "seed": 4, "side": 1, "expert": False}
 

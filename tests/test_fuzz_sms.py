@@ -25,18 +25,26 @@ import httpx
 from fake_twilio import twilio_signature
 from pipeline_support import Clock, make_ctx
 from test_fuzz_support import (
-    FUZZ_EXAMPLES, diff, junk_value, mutate_bytes, mutate_text, random_text, record, redis_state, rng_for,
+    FUZZ_EXAMPLES,
+    diff,
+    junk_value,
+    mutate_bytes,
+    mutate_text,
+    random_text,
+    record,
+    redis_state,
+    rng_for,
 )
 
 from service import commands
-from service.channels import sms
-from service.channels.sms_settings import SmsSettings
-from service.channels.telegram import Env
-from service.channels.telegram_tables import Tables
+from service.channels.sms import inbound as sms
+from service.channels.telegram.inbound import Env
+from service.channels.telegram.tables import Tables
+from service.config import Settings
 from service.game import Game
-from service.lobby import sms_address
+from service.pipeline.lobby import sms_address
+from service.pipeline.resolution import resolve_window
 from service.web import create_app
-from workers.resolution import resolve_window
 
 PUBLIC = "https://game.example"
 URL = PUBLIC + "/sms/twilio"
@@ -60,7 +68,7 @@ class World:
         self.rng = rng
         self.ctx = make_ctx(clock=Clock())
         self.app = create_app(Env(self.ctx, Tables(self.ctx.store.redis), "artemia_bot"), "tg-secret")
-        settings = SmsSettings(twilio_account_sid="AC" + "0" * 32, twilio_auth_token=TOKEN,
+        settings = Settings(twilio_account_sid="AC" + "0" * 32, twilio_auth_token=TOKEN,
                                twilio_from="+15005550006", sms_public_url=PUBLIC)
         if not any(getattr(route, "path", None) == "/sms/twilio" for route in self.app.routes):
             self.app.router.routes.extend(sms.ROUTES)  # the web app does not mount the SMS route (yet)

@@ -24,17 +24,25 @@ import httpx
 import pytest
 from pipeline_support import Clock, make_ctx
 from test_fuzz_support import (
-    FUZZ_EXAMPLES, diff, mutate_bytes, mutate_json, mutate_text, random_text, record, redis_state, rng_for,
+    FUZZ_EXAMPLES,
+    diff,
+    mutate_bytes,
+    mutate_json,
+    mutate_text,
+    random_text,
+    record,
+    redis_state,
+    rng_for,
 )
 
-from service import commands, wording
-from service.channels import telegram
-from service.channels import telegram_ui as ui
-from service.channels.telegram import Env
-from service.channels.telegram_tables import Tables
+from service import commands
+from service.channels.telegram import inbound as telegram
+from service.channels.telegram import ui
+from service.channels.telegram.inbound import Env
+from service.channels.telegram.tables import Tables
 from service.game import Game
+from service.pipeline.resolution import resolve_window
 from service.web import SECRET_HEADER, create_app
-from workers.resolution import resolve_window
 
 SECRET = "fuzz_secret"
 GROUP = {"id": -100555, "type": "supergroup", "title": "Fuzz"}
@@ -227,8 +235,8 @@ class World:
         if text.strip().startswith("/"):
             return False  # a command, not a move: /language and /start may legitimately change things
         try:
-            wording.parse(text, game, seat)
-        except wording.CommandError:
+            commands.parse(text, game, seat)
+        except commands.CommandError:
             return True
         return False
 

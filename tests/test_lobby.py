@@ -1,4 +1,4 @@
-"""The shared lobby (`service.lobby`) on fakeredis and the real pipeline: codes, joining, settings, starting."""
+"""The shared lobby (`service.pipeline.lobby`) on fakeredis and the real pipeline: codes, joining, settings, starting."""
 
 import random
 from concurrent.futures import ThreadPoolExecutor
@@ -6,8 +6,16 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from pipeline_support import Clock, make_ctx
 
-from service.lobby import (
-    ALPHABET, MAX_PLAYERS, Lobby, LobbyError, Player, Table, looks_like_code, new_code, sms_address,
+from service.pipeline.lobby import (
+    ALPHABET,
+    MAX_PLAYERS,
+    Lobby,
+    LobbyError,
+    Player,
+    Table,
+    looks_like_code,
+    new_code,
+    sms_address,
     telegram_address,
 )
 
@@ -127,7 +135,7 @@ def test_an_interrupted_start_is_finished_by_the_next_begin(lobby, monkeypatch):
     def crash(*args):
         raise RuntimeError("worker died")
 
-    monkeypatch.setattr("service.lobby.start_game", crash)
+    monkeypatch.setattr("service.pipeline.lobby.start_game", crash)
     with pytest.raises(RuntimeError):
         lobby.begin(table.code, "tg:1")
     dealt = lobby.get(table.code).seats

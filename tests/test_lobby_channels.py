@@ -5,9 +5,9 @@ do nothing twice."""
 from sms_support import redis_state, world_fixtures
 
 from service import commands
-from service.channels import telegram_ui as ui
+from service.channels.telegram import ui
 from service.game import Game
-from workers.resolution import bot_answer
+from service.pipeline.resolution import bot_answer
 
 ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000009"
 TG_A, TG_B, STRANGER = 601, 602, 699

@@ -1,4 +1,4 @@
-"""/healthz, /metrics and the shared counters (service.ops) on fakeredis, with a minimal app carrying the ops
+"""/healthz, /metrics and the shared counters (service.ops.metrics) on fakeredis, with a minimal app carrying the ops
 routes, and the Procfile's worker class running a whole bot game."""
 
 import time
@@ -10,13 +10,16 @@ from pipeline_support import make_ctx, table
 from prometheus_client.parser import text_string_to_metric_families
 from rq import Worker
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from service import ops
-from workers import scheduling
-from workers.resolution import start_game
+from service.ops import health, metrics
+from service.ops import web as ops_web
+from service.pipeline import scheduling
+from service.pipeline.resolution import start_game
+from workers.worker import OpsSimpleWorker, job_ids
 
 
 async def webhook(request):
@@ -25,9 +28,10 @@ async def webhook(request):
 
 def make_app(ctx):
     app = Starlette(routes=[Route("/telegram/webhook", webhook, methods=["POST"]),
-                            Route("/sms/twilio", webhook, methods=["POST"])])
+                            Route("/sms/twilio", webhook, methods=["POST"]), *ops_web.ROUTES],
+                    middleware=[Middleware(ops_web.MetricsMiddleware)], lifespan=ops_web.write_counts)
     app.state.env = SimpleNamespace(ctx=ctx)
-    ops.install(app)
+    app.state.counts = metrics.BufferedCounts()
     return app
 
 
@@ -40,7 +44,7 @@ def samples(text: str) -> dict:
     return out
 
 
-class QuietWorker(ops.OpsSimpleWorker):
+class QuietWorker(OpsSimpleWorker):
     take_over_logging = False  # pytest owns the logging here
 
 
@@ -51,7 +55,7 @@ def make_healthy(ctx, now=None):
     worker.register_birth()
     worker.heartbeat()
     for queue in ctx.queues:
-        ctx.store.redis.set(ops.SCHEDULER_LOCK + queue.name, "sched", ex=61)
+        ctx.store.redis.set(health.SCHEDULER_LOCK + queue.name, "sched", ex=61)
     ctx.store.redis.set("artemia:heartbeat", repr(now))
     return worker
 
@@ -63,13 +67,13 @@ def ctx():
 
 def test_counters_and_histograms_are_shared_through_redis(ctx):
     other = fakeredis.FakeRedis(server=ctx.store.redis.connection_pool.connection_kwargs["server"])
-    ops.count(ctx.store.redis, "answers", channel="telegram")
-    ops.answer_stored(other, "telegram")  # another process, the same Redis
-    ops.autoplayed(other, 2)
-    ops.throttled(ctx.store.redis, "telegram")
+    metrics.count(ctx.store.redis, "answers", channel="telegram")
+    metrics.answer_stored(other, "telegram")  # another process, the same Redis
+    metrics.autoplayed(other, 2)
+    metrics.throttled(ctx.store.redis, "telegram")
     for seconds in (0.02, 0.2, 400):
-        ops.observe(ctx.store.redis, "resolution_latency_seconds", seconds, trigger="answers")
-    got = samples(ops.render_metrics(ctx.store.redis, ctx.settings).decode())
+        metrics.observe(ctx.store.redis, "resolution_latency_seconds", seconds, trigger="answers")
+    got = samples(health.render_metrics(ctx.store.redis, ctx.settings).decode())
     assert got["artemia_answers_total", (("channel", "telegram"),)] == 2
     assert got["artemia_autoplays_total", ()] == 2
     assert got["artemia_throttled_total", (("channel", "telegram"),)] == 1
@@ -82,8 +86,8 @@ def test_counters_and_histograms_are_shared_through_redis(ctx):
 
 def test_counting_never_raises_when_redis_is_down(ctx):
     ctx.store.redis.connection_pool.connection_kwargs["server"].connected = False
-    ops.count(ctx.store.redis, "answers", channel="sms")
-    ops.observe(ctx.store.redis, "job_seconds", 0.1, job="resolve")
+    metrics.count(ctx.store.redis, "answers", channel="sms")
+    metrics.observe(ctx.store.redis, "job_seconds", 0.1, job="resolve")
 
 
 def test_healthz_lists_every_reason_then_turns_healthy(ctx):
@@ -104,11 +108,11 @@ def test_healthz_lists_every_reason_then_turns_healthy(ctx):
 def test_healthz_reports_a_stale_worker_an_outbox_backlog_and_overdue_games(ctx, monkeypatch):
     now = time.time()
     make_healthy(ctx, now)
-    monkeypatch.setenv("ARTEMIA_HEALTH_OUTBOX_MAX", "2")
+    ctx.settings = ctx.settings.model_copy(update={"health_outbox_max": 2})
     for i in range(3):
         ctx.send_queue.enqueue("workers.jobs.deliver", args=("g", f"v{i}"))
     ctx.store.redis.zadd("artemia:due", {"stuck": now - 3600})
-    result = ops.health(ctx.store.redis, ctx.settings, now=now + 400)
+    result = health.health(ctx.store.redis, ctx.settings, now=now + 400)
     reasons = " | ".join(result["reasons"])
     assert not result["ok"]
     assert "0 worker(s) with a heartbeat fresher than 60 s" in reasons
@@ -147,15 +151,15 @@ def test_request_counts_are_written_by_the_lifespan_task_and_at_shutdown(ctx):
     with TestClient(app) as client:
         client.post("/telegram/webhook")
         for _ in range(100):  # the writer task runs every 0.05 s
-            if ctx.store.redis.hget(ops.COUNTERS_KEY, field):
+            if ctx.store.redis.hget(metrics.COUNTERS_KEY, field):
                 break
             time.sleep(0.02)
-        assert ctx.store.redis.hget(ops.COUNTERS_KEY, field) == b"1"
+        assert ctx.store.redis.hget(metrics.COUNTERS_KEY, field) == b"1"
         app.state.counts.interval = 3600  # no more periodic writes: only the shutdown writes the next one
         time.sleep(0.1)
         client.post("/telegram/webhook")
-        assert ctx.store.redis.hget(ops.COUNTERS_KEY, field) == b"1"
-    assert ctx.store.redis.hget(ops.COUNTERS_KEY, field) == b"2"
+        assert ctx.store.redis.hget(metrics.COUNTERS_KEY, field) == b"1"
+    assert ctx.store.redis.hget(metrics.COUNTERS_KEY, field) == b"2"
 
 
 def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
@@ -168,7 +172,7 @@ def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
             break
     worker.work(burst=True)
     assert ctx.store.load("opsgame").status == "over"
-    got = samples(ops.render_metrics(ctx.store.redis, ctx.settings).decode())
+    got = samples(health.render_metrics(ctx.store.redis, ctx.settings).decode())
     assert got["artemia_jobs_total", (("job", "resolve"), ("outcome", "resolved"))] >= 1
     assert got["artemia_windows_resolved_total", (("trigger", "answers"),)] >= 1
     assert got["artemia_resolution_latency_seconds_count", (("trigger", "answers"),)] >= 1
@@ -178,9 +182,9 @@ def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
 
 def test_job_log_context_names_game_and_window_never_arguments():
     job = SimpleNamespace(id="resolve-g1-4", func_name="workers.jobs.resolve", args=("g1", 4))
-    assert ops.job_ids(job) == {"job": "resolve-g1-4", "game": "g1", "window": 4}
-    edit = SimpleNamespace(id="x", func_name="service.channels.telegram_jobs.edit_message",
+    assert job_ids(job) == {"job": "resolve-g1-4", "game": "g1", "window": 4}
+    edit = SimpleNamespace(id="x", func_name="workers.jobs.edit_screen",
                            args=(42, 7, "Your hand: Lair, River", []))
-    assert ops.job_ids(edit) == {"job": "x"}
+    assert job_ids(edit) == {"job": "x"}
     redeliver = SimpleNamespace(id="deliver-g2-v3-0-1", func_name="workers.jobs.redeliver", args=("g2-v3-0", 1, 0))
-    assert ops.job_ids(redeliver)["game"] == "g2"
+    assert job_ids(redeliver)["game"] == "g2"

@@ -4,7 +4,6 @@ import pathlib
 import re
 
 from service.config import Settings
-from service.ops import OpsSettings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -18,10 +17,8 @@ def env_names(cls) -> set[str]:
 
 
 def test_env_example_lists_every_setting():
-    from service.channels.sms_settings import SmsSettings
-
     listed = set(re.findall(r"^#?([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
-    wanted = env_names(Settings) | env_names(SmsSettings) | env_names(OpsSettings)
+    wanted = env_names(Settings)
     wanted |= {"ARTEMIA_LOG_LEVEL", "ARTEMIA_WEBHOOK_SECRET", "ARTEMIA_BOT_USERNAME", "ARTEMIA_WEBHOOK_URL",
                "TELEGRAM_API_BASE_URL", "PORT", "FORWARDED_ALLOW_IPS"}
     assert wanted <= listed, sorted(wanted - listed)
@@ -37,7 +34,7 @@ def test_deploy_files_run_the_procfile_commands():
         assert "service.web:app" not in text
     compose = (ROOT / "deploy" / "docker-compose.yml").read_text()
     worker_unit = (ROOT / "deploy" / "artemia-worker@.service").read_text()
-    for flags in ("-w service.ops.OpsSimpleWorker", "--worker-ttl 30", "--maintenance-interval 30",
+    for flags in ("-w workers.worker.OpsSimpleWorker", "--worker-ttl 30", "--maintenance-interval 30",
                   "--job-monitoring-interval 10", "--with-scheduler", "-S json"):
         assert flags in procfile["worker"] and flags in worker_unit, flags
         assert flags in compose.replace('", "', " "), flags

@@ -1,4 +1,4 @@
-"""Structured logs (service.logs): the JSON shape, ids bound to a job, secrets masked, the uvicorn file in step —
+"""Structured logs (service.ops.logs): the JSON shape, ids bound to a job, secrets masked, the uvicorn file in step —
 and a whole game played through the real pipeline with every log line scanned for hidden information."""
 
 import io
@@ -11,14 +11,17 @@ from types import SimpleNamespace
 import pytest
 from pipeline_support import make_ctx, table
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from service import logs, ops
 from service.game import Game
-from workers import scheduling
-from workers.resolution import start_game
+from service.ops import logs, metrics
+from service.ops import web as ops_web
+from service.pipeline import scheduling
+from service.pipeline.resolution import start_game
+from workers.worker import OpsSimpleWorker
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TOKEN = "7654321098:AAHfakeFAKEfakeFAKEfakeFAKEfake_123456"
@@ -107,7 +110,7 @@ def test_configure_takes_over_handlers_that_libraries_installed():
     assert line["logger"] == "rq.worker" and line["role"] == "worker"
 
 
-class ScanWorker(ops.OpsSimpleWorker):
+class ScanWorker(OpsSimpleWorker):
     take_over_logging = False  # the fixture's handler catches everything
 
 
@@ -126,9 +129,9 @@ def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
             break
     worker.work(burst=True, logging_level="DEBUG")
     app = Starlette(routes=[Route("/telegram/webhook", lambda request: Response(status_code=403),
-                                  methods=["POST"])])
+                                  methods=["POST"])], middleware=[Middleware(ops_web.MetricsMiddleware)])
     app.state.env = SimpleNamespace(ctx=ctx)
-    ops.install(app)
+    app.state.counts = metrics.BufferedCounts()
     TestClient(app).post("/telegram/webhook", headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
                          content=json.dumps({"update_id": 1, "message": {"text": "play 3"}}))
     game = Game.from_json(ctx.store.load("scan").json)

@@ -8,7 +8,7 @@ import random
 from sms_support import world_fixtures
 
 from service import commands
-from service.channels.sms_text import cost
+from service.channels.sms.text import cost
 from service.game import Game
 from service.game.bots import choose
 

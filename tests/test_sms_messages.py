@@ -3,9 +3,9 @@
 import fakeredis
 import pytest
 
-from service.channels.sms_directory import Directory
-from service.channels.sms_messages import reminder_messages, step_messages
-from service.channels.sms_text import cost
+from service.channels.sms.directory import Directory
+from service.channels.sms.render import reminder_messages, step_messages
+from service.channels.sms.text import cost
 from service.game import new_game
 
 ANNA, BEDA = "+420601000001", "+420601000002"

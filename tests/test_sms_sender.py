@@ -6,12 +6,11 @@ import pytest
 from fake_twilio import FakeTwilio, serve
 from pipeline_support import Clock
 
-from service import outbox
-from service.channels.sms_directory import Directory
-from service.channels.sms_sender import TwilioSender
-from service.channels.sms_settings import SmsSettings
+from service.channels.sms.directory import Directory
+from service.channels.sms.sender import TwilioSender
 from service.config import Settings
-from service.outbox import PermanentSendError, RetryAfter, TransientSendError
+from service.pipeline import outbox
+from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
 from service.store import Store
 
 ANNA, BEDA = "+420601000001", "+420601000002"
@@ -34,7 +33,7 @@ def redis_():
 def sender(twilio, redis_):
     twilio.sent.clear()
     twilio.failures.clear()
-    settings = SmsSettings(twilio_account_sid=twilio.account_sid, twilio_auth_token="secret",
+    settings = Settings(twilio_account_sid=twilio.account_sid, twilio_auth_token="secret",
                            twilio_from="+15005550006", twilio_api_base_url=twilio.base_url)
     return TwilioSender(settings, Directory(redis_))
 

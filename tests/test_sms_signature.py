@@ -5,7 +5,7 @@ import base64
 import hashlib
 import hmac
 
-from service.channels.sms_signature import is_valid, public_url, signature, url_variants
+from service.channels.sms.signature import is_valid, public_url, signature, url_variants
 
 TOKEN = "12345"
 EXAMPLE_URL = "https://mycompany.com/myapp.php?foo=1&bar=2"

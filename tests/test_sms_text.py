@@ -1,17 +1,24 @@
 """SMS costs (GSM-7 / UCS-2 segments), the ASCII-only setting, and the standalone game texts."""
 
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
-from service.channels.sms_text import (
-    ascii_only, cost, deadline_text, gsm_punctuation, news, prepare, question, step_text,
+from service.channels.sms.text import (
+    ascii_only,
+    cost,
+    deadline_text,
+    gsm_punctuation,
+    news,
+    prepare,
+    question,
+    step_text,
 )
 from service.game import new_game
 from service.game.bots import choose
 
 # 2026-07-14 16:00 UTC is a Tuesday: 18:00 summer time in Prague
-SUMMER = datetime(2026, 7, 14, 16, 0, tzinfo=timezone.utc).timestamp()
-WINTER = datetime(2026, 1, 13, 16, 0, tzinfo=timezone.utc).timestamp()
+SUMMER = datetime(2026, 7, 14, 16, 0, tzinfo=UTC).timestamp()
+WINTER = datetime(2026, 1, 13, 16, 0, tzinfo=UTC).timestamp()
 
 
 def test_gsm7_single_and_concatenated_segments():

@@ -3,7 +3,7 @@
 from fake_twilio import twilio_signature
 from sms_support import URL, redis_state, world_fixtures
 
-from service.channels.sms import inbound_from_twilio, twiml
+from service.channels.sms.inbound import inbound_from_twilio, twiml
 from service.store import keys
 
 ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000003"

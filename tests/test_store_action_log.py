@@ -4,10 +4,9 @@ log rebuilds the stored game exactly (bug reports, the admin export)."""
 import pytest
 from pipeline_support import Clock, make_ctx, run_jobs, table
 
-from service import ingest
 from service.game import Game
-from workers import export
-from workers.resolution import bot_answer, start_game
+from service.pipeline import export, ingest
+from service.pipeline.resolution import bot_answer, start_game
 
 
 @pytest.mark.parametrize("players,seed,humans", [(2, 1, [1]), (4, 5, [1, 3]), (5, 9, [0, 2])])
@@ -30,7 +29,7 @@ def test_replaying_the_stored_log_gives_the_same_final_snapshot(players, seed, h
                 ingest.submit(ctx, "log1", seat, bot_answer(game, seat), snap.window)
             clock.advance(61)
             ctx.store.set_due("log1", clock.now)
-            from workers import upkeep
+            from service.pipeline import upkeep
             upkeep.sweep(ctx)
         run_jobs(ctx)
         checked += 1

@@ -1,12 +1,11 @@
-"""Outgoing messages per channel (workers.messages) and the outbox's per-slot rules, on fakeredis."""
+"""Outgoing messages per channel (service.pipeline.news) and the outbox's per-slot rules, on fakeredis."""
 
 from pipeline_support import Clock, make_ctx
 
-from service import outbox
 from service.game import new_game
+from service.pipeline import news, outbox, upkeep
 from service.store import Commit
-from workers import messages, upkeep
-from workers.context import RoutingSender
+from service.wiring import RoutingSender
 
 TG_META = {"players": {"0": {"name": "Eva", "chat": "7003", "user": "7003", "lang": "en"},
                        "1": {"name": "Anna", "chat": "7001", "user": "7001", "lang": "cs"},
@@ -14,15 +13,15 @@ TG_META = {"players": {"0": {"name": "Eva", "chat": "7003", "user": "7003", "lan
            "group": "-100555", "lang": "en", "deadline_seconds": 60, "bots": []}
 
 
-def step(ctx, game, events, asked, version=2, news=None):
-    return messages.step_messages(ctx, messages.Step("g1", TG_META, game, events, [], asked, 2e9, version,
-                                                     news or messages.empty_news(game.turn)))
+def step(ctx, game, events, asked, version=2, before=None):
+    return news.step_messages(ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version,
+                                             before or news.empty_news(game.turn)))
 
 
 def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
     ctx = make_ctx()
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
-    out, news = step(ctx, game, [], game.waiting_for())
+    out, after = step(ctx, game, [], game.waiting_for())
     by_chat = {m["chat"]: m for m in out}
     status = by_chat["-100555"]
     assert status["slot"] == "g1:s0" and status["seq"] == 200 and status["buttons"] is None
@@ -31,31 +30,31 @@ def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
     assert anna["slot"] == "g1:p1" and anna["buttons"] and anna["buttons"][0][0]["data"].startswith("d:g1:1:")
     assert "Kolo 1" in anna["text"]
     assert "7003" not in by_chat  # the Creature is not asked and has no news
-    assert news == {"turn": 1, "items": [], "private": {}, "segment": {"start": 0, "items": []}}
+    assert after == {"turn": 1, "items": [], "private": {}, "segment": {"start": 0, "items": []}}
 
 
 def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     ctx = make_ctx()
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
-    out, news = step(ctx, game, [], [1, 2])
+    out, after = step(ctx, game, [], [1, 2])
     asked = {m["chat"]: m for m in out if m["chat"] in ("7001", "7002")}
     assert {m["slot"] for m in asked.values()} == {"g1:p1"} and all(m["buttons"] for m in asked.values())
     played = {"type": "played", "seat": 2, "cards": [4], "visible_to": [2]}
-    out, news = step(ctx, game, [played], [], version=3, news=news)
+    out, after = step(ctx, game, [played], [], version=3, before=after)
     petr = [m for m in out if m["chat"] == "7002"]
     # the same turn: Petr's result edits his turn message (same slot, newer seq); nobody else hears of it
     assert [(m["slot"], m["seq"], m["buttons"]) for m in petr] == [("g1:p1", 300, None)]
     assert "4 " in petr[0]["text"] and not [m for m in out if m["chat"] in ("7001", "7003")]
-    assert [e["type"] for e in news["private"]["2"]] == ["played"]
+    assert [e["type"] for e in after["private"]["2"]] == ["played"]
     drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
-    out, news = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4,
-                     news=news)
+    out, after = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4,
+                     before=after)
     petr = [m for m in out if m["chat"] == "7002"]
     # the turn ends: its message gets its last result; the next turn's question is a new message of its own
     assert [m["slot"] for m in petr] == ["g1:p1", "g1:p2"]
     assert "4 " in petr[0]["text"] and "6 " in petr[0]["text"] and petr[0]["buttons"] is None
     assert petr[1]["buttons"] and "6 " not in petr[1]["text"]
-    assert news["turn"] == 2 and "2" not in news["private"]
+    assert after["turn"] == 2 and "2" not in after["private"]
 
 
 def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
@@ -64,21 +63,21 @@ def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     tokens = {"type": "tokens", "tokens": {"creature": [4]}, "visible_to": None}
     reveal = {"type": "reveal", "turn": 1, "played": {"1": [2], "2": [4]}, "visible_to": None}
     caught = {"type": "caught", "seat": 2, "place": 4, "visible_to": None}
-    _, news = step(ctx, game, [], [1, 2])
-    out, news = step(ctx, game, [tokens, reveal, caught], [], version=3, news=news)
+    _, after = step(ctx, game, [], [1, 2])
+    out, after = step(ctx, game, [tokens, reveal, caught], [], version=3, before=after)
     group = [m for m in out if m["chat"] == "-100555"]
     # the old message is closed (no one is waited for any more); the reveal opens the new one, with the tokens
     assert [m["slot"] for m in group] == ["g1:s0", "g1:s1"] and "⏳" not in group[0]["text"]
     assert group[1]["text"].index("Reveal") < group[1]["text"].index("Petr was caught") \
         < group[1]["text"].index("🌍 Turn 1")  # the news first, then where the game is
-    assert [i["type"] for i in news["segment"]["items"]] == ["tokens", "reveal", "caught"]
+    assert [i["type"] for i in after["segment"]["items"]] == ["tokens", "reveal", "caught"]
     assert "placed its tokens" in group[1]["text"] and "placed its tokens" not in group[0]["text"]
     # the next turn begins in the same message: edited, not sent anew, and the reveal stays on it
-    out, news = step(ctx, game, [{"type": "turn", "turn": 2, "visible_to": None}], [1, 2], version=4, news=news)
+    out, after = step(ctx, game, [{"type": "turn", "turn": 2, "visible_to": None}], [1, 2], version=4, before=after)
     group = [m for m in out if m["chat"] == "-100555"]
     assert [(m["slot"], m["seq"]) for m in group] == [("g1:s1", 400)]
     assert "Reveal" in group[0]["text"] and "Turn 2" in group[0]["text"]
-    assert news["turn"] == 2 and news["segment"]["start"] == 1
+    assert after["turn"] == 2 and after["segment"]["start"] == 1
 
 
 def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
@@ -89,8 +88,8 @@ def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
     assert "7001" not in {m["chat"] for m in out}
     meta = {**TG_META, "group": "console:table",
             "players": {**TG_META["players"], "1": {"name": "You", "chat": "console:you", "user": "u"}}}
-    out, _ = messages.step_messages(ctx, messages.Step("g1", meta, game, [
-        {"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [], [1], 2e9, 2, messages.empty_news(1)))
+    out, _ = news.step_messages(ctx, news.Step("g1", meta, game, [
+        {"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [], [1], 2e9, 2, news.empty_news(1)))
     you = next(m for m in out if m["chat"] == "console:you")
     assert "You play: 2 Jungle." in you["text"] and "Your move" in you["text"] and "=" not in you["text"]
 
@@ -114,39 +113,19 @@ def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fail
                 raise outbox.RejectedSendError("Bad Request: message text is empty")
             return self.inner.send(chat, text, buttons)
 
-    ctx.given_sender = Rejecting(ctx.sender)
-    ctx.__dict__.pop("sender", None)
+    ctx.sender = Rejecting(ctx.sender)
     assert upkeep.deliver(ctx, "o1-v1-0", 0, 0) == "sent"
     assert upkeep.deliver(ctx, "o1-v1-1", 0, 0) == "done"  # superseded by the newer version
     assert upkeep.deliver(ctx, "o1-v1-2", 0, 0) == "failed"
     assert upkeep.deliver(ctx, "o1-v1-2", 1, 0) == "done"  # never tried again
     assert ctx.store.streaks("o1") == {}  # a rejected message does not make the player unreachable
-    assert [m["text"] for m in ctx.given_sender.inner.sent()] == ["new"]
+    assert [m["text"] for m in ctx.sender.inner.sent()] == ["new"]
 
 
-def test_routing_sender_picks_the_channel_by_chat_and_tells_blocked_from_rejected():
+def test_routing_sender_picks_the_channel_by_chat_kind_and_configuration():
     ctx = make_ctx(telegram_bot_token="1:x", twilio_account_sid="AC1")
     router = RoutingSender(ctx.store.redis, ctx.settings)
     assert [router.channel(c) for c in ("-100123", "-100123/7", "42", "sms:+420777", "console:you")] == \
-        ["telegram", "telegram", "telegram", "sms", "other"]
+        ["telegram", "telegram", "telegram", "sms", "console"]
     plain = RoutingSender(ctx.store.redis, make_ctx().settings)
-    assert plain.channel("42") == "other"  # no token: nothing goes to Telegram
-
-    class Refusing:
-        def __init__(self, detail):
-            self.detail = detail
-
-        def send(self, *args, **kwargs):
-            raise outbox.PermanentSendError(self.detail)
-
-    router._channels["telegram"] = Refusing("Forbidden: bot was blocked by the user")
-    try:
-        router.send("42", "x")
-    except outbox.PermanentSendError:
-        pass
-    router._channels["telegram"] = Refusing("Bad Request: can't parse entities")
-    try:
-        router.send("42", "x")
-        raise AssertionError("should raise")
-    except outbox.RejectedSendError:
-        pass
+    assert plain.channel("42") == "console"  # no token: nothing goes to Telegram

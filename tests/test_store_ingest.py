@@ -3,11 +3,12 @@
 import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 
-from service import ingest, ops
 from service.game import Game
-from service.ingest import Status
+from service.ops import metrics
+from service.pipeline import ingest
+from service.pipeline.ingest import Status
+from service.pipeline.resolution import resolve_window, start_game
 from service.store import keys
-from workers.resolution import resolve_window, start_game
 
 G = "ing1"
 
@@ -73,7 +74,7 @@ def test_a_snapshot_read_by_the_channel_is_rechecked_by_the_submit_script(ctx):
     first = ingest.submit(ctx, G, 1, one, 1, "q1", seen)
     assert first.status is Status.ACCEPTED
     assert [j.args for j in ctx.send_queue.jobs if j.func_name == "workers.jobs.refresh"] == [[G, 1, 1]]
-    assert ctx.store.redis.hget(ops.COUNTERS_KEY, "answers|channel=any") == b"1"  # in the refresh's pipeline
+    assert ctx.store.redis.hget(metrics.COUNTERS_KEY, "answers|channel=any") == b"1"  # in the refresh's pipeline
     assert ingest.submit(ctx, G, 1, one, 1, "q1", seen).status is Status.DUP
     assert ingest.submit(ctx, G, 2, two, 1, "q2", seen).status is Status.RESOLVE
     assert ingest.submit(ctx, G, 2, two, 1, "q3", seen).status is Status.CLOSED
@@ -92,7 +93,7 @@ def test_resolving_twice_changes_nothing_the_second_time(ctx):
 
 
 def test_a_game_id_cannot_be_started_twice(ctx):
-    from workers.resolution import GameExists
+    from service.pipeline.resolution import GameExists
 
     with pytest.raises(GameExists):
         start_game(ctx, G, CONFIG, table(3, humans=[1, 2]))
@@ -100,7 +101,7 @@ def test_a_game_id_cannot_be_started_twice(ctx):
 
 def test_only_plans_may_follow_the_move_that_completes_a_window():
     from service.game import new_game
-    from workers.resolution import bot_answer
+    from service.pipeline.resolution import bot_answer
 
     game = new_game(CONFIG)
     for seat in (1, 2):

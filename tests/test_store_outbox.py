@@ -5,10 +5,9 @@ from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
-from service import outbox
 from service.game import new_game
+from service.pipeline import news, outbox, scheduling, upkeep
 from service.store import Commit
-from workers import messages, scheduling, upkeep
 
 G = "out1"
 
@@ -142,8 +141,8 @@ def test_private_events_reach_only_their_seats_and_public_ones_the_table():
               {"type": "caught", "seat": 2, "place": 4, "visible_to": None}]
 
     def step(meta):
-        out, _ = messages.step_messages(None, messages.Step("g", meta, game, events, [], [], 0.0, 1,
-                                                            messages.empty_news(1)))
+        out, _ = news.step_messages(make_ctx(), news.Step("g", meta, game, events, [], [], 0.0, 1,
+                                                            news.empty_news(1)))
         return {m["chat"]: m["text"] for m in out}
 
     out = step(meta)

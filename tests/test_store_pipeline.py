@@ -4,10 +4,9 @@ import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 from rq.registry import ScheduledJobRegistry
 
-from service import ingest
 from service.game import Game
-from workers import upkeep
-from workers.resolution import follow_up, resolve_window, start_game
+from service.pipeline import ingest, upkeep
+from service.pipeline.resolution import follow_up, resolve_window, start_game
 
 G = "pipe1"
 
@@ -40,7 +39,7 @@ def settle(ctx):
 
 def answer_for(ctx, seat):
     game = Game.from_json(ctx.store.load(G).json)
-    from workers.resolution import bot_answer
+    from service.pipeline.resolution import bot_answer
 
     return bot_answer(game, seat)
 

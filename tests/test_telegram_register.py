@@ -2,7 +2,7 @@
 
 import pytest
 
-from service.channels import telegram_register
+from service.channels.telegram import register as telegram_register
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
 

@@ -5,9 +5,9 @@ import os
 import fakeredis
 import pytest
 
-from service import outbox
-from service.channels import telegram_send as tg
+from service.channels.telegram import sender as tg
 from service.config import get_settings
+from service.pipeline import outbox
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
 KEYBOARD = [[{"text": "play 3 (River)", "data": "d:G1:4:0:"}, {"text": "Rules", "url": "https://t.me/x"}]]
@@ -122,9 +122,9 @@ def test_a_late_screen_edit_never_hides_the_next_question(api):
     queue = Queue("send", connection=connection)
     question = tg.send(42, "question of window 9", KEYBOARD)
     connection.hset(keys.slot_seqs("G1"), "42|G1:p3", 500)  # the outbox delivered version 5 to the slot
-    late = queue.enqueue("service.channels.telegram_jobs.edit_message",
+    late = queue.enqueue("workers.jobs.edit_screen",
                          args=(42, question.message_id, "✅ Locked in (window 8)", None, "G1", "G1:p3", 4))
-    current = queue.enqueue("service.channels.telegram_jobs.edit_message",
+    current = queue.enqueue("workers.jobs.edit_screen",
                             args=(42, question.message_id, "✅ Locked in (window 9)", None, "G1", "G1:p3", 5))
     SimpleWorker([queue], connection=connection).work(burst=True)
     assert late.return_value() == "superseded" and current.return_value() == "ok"

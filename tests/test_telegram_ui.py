@@ -4,9 +4,10 @@ import random
 
 import pytest
 
-from service.channels import telegram_ui as ui
+from service.channels.telegram import ui
 from service.game import bots, new_game
-from service.ingest import check_answer
+from service.i18n import events
+from service.pipeline.ingest import check_answer
 
 DEADLINE = 1_900_000_000.0
 NAMES = {0: "Zora", 1: "Anna", 2: "Petr", 3: "Eva"}
@@ -174,13 +175,13 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
 
 def test_reveal_and_game_end_texts():
     event = {"type": "reveal", "turn": 2, "visible_to": None, "played": {"1": [4], "2": [3, 10], "3": []}}
-    text = ui.reveal(event, NAMES, "en")
+    text = events.reveal(event, NAMES, "en")
     assert text.splitlines() == ["🔦 Reveal of turn 2!", "Anna → 4 Beach", "Petr → 3 River, 10 Artefact",
                                  "Eva → nowhere (gave up)"]
-    assert "Pláž" in ui.reveal(event, NAMES, "cs") and "Odhalení v 2. kole!" in ui.reveal(event, NAMES, "cs")
+    assert "Pláž" in events.reveal(event, NAMES, "cs") and "Odhalení v 2. kole!" in events.reveal(event, NAMES, "cs")
     view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
-    assert "The Hunted win!" in ui.game_over(view, NAMES, "en")
-    assert "Vyhráli Lovení!" in ui.game_over(view, NAMES, "cs")
+    assert "The Hunted win!" in events.game_over(view, NAMES, "en")
+    assert "Vyhráli Lovení!" in events.game_over(view, NAMES, "cs")
 
 
 def test_result_lines_skip_secret_events():

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from service.channels.telegram_update import MalformedUpdate, parse_update
+from service.channels.telegram.update import MalformedUpdate, parse_update
 
 USER = {"id": 111, "is_bot": False, "first_name": "Anna", "language_code": "cs"}
 GROUP = {"id": -100123, "type": "supergroup", "title": "Friday", "is_forum": True}

@@ -11,13 +11,13 @@ from pipeline_support import Clock, make_ctx
 from starlette.testclient import TestClient
 
 from service import commands
-from service.channels import telegram_ui as ui
-from service.channels.telegram import Env
-from service.channels.telegram_tables import Tables
+from service.channels.telegram import ui
+from service.channels.telegram.inbound import Env
+from service.channels.telegram.tables import Tables
 from service.game import Game
+from service.pipeline import news
+from service.pipeline.resolution import resolve_window
 from service.web import SECRET_HEADER, create_app
-from workers import messages
-from workers.resolution import resolve_window
 
 SECRET = "hook_secret"
 GROUP = {"id": -100777, "type": "supergroup", "title": "Friday"}
@@ -143,9 +143,9 @@ def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
     snap = env.ctx.store.load(game_id)
     local = datetime.fromtimestamp(snap.deadline, ZoneInfo("America/New_York")).strftime("%H:%M")
     assert f", {local} E" in chat.say(0, "/status")["text"]  # EST or EDT
-    questions = [m for m in messages.step_messages(env.ctx, messages.Step(
+    questions = [m for m in news.step_messages(env.ctx, news.Step(
         game_id, meta, Game.from_json(snap.json), [], [], sorted(env.ctx.store.expected(game_id)), snap.deadline,
-        snap.version, messages.load_news(snap.news)))[0] if m.get("buttons")]
+        snap.version, news.load_news(snap.news)))[0] if m.get("buttons")]
     assert questions and all(f", {local} E" in m["text"] for m in questions)
     assert chat.say(0, "/settings tz default")["text"] == "The game has already begun."
 
@@ -168,7 +168,7 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     # the last answer of its window: the pressed message shows it locked in (an edit job on the send queue: edits
     # are sends, they do not wait between resolutions); the next window's question will replace it
     job = env.ctx.send_queue.jobs[-1]
-    assert job.func_name == "service.channels.telegram_jobs.edit_message"
+    assert job.func_name == "workers.jobs.edit_screen"
     assert job.args[2].startswith("✅ Locked in:")
 
     resolve_window(env.ctx, game_id, snap.window)  # what a worker does next
@@ -179,7 +179,7 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     # an answer that leaves the window open: one job, the refresh of the status and of the seat's turn message
     assert [j.func_name for j in env.ctx.send_queue.jobs[before:]] == ["workers.jobs.refresh"]
     answers, expected, _, meta = env.ctx.store.window_state(game_id)
-    refreshed = messages.refresh_messages(env.ctx, game_id, snap, meta, messages.load_news(snap.news), answers,
+    refreshed = news.refresh_messages(env.ctx, game_id, snap, meta, news.load_news(snap.news), answers,
                                           expected, seat)
     assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
 

@@ -1,10 +1,15 @@
-"""RQ job functions. Arguments are plain ids (JSON serializer); each job is safe to run twice.
+"""RQ job functions: the entry points the queues name. Arguments are plain ids (JSON serializer); each job is safe
+to run twice.
 
-Wiring only: each job takes the context of its connection and calls the step that does the work.
+Wiring only: each job takes the context of its connection (`service.wiring.current`) and calls the step that does
+the work.
 """
 
-from workers import resolution, upkeep
-from workers.context import current
+from rq import get_current_job
+
+from service.channels.telegram import jobs as telegram_jobs
+from service.pipeline import resolution, upkeep
+from service.wiring import current
 
 
 def resolve(game_id: str, window: int) -> str:
@@ -33,3 +38,10 @@ def refresh(game_id: str, window: int, seat: int) -> bool:
 
 def sweep() -> dict[str, int]:
     return upkeep.sweep(current())
+
+
+def edit_screen(chat_id: int, message_id: int, text: str, keyboard: list | None, game_id: str, slot: str,
+                version: int) -> str:
+    """The next screen of a Telegram decision message after a button press."""
+    return telegram_jobs.edit_message(get_current_job().connection, chat_id, message_id, text, keyboard, game_id,
+                                      slot, version)

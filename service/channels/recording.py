@@ -1,9 +1,10 @@
 """A sender for tests: records every send in a Redis list, so tests can read what workers in other processes
-sent; it can also be told to fail for a chat (``test:fail:<chat>`` = "retry_after:<s>" | "transient" | "crash" | "blocked")."""
+sent; it can also be told to fail for a chat (``test:fail:<chat>`` = "retry_after:<s>" | "transient" | "crash" |
+"blocked")."""
 
 import json
 
-from service.outbox import PermanentSendError, RetryAfter, TransientSendError
+from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
 
 SENT_KEY = "test:sent"
 

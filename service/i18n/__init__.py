@@ -10,7 +10,7 @@ Language: a choice made for the user wins, then the chat's, then Telegram's ``la
 """
 
 import gettext
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 DOMAIN = "artemia"
@@ -20,7 +20,7 @@ DEFAULT_LANG = "en"
 _READS_CZECH = ("cs", "sk")
 
 
-@lru_cache(maxsize=None)
+@cache
 def translator(lang: str) -> gettext.NullTranslations:
     """The catalogue of ``lang`` (an unknown language gets English): use ``.gettext`` and ``.ngettext``."""
     lang = lang if lang in LANGS else DEFAULT_LANG

@@ -88,3 +88,50 @@ def line(event: dict, names: dict[int, str], lang: str) -> str | None:
     if kind == "fallback":
         return _("Your earlier answer was no longer possible; a default was played for you.")
     return None  # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line
+
+
+def counters(view: dict, lang: str) -> str:
+    _ = translator(lang).gettext
+    return (_("Rescue counter: {n} to go.").format(n=view["rescue"]) + " "
+            + _("Assimilation counter: {n} to go.").format(n=view["assimilation"]))
+
+
+def winner(view: dict, lang: str) -> str:
+    _ = translator(lang).gettext
+    return _("The Hunted win!") if view["winner"] == "hunted" else _("The Creature wins!")
+
+
+def reveal(event: dict, names: dict[int, str], lang: str) -> str:
+    """The reveal message, from the engine's ``reveal`` event: where each Hunted went."""
+    _ = translator(lang).gettext
+    lines = ["🔦 " + _("Reveal of turn {n}!").format(n=event["turn"])]
+    for seat, cards in sorted(event["played"].items(), key=lambda item: int(item[0])):
+        where = cards_text(cards, lang) if cards else _("nowhere (gave up)")
+        lines.append(f"{seat_name(names, int(seat), lang)} → {where}")
+    return "\n".join(lines)
+
+
+def game_over(view: dict, names: dict[int, str], lang: str) -> str:
+    """The end-of-game message."""
+    _ = translator(lang).gettext
+    return "\n".join([f"🏁 {_('Game over.')} {winner(view, lang)}", counters(view, lang),
+                      _("Thanks for playing! /newgame starts another one.")])
+
+
+def notice_text(notice: dict, names: dict[int, str], lang: str, bot_username: str = "") -> str:
+    """A structured notice of the pipeline (``{"type": "_notice", "kind": ...}``) in ``lang``."""
+    _ = translator(lang).gettext
+    kind = notice["kind"]
+    if kind == "start":
+        return _("A game of Not Alone begins: {n} players, {seconds} s per step.").format(
+            n=notice["players"], seconds=notice["seconds"])
+    who = seat_name(names, notice["seat"], lang)
+    if kind == "bot":
+        return _("{who} missed {n} deadlines in a row: a bot plays for them until they answer again.").format(
+            who=who, n=notice["misses"])
+    if kind == "unreachable":
+        bot = f"@{bot_username}" if bot_username else _("the bot")
+        return _("{who} cannot get my private messages (the bot is blocked or was never started): a bot plays "
+                 "for them for now. {who}, open {bot} and press Start to get your seat back.").format(
+            who=who, bot=bot)
+    return str(kind)

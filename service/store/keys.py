@@ -96,6 +96,14 @@ def dedup(game_id: str) -> str:
 
 DUE = "artemia:due"
 HEARTBEAT = "artemia:heartbeat"
+METRICS_COUNTERS = "artemia:metrics:c"  # hash "<name>|<label>=<value>,..." -> count (service.ops.metrics)
+
+
+def metrics_histogram(name: str) -> str:
+    """Hash of one histogram: "b<bucket>|<labels>", "sum|<labels>", "count|<labels>"."""
+    return f"artemia:metrics:h:{name}"
+
+
 RATE_PAUSE = "artemia:rl:pause"
 RATE_GLOBAL = "artemia:rl:global"
 
@@ -110,3 +118,41 @@ def chat_game(chat: str) -> str:
 
 def rate_chat(chat: str) -> str:
     return f"artemia:rl:chat:{chat}"
+
+
+# Telegram's global keys (the channel's own state; not per game).
+def telegram_lang(user: str) -> str:
+    """A user's own language choice."""
+    return f"tg:lang:{user}"
+
+
+def telegram_update(update_id: int) -> str:
+    """A webhook update already handled (dedup, a little over Telegram's 24 h retention)."""
+    return f"tg:upd:{update_id}"
+
+
+def telegram_blocked(user: str) -> str:
+    """The user blocked the bot or never started it: nothing is sent to them until they press Start."""
+    return f"tg:blocked:{user}"
+
+
+def telegram_moved(chat: str) -> str:
+    """Where a group that became a supergroup lives now."""
+    return f"tg:moved:{chat}"
+
+
+def telegram_slots(game_id: str) -> str:
+    """Hash "<chat>|<slot>" -> Telegram message id of each living message of a game."""
+    return f"{_g(game_id)}:tg:slots"
+
+
+# SMS's global keys.
+def sms_number(number: str) -> str:
+    """Hash of one phone number's preferences: stopped, ascii, lang, tz."""
+    return f"artemia:sms:num:{number}"
+
+
+def sms_message(message_sid: str) -> str:
+    """An inbound message already handled (SET NX, with a TTL)."""
+    return f"artemia:sms:sid:{message_sid}"
+

@@ -26,18 +26,20 @@ import redis
 from rq import Queue
 from starlette.testclient import TestClient
 
+from service import wiring
 from service.cardnames import name
-from service.channels import telegram, telegram_send
-from service.channels import telegram_ui as ui
-from service.channels.telegram_tables import Tables
+from service.channels.telegram import inbound as telegram
+from service.channels.telegram import sender as telegram_send
+from service.channels.telegram import ui
+from service.channels.telegram.tables import Tables
 from service.config import Settings, get_settings
 from service.game import Game
 from service.i18n import translator
 from service.i18n.events import cards_text, line
+from service.pipeline import context
+from service.pipeline.resolution import bot_answer
 from service.web import SECRET_HEADER, create_app
 from tests.fake_bot_api import FakeBotAPI
-from workers import context
-from workers.resolution import bot_answer
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -86,7 +88,7 @@ def stack(redis_url, monkeypatch):
     settings = Settings(sender="auto", telegram_bot_token=fake.token, bot_username=BOT_USERNAME,
                         min_deadline_seconds=1, rate_global_per_second=UNLIMITED,
                         rate_private_per_second=UNLIMITED, rate_group_per_minute=UNLIMITED)
-    ctx = context.build(connection, settings)
+    ctx = wiring.build(connection, settings)
     context.register(ctx)
     env = telegram.Env(ctx, Tables(connection), BOT_USERNAME)
     with TestClient(create_app(env, SECRET)) as client:

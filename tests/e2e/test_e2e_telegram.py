@@ -11,8 +11,8 @@ import redis
 from e2e_support import Stack, Users, play_by_buttons, user, wait_for
 
 from service.game import Game
+from service.pipeline import export
 from service.store import Store, keys
-from workers import export
 
 pytestmark = pytest.mark.integration
 

@@ -11,15 +11,14 @@ import time
 
 import pytest
 import redis
-from tests.real_redis import wait_for
 from pipeline_support import CONFIG, table
 from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 
-from service import ingest
 from service.game import Game
-from service.ingest import Status
-from workers import scheduling
-from workers.resolution import bot_answer, start_game
+from service.pipeline import ingest, scheduling
+from service.pipeline.ingest import Status
+from service.pipeline.resolution import bot_answer, start_game
+from tests.real_redis import wait_for
 
 pytestmark = pytest.mark.integration
 

@@ -23,15 +23,14 @@ import time
 import httpx
 import pytest
 import redis
-from tests.real_redis import wait_for
 
-from service import admin
-from service.channels import telegram_ui as ui
+from service import admin, wiring
+from service.channels.telegram import ui
 from service.config import Settings
 from service.game import Game
 from service.store import batch_for_version
 from tests.fake_bot_api import FakeBotAPI, free_port, serve
-from workers import context
+from tests.real_redis import wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -174,7 +173,7 @@ def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
         env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT),
                "REDIS_URL": redis_url, "TELEGRAM_BOT_TOKEN": api.token, "TELEGRAM_API_BASE_URL": bot_base_url,
                "ARTEMIA_WEBHOOK_SECRET": SECRET, "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
-               "ARTEMIA_SENDER": "service.channels.telegram_send:make",
+               "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
                "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2", "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
                "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000", "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
                "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000", "ARTEMIA_LOG_LEVEL": "INFO"}
@@ -219,7 +218,7 @@ def play(connection, api, base, web, worker):
     tg.say(0, "/newgame")
     tg.say(1, "/join")
     assert "The game begins" in tg.say(0, "/begin")["text"]
-    ctx = context.build(connection, Settings())
+    ctx = wiring.build(connection, Settings())
     [listed] = admin.list_games(ctx)
     game_id = listed["game"]
     meta = ctx.store.meta(game_id)

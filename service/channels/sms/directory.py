@@ -1,0 +1,60 @@
+"""Phone numbers as players, in Redis: each number's settings (stopped, ASCII-only, language, time zone) and
+the ``MessageSid``s already handled. The games a number plays (and its seats) are the shared lobby's index
+(`service.pipeline.lobby.Lobby.games_of`), like any other address's.
+
+A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.chat`` and the outbox) are both
+``"sms:<E.164>"``. Keys are global, like the pipeline's user indexes:
+
+    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz
+    artemia:sms:sid:<MessageSid>       an inbound message already handled (SET NX, with a TTL)
+"""
+
+from dataclasses import dataclass
+
+import redis
+
+from service.store import keys
+
+CHAT_PREFIX = "sms:"
+
+
+def chat_of(number: str) -> str:
+    return CHAT_PREFIX + number
+
+
+def number_of(chat: str) -> str | None:
+    """The phone number of an SMS chat, None for a chat of another channel."""
+    return chat[len(CHAT_PREFIX):] if chat.startswith(CHAT_PREFIX) else None
+
+
+@dataclass(frozen=True)
+class Prefs:
+    stopped: bool = False
+    ascii: bool = False
+    lang: str = "en"
+    tz: str = "Europe/Prague"
+
+
+class Directory:
+    def __init__(self, connection: redis.Redis, default_tz: str = "Europe/Prague", dedup_ttl: int = 172800):
+        self.redis = connection
+        self.default_tz = default_tz
+        self.dedup_ttl = dedup_ttl
+
+    def prefs(self, number: str) -> Prefs:
+        raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(keys.sms_number(number)).items()}
+        return Prefs(stopped=raw.get("stopped") == "1", ascii=raw.get("ascii") == "1",
+                     lang=raw.get("lang", "en"), tz=raw.get("tz", self.default_tz))
+
+    def set_prefs(self, number: str, **fields) -> None:
+        """Change some settings: stopped / ascii (bool), lang / tz (str)."""
+        values = {k: ("1" if v else "0") if isinstance(v, bool) else v for k, v in fields.items()}
+        self.redis.hset(keys.sms_number(number), mapping=values)
+
+    def first_time(self, message_sid: str) -> bool:
+        """True the first time a MessageSid is seen (Twilio retries a webhook that failed or timed out)."""
+        return bool(self.redis.set(keys.sms_message(message_sid), 1, nx=True, ex=self.dedup_ttl))
+
+    def forget(self, message_sid: str) -> None:
+        """Let Twilio's retry of a message whose handling failed be handled again."""
+        self.redis.delete(keys.sms_message(message_sid))

@@ -1,0 +1,252 @@
+"""What a text message means and what we answer: carrier keywords, lobby keywords, settings, game commands.
+
+One message from a number -> at most one short reply (the TwiML answer). Carrier keywords are whole-message,
+case-insensitive and in English, as carriers and Twilio match them:
+
+    STOP STOPALL UNSUBSCRIBE CANCEL END QUIT   no more messages to this number; bots play its seats
+    START YES UNSTOP                           messages again; its seats are its own again
+    HELP INFO (NAPOVEDA, NÁPOVĚDA)             what this is and how to play
+
+Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPOJ = PŘIPOJ):
+
+    NEW | NOVA [2-7] [live|fast|daily] [name]    open a table (ZIVE, RYCHLE, DENNE are the Czech presets; bots
+                                                 fill the seats up to the number given)
+    JOIN | PRIPOJ <code> [name]                  join a table, opened by SMS or on Telegram
+    GO | ZACNI [code]                            its creator starts it (2-7 players); a full table starts itself
+    CREATURE | BYTOST [code]                     volunteer to be the Creature (alone or with a code: otherwise
+                                                 "bytost 3 ..." is the Creature's hunt command)
+    LEAVE | ODEJDI [code]                        leave a table that has not begun
+    ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
+
+The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
+game command (`service.commands.parse`) for one of the number's games: the one whose code starts the message
+("K7QX play 3"; the code alone asks for the current question), else the running game it joined most recently.
+Bad input — an unknown number, garbage, a code of a game the number is not in — gets one helpful reply and
+changes nothing.
+"""
+
+import unicodedata
+
+from service import commands
+from service.channels.sms import text as sms_text
+from service.channels.sms.directory import Directory, Prefs, chat_of
+from service.pipeline.lobby import Lobby, LobbyError, Player, looks_like_code, sms_address
+from service.pipeline.seats import Games
+
+STOP_WORDS = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"}
+START_WORDS = {"START", "YES", "UNSTOP"}
+HELP_WORDS = {"HELP", "INFO", "NAPOVEDA"}
+NEW_WORDS = {"NEW", "NOVA"}
+JOIN_WORDS = {"JOIN", "PRIPOJ"}
+GO_WORDS = {"GO", "ZACNI", "ZACIT"}
+CREATURE_WORDS = {"CREATURE", "BYTOST"}
+LEAVE_WORDS = {"LEAVE", "ODEJDI"}
+LANG_WORDS = {"LANG", "JAZYK"}
+DEADLINES = {"LIVE": "live", "FAST": "fast", "DAILY": "daily", "ZIVE": "live", "RYCHLE": "fast", "DENNE": "daily"}
+MAX_NAME = 20
+
+REPLIES = {
+    "help": ("Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill "
+             "seats). Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no "
+             "accents, LANG CS. STOP ends messages, START resumes.",
+             "Artemia, Nejsme tu sami po SMS. NOVA [2-7] založí hru, PRIPOJ <kód> přidá, ZACNI spustí (prázdná "
+             "místa hrají boti). Odpověz např. 'hraj 3'; ve více hrách začni kódem. ? = možnosti. ASCII ON = bez "
+             "diakritiky, JAZYK EN. STOP zastaví zprávy, START obnoví."),
+    "stopped": ("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back.",
+                "Artemia: žádné další zprávy. Za tebe hrají boti, nic se neztratí. Návrat: napiš START."),
+    "resumed": ("Artemia: welcome back, your seats are yours again.", "Artemia: vítej zpět, hraješ zase sám."),
+    "no_game": ("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more.",
+                "Nejsi v žádné hře. NOVA založí hru, PRIPOJ <kód> tě přidá, NAPOVEDA poradí."),
+    "join_usage": ("Text JOIN and the game's code, e.g. JOIN K7QX. NEW opens a game.",
+                   "Napiš PRIPOJ a kód hry, např. PRIPOJ K7QX. NOVA založí hru."),
+    "not_in": ("You are not in game {code}. Your games: {codes}.", "Ve hře {code} nejsi. Tvoje hry: {codes}."),
+    "opened": ("Game {code} is open{size}. Friends text JOIN {code} (on Telegram: /join {code}). GO starts it.",
+               "Hra {code} je založena{size}. Přátelé napíšou PRIPOJ {code} (v Telegramu /join {code}). "
+               "ZACNI ji spustí."),
+    "size": (" for {size}, bots in empty seats", " pro {size}, zbytek hrají boti"),
+    "joined": ("You joined {code} ({n}/{size}). It starts when its creator texts GO.",
+               "Jsi ve hře {code} ({n}/{size}). Začne, až zakladatel napíše ZACNI."),
+    "seated": ("{code} has begun. You are {role}; your questions come by SMS.",
+               "{code} začala. Hraješ za: {role}; otázky přijdou SMS."),
+    "volunteer": ("OK: you will be the Creature in {code}.", "OK: ve hře {code} budeš Bytost."),
+    "left": ("You left {code}.", "Opustil jsi hru {code}."),
+    "not_at_table": ("You have not joined {code}: text JOIN {code} first.",
+                     "Ve hře {code} nejsi: napiš nejdřív PRIPOJ {code}."),
+    "unknown": ("There is no game {code}: check the code.", "Hra {code} neexistuje: zkontroluj kód."),
+    "already": ("You are already in {code}.", "Ve hře {code} už jsi."),
+    "full": ("Game {code} is full.", "Hra {code} je plná."),
+    "begun": ("Game {code} has already begun.", "Hra {code} už začala."),
+    "not_creator": ("Only whoever opened {code} can start it.", "Hru {code} může spustit jen zakladatel."),
+    "too_few": ("{code} needs 2 to 7 players: wait for a JOIN, or open it with NEW 3 for bots.",
+                "{code} potřebuje 2 až 7 hráčů: počkej na další, nebo založ NOVA 3 s boty."),
+    "no_lobby": ("You have no game waiting to start.", "Nemáš žádnou hru čekající na start."),
+    "ascii": ("OK: messages without accents.", "OK: zprávy bez diakritiky."),
+    "accents": ("OK: messages with accents.", "OK: zprávy s diakritikou."),
+    "lang": ("OK: English.", "OK: česky."),
+    "game_over": ("{code}: this game is over.", "{code}: hra skončila."),
+    "creature": ("the Creature", "Bytost"),
+    "hunted": ("Hunted {n}", "Lovený {n}"),
+}
+
+
+def fold(word: str) -> str:
+    """A keyword as matched: upper case, no diacritics, no trailing punctuation ("Přípoj!" -> "PRIPOJ")."""
+    plain = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in plain if not unicodedata.combining(ch)).upper().strip(".!")
+
+
+def reply(key: str, lang: str, **params) -> str:
+    return REPLIES[key][lang == "cs"].format(**params)
+
+
+class Router:
+    """Turns one message from a number into its effect (settings, lobby, a recorded answer) and the reply."""
+
+    def __init__(self, directory: Directory, games: Games, lobby: Lobby):
+        self.directory, self.games, self.lobby = directory, games, lobby
+
+    def handle(self, number: str, text: str, message_id: str | None) -> str:
+        """The reply to one message, prepared for the number's ASCII setting."""
+        answer = self._answer(number, text, message_id)
+        return sms_text.prepare(answer, self.directory.prefs(number).ascii)
+
+    def _answer(self, number: str, text: str, message_id: str | None) -> str:
+        words = text.split()
+        prefs = self.directory.prefs(number)
+        first = fold(words[0]) if words else ""
+        if len(words) == 1 and first in STOP_WORDS:
+            return self._stop(number, prefs.lang)
+        if len(words) == 1 and first in START_WORDS:
+            return self._start(number, prefs.lang)
+        if len(words) == 1 and first in HELP_WORDS:
+            return reply("help", prefs.lang)
+        if first in CREATURE_WORDS and not (len(words) == 1 or (len(words) == 2 and looks_like_code(words[1]))):
+            first = ""  # "bytost 3 a 5": the Creature's hunt, a game command
+        for keywords, handler in ((NEW_WORDS, self._new), (JOIN_WORDS, self._join), (GO_WORDS, self._go),
+                                  (CREATURE_WORDS, self._creature), (LEAVE_WORDS, self._leave),
+                                  ({"ASCII"}, self._ascii), (LANG_WORDS, self._lang)):
+            if first in keywords:
+                return handler(number, words[1:], prefs)
+        return self._game_command(number, words, text, message_id, prefs)
+
+    # --- carrier keywords ------------------------------------------------------------------------------------
+
+    def _stop(self, number: str, lang: str) -> str:
+        self.directory.set_prefs(number, stopped=True)
+        for game_id, seat in self.lobby.games_of(sms_address(number)):
+            table = self.games.table(game_id)
+            if table and not table.over:
+                self.games.hand_to_bot(game_id, seat, True)
+        return reply("stopped", lang)
+
+    def _start(self, number: str, lang: str) -> str:
+        self.directory.set_prefs(number, stopped=False)
+        for game_id, seat in self.lobby.games_of(sms_address(number)):
+            self.games.hand_to_bot(game_id, seat, False)
+        return reply("resumed", lang)
+
+    # --- the lobby -------------------------------------------------------------------------------------------
+
+    def _new(self, number: str, args: list[str], prefs: Prefs) -> str:
+        size = next((int(a) for a in args if a.isdigit()), None)
+        deadline = next((DEADLINES[fold(a)] for a in args if fold(a) in DEADLINES), "daily")
+        name = [a for a in args if not a.isdigit() and fold(a) not in DEADLINES]
+        table = self.lobby.open(self._player(number, prefs.lang, name), prefs.lang, size=size, deadline=deadline)
+        sized = reply("size", prefs.lang, size=table.size) if table.size else ""
+        return reply("opened", prefs.lang, code=table.code, size=sized)
+
+    def _join(self, number: str, args: list[str], prefs: Prefs) -> str:
+        if not args:
+            return reply("join_usage", prefs.lang)
+        code = args[0].upper()
+        try:
+            table, started = self.lobby.join(code, self._player(number, prefs.lang, args[1:]))
+        except LobbyError as exc:
+            return reply(exc.reason, prefs.lang, code=code)
+        if started:
+            return self._seated(number, started.table, prefs.lang)
+        return reply("joined", prefs.lang, code=table.code, n=len(table.players), size=table.capacity)
+
+    def _go(self, number: str, args: list[str], prefs: Prefs) -> str:
+        code = args[0].upper() if args else self.lobby.last_opened(sms_address(number))
+        if not code:
+            return reply("no_lobby", prefs.lang)
+        try:
+            started = self.lobby.begin(code, sms_address(number))
+        except LobbyError as exc:
+            return reply(exc.reason, prefs.lang, code=code)
+        return self._seated(number, started.table, prefs.lang)
+
+    def _creature(self, number: str, args: list[str], prefs: Prefs) -> str:
+        code = args[0].upper() if args else self._waiting_table(number)
+        if not code:
+            return reply("no_lobby", prefs.lang)
+        try:
+            self.lobby.volunteer(code, sms_address(number))
+        except LobbyError as exc:
+            return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
+        return reply("volunteer", prefs.lang, code=code)
+
+    def _leave(self, number: str, args: list[str], prefs: Prefs) -> str:
+        code = args[0].upper() if args else self._waiting_table(number)
+        if not code:
+            return reply("no_lobby", prefs.lang)
+        try:
+            self.lobby.leave(code, sms_address(number))
+        except LobbyError as exc:
+            return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
+        return reply("left", prefs.lang, code=code)
+
+    def _waiting_table(self, number: str) -> str | None:
+        """The code of the table the number opened last, if it has not begun."""
+        code = self.lobby.last_opened(sms_address(number))
+        table = self.lobby.get(code) if code else None
+        return code if table and not table.game else None
+
+    def _seated(self, number: str, table, lang: str) -> str:
+        seat = table.seats[sms_address(number)]
+        role = reply("creature", lang) if seat == 0 else reply("hunted", lang, n=seat)
+        return reply("seated", lang, code=table.code, role=role)
+
+    # --- settings --------------------------------------------------------------------------------------------
+
+    def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str:
+        on = not args or fold(args[0]) in ("ON", "YES", "ANO", "1")
+        self.directory.set_prefs(number, ascii=on)
+        return reply("ascii" if on else "accents", prefs.lang)
+
+    def _lang(self, number: str, args: list[str], prefs: Prefs) -> str:
+        lang = "cs" if args and fold(args[0]) in ("CS", "CZ", "CESKY", "CESTINA") else "en"
+        self.directory.set_prefs(number, lang=lang)
+        return reply("lang", lang)
+
+    @staticmethod
+    def _player(number: str, lang: str, name: list[str] = ()) -> Player:
+        label = " ".join(name)[:MAX_NAME] or f"SMS {number[-4:]}"
+        return Player(sms_address(number), label, lang, chat_of(number))
+
+    # --- game commands ---------------------------------------------------------------------------------------
+
+    def _game_command(self, number: str, words: list[str], text: str, message_id: str | None,
+                      prefs: Prefs) -> str:
+        lang = prefs.lang
+        games = self.lobby.games_of(sms_address(number))
+        if not games:
+            return reply("no_game", lang)
+        if words and looks_like_code(words[0]):
+            code = words[0].upper()
+            if code not in dict(games):
+                return reply("not_in", lang, code=code, codes=" ".join(g for g, _ in games))
+            games = [(code, dict(games)[code])]
+            text = text.split(None, 1)[1] if len(words) > 1 else "?"
+        tables = [(self.games.table(game_id), seat) for game_id, seat in games]
+        table, seat = next(((t, s) for t, s in tables if t and not t.over), (None, None))
+        if table is None:
+            return reply("game_over", lang, code=games[0][0])
+        try:
+            actions = commands.parse(text, table.game, seat, lang=lang)
+        except commands.CommandError as exc:
+            return f"{table.game_id}: {exc}"
+        if actions[0]["type"] in ("_help", "_status"):
+            return sms_text.question(table.game_id, table.game, seat, table.deadline, lang, prefs.tz)
+        return f"{table.game_id}: {self.games.submit(table.game_id, seat, actions, table.window, message_id)}"

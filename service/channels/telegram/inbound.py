@@ -1,0 +1,489 @@
+"""The Telegram adapter of the web process: one parsed update in -> stored changes + the reply.
+
+``handle(update, env)`` returns the Bot API method to put in the webhook's HTTP reply (a dict such as
+``{"method": "sendMessage", ...}`` or ``{"method": "answerCallbackQuery", ...}``), or None. It never calls
+Telegram itself: a decision message that must change after a button press is edited by a queued job
+(`service.channels.telegram.jobs`). Everything it stores is stored before it returns.
+
+The tables are the shared lobby's (`service.pipeline.lobby`): a table opened here by /newgame has a join code that SMS
+players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
+A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
+
+In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin,
+/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
+/join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
+player is asked in several games) and the decision buttons. Bad input — a stranger's
+button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
+nothing.
+"""
+
+from dataclasses import dataclass
+
+from service import commands, i18n
+from service.cardnames import fold, name, spellings
+from service.channels.telegram import ui
+from service.channels.telegram.tables import Tables, place_of
+from service.channels.telegram.update import CallbackQuery, Message, Update
+from service.game import Game
+from service.game.cards import CARDS
+from service.pipeline import cancelling, ingest, news, scheduling
+from service.pipeline.context import Context
+from service.pipeline.lobby import Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
+
+ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
+
+
+@dataclass
+class Env:
+    """What handling an update needs: the pipeline context, the Telegram-only state, the bot's username, the
+    shared lobby (built on the context when not given) and the SMS number shown to SMS players (TWILIO_FROM)."""
+
+    ctx: Context
+    tables: Tables
+    bot_username: str
+    lobby: Lobby | None = None
+    sms_number: str | None = None
+
+    def __post_init__(self):
+        self.lobby = self.lobby or Lobby(self.ctx)
+        if self.sms_number is None:
+            self.sms_number = self.ctx.settings.twilio_from
+
+
+class Refused(Exception):
+    """A request that changes nothing; the message (already translated) is the reply."""
+
+
+def reply(message: Message, text: str, keyboard: list | None = None) -> dict:
+    body = {"method": "sendMessage", "chat_id": message.chat.id, "text": text}
+    if message.message_thread_id and message.chat.is_forum:
+        body["message_thread_id"] = message.message_thread_id
+    if keyboard:
+        body["reply_markup"] = {"inline_keyboard": [[_button(b) for b in row] for row in keyboard]}
+    return body
+
+
+def _button(button: dict) -> dict:
+    return {"text": button["text"], **({"url": button["url"]} if "url" in button else
+                                       {"callback_data": button["data"]})}
+
+
+def answer_query(query: CallbackQuery, text: str | None = None) -> dict:
+    body = {"method": "answerCallbackQuery", "callback_query_id": query.id}
+    if text:
+        body["text"] = text[:200]
+    return body
+
+
+def handle(update: Update, env: Env) -> dict | None:
+    if update.callback_query:
+        return on_button(update.callback_query, env)
+    if update.my_chat_member and update.my_chat_member.chat.type == "private":
+        env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
+        return None
+    message = update.message
+    if message is None or message.sender is None or message.sender.is_bot:
+        return None
+    if message.migrate_to_chat_id:
+        return None  # the sender follows the move when it next writes there (telegram_send)
+    if not message.text:
+        return None
+    command, args = _command(message.text, env.bot_username)
+    private = message.chat.type == "private"
+    lang = _lang(env, message, private)
+    try:
+        if private:
+            return on_private(message, command, args, lang, env)
+        if command is None:
+            return None  # table talk
+        handler = GROUP_COMMANDS.get(command)
+        if handler is None:
+            return reply(message, _t(lang, "In the group I know: /newgame /join /leave /creature /settings /begin "
+                                           "/status /cancel /help /rules. Moves are made in private chat."))
+        return handler(message, args, lang, env)
+    except Refused as refusal:
+        return reply(message, str(refusal))
+
+
+def _t(lang: str, text: str) -> str:
+    return i18n.translator(lang).gettext(text)
+
+
+def _command(text: str, bot_username: str) -> tuple[str | None, list[str]]:
+    """("/join@artemia_bot x" -> ("join", ["x"])); None for plain text or a command to another bot."""
+    words = text.split()
+    if not words or not words[0].startswith("/"):
+        return None, words
+    command, _, addressee = words[0][1:].partition("@")
+    if addressee and addressee.lower() != bot_username.lower():
+        return None, []
+    return command.lower(), words[1:]
+
+
+def _lang(env: Env, message: Message, private: bool) -> str:
+    table = None if private else env.lobby.at(_place(message))
+    return i18n.choose(env.tables.lang(message.sender.id) if private else None, table and table.lang,
+                       message.sender.language_code)
+
+
+def _place(message: Message) -> str:
+    return place_of(message.chat.id, message.topic if message.chat.is_forum else None)
+
+
+def _player(user) -> Player:
+    return Player(telegram_address(user.id), user.first_name or str(user.id), i18n.from_telegram(user.language_code),
+                  chat=str(user.id), user=str(user.id))
+
+
+def refusal(reason: str, lang: str) -> str:
+    """A lobby refusal (`service.pipeline.lobby.LobbyError`) in words."""
+    _ = i18n.translator(lang).gettext
+    return {
+        "unknown": _("There is no game with that code: check it."),
+        "begun": _("The game has already begun."),
+        "full": _("The table is full (7 players)."),
+        "already": _("You are already in this game."),
+        "not_in": _("You are not in this game."),
+        "not_creator": _("Only the player who opened this game may do that."),
+        "too_few": _("A game needs 2 to 7 players."),
+        "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
+        "bad_setting": _("Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
+                         "tz <Area/City>|default (e.g. tz Europe/London)"),
+    }[reason]
+
+
+def _lobby_call(lang: str, call, *args):
+    """Run a lobby change; a refusal becomes the polite reply (nothing was stored)."""
+    try:
+        return call(*args)
+    except LobbyError as exc:
+        raise Refused(refusal(exc.reason, lang)) from exc
+
+
+def _table(message: Message, env: Env, lang: str) -> Table:
+    table = env.lobby.at(_place(message))
+    if table is None:
+        raise Refused(_t(lang, "There is no game here. /newgame opens one."))
+    return table
+
+
+def _lobby(message: Message, env: Env, lang: str) -> Table:
+    table = _table(message, env, lang)
+    if table.game:
+        raise Refused(_t(lang, "The game has already begun."))
+    return table
+
+
+def join_link(env: Env, table: Table) -> str:
+    return f"https://t.me/{env.bot_username}?start=j{table.code}"
+
+
+def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
+    _ = i18n.translator(lang).gettext
+    names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
+    sms = (_("By SMS: text JOIN {code} to {number}.") if sms_number else _("By SMS: text JOIN {code}.")).format(
+        code=table.code, number=sms_number)
+    return "\n".join([
+        _("A game of Not Alone is open here."),
+        _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
+        _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang} · Time zone: {tz}").format(
+            deadline=table.deadline, expert=_("yes") if table.expert else _("no"), lang=table.lang,
+            tz=ui.zone(table.lang, table.tz)),
+        _("Press Join (it opens a private chat with me, where your secret choices happen). "
+          "The creator starts with /begin."),
+        _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,
+    ])
+
+
+def _lobby_reply(message: Message, table: Table, env: Env, lang: str, news: str = "") -> dict:
+    text = (news + "\n\n" if news else "") + lobby_text(table, lang, env.sms_number)
+    return reply(message, text, [[{"text": _t(lang, "Join"), "url": join_link(env, table)}]])
+
+
+def began_text(started, lang: str) -> str:
+    return _t(lang, "The game begins! {creature} is the Creature. Check your private chat with me for your "
+                    "choices.").format(creature=started.creature.name)
+
+
+# ---------------------------------------------------------------------------------------------- group
+
+
+def cmd_newgame(message, args, lang, env):
+    table = _lobby_call(lang, env.lobby.open, _player(message.sender), lang, _place(message))
+    return _lobby_reply(message, table, env, lang)
+
+
+def cmd_join(message, args, lang, env):
+    table = _lobby(message, env, lang)
+    try:
+        table, started = env.lobby.join(table.code, _player(message.sender))
+    except LobbyError as exc:
+        if exc.reason != "already":
+            raise Refused(refusal(exc.reason, lang)) from exc
+        return _lobby_reply(message, exc.table, env, lang)
+    if started:
+        return reply(message, began_text(started, lang))
+    news = _t(lang, "{name} joins.").format(name=message.sender.first_name)
+    return _lobby_reply(message, table, env, lang, news)
+
+
+def cmd_leave(message, args, lang, env):
+    table = _lobby(message, env, lang)
+    table = _lobby_call(lang, env.lobby.leave, table.code, telegram_address(message.sender.id))
+    if table is None:
+        return reply(message, _t(lang, "Everyone left: the game is closed."))
+    return _lobby_reply(message, table, env, lang, _t(lang, "{name} leaves.").format(
+        name=message.sender.first_name))
+
+
+def cmd_creature(message, args, lang, env):
+    table = _lobby(message, env, lang)
+    try:
+        table = env.lobby.volunteer(table.code, telegram_address(message.sender.id))
+    except LobbyError as exc:
+        if exc.reason == "not_in":
+            raise Refused(_t(lang, "Join first (/join), then volunteer.")) from exc
+        raise Refused(refusal(exc.reason, lang)) from exc
+    return _lobby_reply(message, table, env, lang, _t(lang, "{name} will be the Creature.").format(
+        name=message.sender.first_name))
+
+
+def cmd_settings(message, args, lang, env):
+    table = _lobby(message, env, lang)
+    if not args:
+        return reply(message, lobby_text(table, lang, env.sms_number) + "\n" + _t(
+            lang, "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
+                  "tz <Area/City>|default"))
+    key, value = (args + [""])[:2]
+    table = _lobby_call(lang, env.lobby.configure, table.code, telegram_address(message.sender.id), key, value)
+    return _lobby_reply(message, table, env, table.lang)
+
+
+def cmd_begin(message, args, lang, env):
+    table = _lobby(message, env, lang)
+    started = _lobby_call(lang, env.lobby.begin, table.code, telegram_address(message.sender.id))
+    return reply(message, began_text(started, lang))
+
+
+def cmd_status(message, args, lang, env):
+    table = _table(message, env, lang)
+    if not table.game:
+        return _lobby_reply(message, table, env, lang)
+    return reply(message, game_status(env, table.game, lang))
+
+
+def game_status(env: Env, game_id: str, lang: str) -> str:
+    store = env.ctx.store
+    snap, meta = store.load(game_id), store.meta(game_id)
+    if snap is None:
+        return _t(lang, "There is no such game.")
+    game = Game.from_json(snap.json)
+    names = seat_names(meta)
+    answered = set(store.answers(game_id))
+    asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
+    return ui.status(game.public_view(), names, asked, answered, snap.deadline if asked else None, lang,
+                     tz=meta.get("tz"))
+
+
+def seat_names(meta: dict) -> dict[int, str]:
+    return {int(seat): player["name"] for seat, player in meta.get("players", {}).items()}
+
+
+def cmd_cancel(message, args, lang, env):
+    table = _table(message, env, lang)
+    if telegram_address(message.sender.id) != table.creator:
+        raise Refused(refusal("not_creator", lang))
+    if table.game:  # a running game ends for everyone; SMS players are told by message, the group by this reply
+        cancelling.cancel(env.ctx, table.game, by=message.sender.first_name, told_already=_place(message))
+    env.lobby.close(table)
+    return reply(message, _t(lang, "The game is cancelled. /newgame opens a new one."))
+
+
+def cmd_help(message, args, lang, env):
+    return reply(message, help_text(lang))
+
+
+def help_text(lang: str) -> str:
+    return _t(lang, "Not Alone by message. In the group: /newgame opens a table, players press Join, the creator "
+                    "sets /settings and starts with /begin. Secret choices come to your private chat with me as "
+                    "buttons; you may also type the commands shown there. The group sees one status message per "
+                    "turn, the reveal and the end. /rules [card] explains the rules or a card. A game opened by "
+                    "SMS (or elsewhere) is joined here with /join <code>; SMS players join with JOIN <code>.")
+
+
+def cmd_rules(message, args, lang, env):
+    if not args:
+        return reply(message, _t(lang, "The Hunted win when the Rescue counter reaches its end; the Creature wins "
+                                       "when the Assimilation counter does. Each turn the Hunted secretly pick "
+                                       "places, the Creature places its tokens, then all is revealed. "
+                                       "/rules <card> explains one card."))
+    wanted = fold("".join(args))
+    for card_id, card in CARDS.items():
+        key = card["number"] if card["kind"] == "place" else card_id
+        if wanted in spellings(key):
+            title = name(key, lang) if lang == "en" else f"{name(key, lang)} ({name(key, 'en')})"
+            if card.get("phase"):
+                title += " · " + _t(lang, "phase {n}").format(n=card["phase"])
+            return reply(message, f"{title}\n{card['effect']}")
+    raise Refused(_t(lang, "I know no card of that name."))
+
+
+GROUP_COMMANDS = {"newgame": cmd_newgame, "join": cmd_join, "leave": cmd_leave, "creature": cmd_creature,
+                  "settings": cmd_settings, "begin": cmd_begin, "status": cmd_status, "cancel": cmd_cancel,
+                  "help": cmd_help, "rules": cmd_rules, "start": cmd_help}
+
+
+# ---------------------------------------------------------------------------------------------- private
+
+
+def _take_back_seats(user_id: int, env: Env) -> None:
+    """Pressing Start again (after blocking the bot) ends bot play of this user's seats: the next window asks
+    them again, as answering would."""
+    store = env.ctx.store
+    for game_id in store.games_of_user(str(user_id)):
+        for seat, player in store.meta(game_id).get("players", {}).items():
+            if str(player.get("user")) == str(user_id):
+                store.set_streak(game_id, int(seat), 0)
+
+
+def on_private(message: Message, command: str | None, args: list[str], lang: str, env: Env) -> dict:
+    user = message.sender
+    if command == "start":
+        env.tables.set_blocked(user.id, False)
+        _take_back_seats(user.id, env)
+        if args and args[0].startswith("j"):
+            return join_by_code(message, args[0][1:], lang, env)
+        return reply(message, help_text(lang))
+    if command == "join":
+        if not args:
+            raise Refused(_t(lang, "Usage: /join <code>, with the code of the game (its creator has it)."))
+        return join_by_code(message, args[0], lang, env)
+    if command == "language":
+        if not args or args[0].lower() not in i18n.LANGS:
+            raise Refused(_t(lang, "Usage: /language cs or /language en"))
+        env.tables.set_lang(user.id, args[0].lower())
+        return reply(message, _t(args[0].lower(), "I will write to you in English."))
+    if command == "rules":
+        return cmd_rules(message, args, lang, env)
+    if command in ("help", "status") or command is None:
+        if command == "help":
+            return reply(message, help_text(lang))
+        if command == "status":
+            return reply(message, "\n\n".join(game_status(env, g, lang) for g in my_games(env, user.id)) or
+                         _t(lang, "You are in no game."))
+        games = asked_games(env, user.id)
+        words = (message.text or "").split()
+        if words and looks_like_code(words[0]):  # "K7QX play 3": the game named by its code
+            games = [g for g in games if g[0] == words[0].upper()]
+            if not games:
+                raise Refused(_t(lang, "You have no question to answer in game {code}.").format(
+                    code=words[0].upper()))
+            return typed_answer(message, games[0], lang, env, " ".join(words[1:]) or "?")
+        if not games:
+            return reply(message, _t(lang, "You have no question to answer right now."))
+        if len(games) > 1:
+            raise Refused(_t(lang, "You are asked in several games: use the buttons, or start with the game's "
+                                   "code ({codes}).").format(codes=" ".join(g for g, _ in games)))
+        return typed_answer(message, games[0], lang, env, message.text)
+    raise Refused(_t(lang, "Unknown command. /help"))
+
+
+def join_by_code(message: Message, code: str, lang: str, env: Env) -> dict:
+    """Join the table of ``code`` from a private chat (the deep link of a group's lobby, or /join <code> for a
+    table opened elsewhere, by SMS say)."""
+    table = env.lobby.get(code)
+    if table is None:
+        raise Refused(_t(lang, "That game is no longer open."))
+    try:
+        table, started = env.lobby.join(table.code, _player(message.sender))
+    except LobbyError as exc:
+        if exc.reason != "already":
+            raise Refused(refusal(exc.reason, lang)) from exc
+        started = None
+    if started:
+        return reply(message, began_text(started, lang))
+    return reply(message, _t(lang, "You are in game {code}! Your secret choices will come here once the game "
+                                   "begins.").format(code=table.code))
+
+
+def my_games(env: Env, user: int) -> list[str]:
+    return sorted(env.ctx.store.games_of_user(str(user)))
+
+
+def seat_of(meta: dict, user: int) -> int | None:
+    """The seat of a Telegram user (meta's "user" is the bare id on Telegram; the address is "tg:<id>")."""
+    return next((int(s) for s, p in meta.get("players", {}).items() if p.get("user") == str(user)), None)
+
+
+def asked_games(env: Env, user: int) -> list[tuple[str, int]]:
+    """(game, seat) of every game where the user's seat is asked now."""
+    out = []
+    for game_id in my_games(env, user):
+        snap = env.ctx.store.load(game_id)
+        seat = seat_of(env.ctx.store.meta(game_id), user)
+        if snap and snap.status == "collecting" and seat in env.ctx.store.expected(game_id):
+            out.append((game_id, seat))
+    return out
+
+
+def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, text: str) -> dict:
+    game_id, seat = asked
+    snap = env.ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    try:
+        actions = commands.parse(text, game, seat)
+    except commands.CommandError as exc:
+        raise Refused(str(exc)) from exc
+    if any(a["type"].startswith("_") for a in actions):
+        return reply(message, commands.help_text(game, seat, lang))
+    result = ingest.submit(env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}",
+                           snap)
+    return reply(message, result.text)
+
+
+# ---------------------------------------------------------------------------------------------- buttons
+
+
+def on_button(query: CallbackQuery, env: Env) -> dict:
+    lang = i18n.choose(env.tables.lang(query.sender.id), None, query.sender.language_code)
+    try:
+        choice = ui.decode(query.data)
+    except ui.BadCallback:
+        return answer_query(query, _t(lang, "This button is not valid."))
+    snap, meta = env.ctx.store.load_with_meta(choice.game_id)
+    seat = seat_of(meta, query.sender.id) if snap else None
+    if seat is None:
+        return answer_query(query, _t(lang, "This is not your game."))
+    if snap.window != choice.window or snap.status != "collecting":
+        return answer_query(query, ui.expired(lang))
+    game = Game.from_json(snap.json)
+    try:
+        stage = ui.follow(game, seat, choice)
+        if not stage.complete:
+            screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta), tz=meta.get("tz"))
+    except ui.ExpiredChoice:
+        return answer_query(query, ui.expired(lang))
+    except ui.BadCallback:
+        return answer_query(query, _t(lang, "This button is not valid."))
+    said = None
+    if stage.complete:
+        result = ingest.submit(env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap)
+        if result.status not in ANSWERED and result.status is not ingest.Status.DUP:
+            return answer_query(query, result.text)
+        said = _t(lang, "Locked in.")
+        if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
+            return answer_query(query, said)            # (one job per press, not two); a repeat: shown already
+        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, tz=meta.get("tz"))
+    if query.message is not None:
+        _enqueue_edit(env, query.message.chat.id, query.message.message_id, screen,
+                      (choice.game_id, news.turn_slot(choice.game_id, game.turn), snap.version))
+    return answer_query(query, said)
+
+
+def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen, living: tuple[str, str, int]) -> None:
+    """The next screen of the pressed message, which is the seat's turn message: ``living`` (game, slot, version
+    seen) lets the job skip the edit once the next window's question has replaced the screen."""
+    env.ctx.send_queue.enqueue("workers.jobs.edit_screen",  # a send: keep it off resolutions
+                          args=(chat_id, message_id, screen.text, screen.keyboard, *living),
+                          failure_ttl=env.ctx.settings.job_failure_ttl_seconds,
+                          result_ttl=scheduling.RESULT_TTL, retry=scheduling.RETRY)

@@ -1,0 +1,184 @@
+"""Telegram's words for the news (`service.pipeline.news`): living messages edited in place.
+
+    * one private **turn message** per seat and turn (slot `news.turn_slot`): sent new when the turn first has
+      something for the seat (its decision, with the inline keyboard), then edited in place by the turn's later
+      windows, its private results (``news["private"]``), and the "locked in" screen after an answer
+      (`TelegramChannel.refresh_messages`). So a player gets one new message — one notification — per turn, when
+      it is time to act;
+    * one living **status message** in the group per reveal (slot `news.status_slot`; ``s0`` from the game's
+      start to the first reveal): the **reveal** is sent as a new message (people are notified), and that message
+      then lives on, edited by every later step and after every accepted answer (who has answered, never what),
+      through the rest of the turn and the next turn's first windows, until the next reveal. The **end of the
+      game** comes with its reveal, or as a new message. So a turn costs the group one new message, and edits.
+A private chat of a player who blocked the bot (`news.Readers.unreachable`) gets nothing until they press Start.
+A game without a group tells each player what the table would be, in plain lines (`service.channels.plain`);
+plain lines are also the fallback when a screen cannot be drawn.
+"""
+
+import logging
+from collections.abc import Callable
+
+import redis
+
+from service.channels import plain
+from service.channels.telegram import ui
+from service.config import Settings
+from service.i18n import translator
+from service.i18n.events import game_over
+from service.pipeline.chats import chat_kind
+from service.pipeline.news import (
+    Refresh,
+    Reminder,
+    StepNews,
+    TurnPart,
+    Unreachable,
+    current_segment,
+    message,
+    names_of,
+    status_slot,
+    step_seq,
+    turn_slot,
+)
+
+log = logging.getLogger(__name__)
+
+
+def status_text(view: dict, names: dict[int, str], asked: list[int], answered: set[int], deadline: float | None,
+                lang: str, news: list[str], tz: str | None = None) -> str:
+    """The news since the last reveal (in order: what happened), then `ui.status` (where the game is now), with
+    the Artemia spaces (spaces of the Rescue track, not places: the ui would look them up as place cards) given as
+    a line of their own."""
+    spaces = view.get("artemia_spaces") or []
+    extra = [translator(lang).gettext("Artemia spaces (side {side}): {places}.").format(
+        side=view["side"], places=", ".join(map(str, spaces)))] if spaces else []
+    block = ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, extra, tz)
+    return "\n\n".join(["\n".join(news), block]) if news else block
+
+
+def above(lines: list[str], screen: str) -> str:
+    """A turn message: the seat's result lines of the turn, a blank line, then the screen (either may be empty)."""
+    return "\n\n".join(part for part in ("\n".join(lines), screen) if part)
+
+
+def _guarded(render: Callable[[], list[dict]], fallback: Callable[[], list[dict]], what: str) -> list[dict]:
+    """The living message, or plain lines when it cannot be drawn (a wording bug must not cost the news)."""
+    try:
+        return render()
+    except Exception:
+        log.exception("drawing the Telegram %s failed; sending plain text", what)
+        return fallback()
+
+
+class TelegramChannel:
+    kind = "telegram"
+
+    def __init__(self, connection: redis.Redis | None, settings: Settings):
+        self.redis = connection
+        self.settings = settings
+
+    def step_messages(self, news: StepNews) -> list[dict]:
+        readers, out = news.readers, []
+        group = readers.group()
+        if group and chat_kind(group) == "telegram":
+            out += _guarded(lambda: self._group(news), lambda: plain.table(news, group), "status")
+        for seat in readers.seats():
+            chat = readers.chat(seat)
+            if readers.kind(seat) != "telegram" or chat is None or readers.unreachable(seat):
+                continue
+            if not group:  # no table chat: the player is told what the table would be, in their own chat
+                out += plain.table(news, chat, seat)
+            out += _guarded(lambda seat=seat, chat=chat: self._private(news, seat, chat),
+                            lambda seat=seat, chat=chat: plain.private(news, seat, chat),
+                            f"turn message of seat {seat}")
+        return out
+
+    def _group(self, news: StepNews) -> list[dict]:
+        """The living status message; a reveal starts a new one (see the module docstring)."""
+        step, readers, segment, closed = news.step, news.readers, news.segment, news.closed
+        lang, meta, game = readers.group_lang(), step.meta, step.game
+        group, names = meta["group"], names_of(meta)
+        seq = step_seq(step.version)
+        view = game.public_view()
+        out = []
+        if closed is not None:  # the previous message, no longer waiting for anyone
+            past = {**view, "turn": segment.start, "window": None, "winner": None}
+            out.append(message(group, status_text(past, names, [], set(), None, lang,
+                                                  plain.news_lines(closed.items, meta, lang, news.bot_username)),
+                               None, True, slot=status_slot(step.game_id, closed.start), seq=seq))
+        asked = step.asked if game.window and not game.is_over else []
+        text = status_text(view, names, asked, set(), step.deadline if asked else None, lang,
+                           plain.news_lines(segment.items, meta, lang, news.bot_username), meta.get("tz"))
+        if game.is_over and closed is not None:
+            text = "\n\n".join([text, game_over(view, names, lang)])
+        out.append(message(group, text, None, True, slot=status_slot(step.game_id, segment.start), seq=seq))
+        if game.is_over and closed is None:
+            out.append(message(group, game_over(view, names, lang), None, True))
+        return out
+
+    def _private(self, news: StepNews, seat: int, chat: str) -> list[dict]:
+        """The seat's one living message per turn (see the module docstring)."""
+        step, readers = news.step, news.readers
+        lang, names, game = readers.lang(seat), names_of(step.meta), step.game
+        parts: list[TurnPart] = news.private[seat]
+        out = []
+        for part in parts:
+            current = part is parts[-1]
+            lines = plain.lines(part.items, names, lang)
+            screen = None
+            if current and seat in step.asked and game.window is not None:
+                screen = ui.decision(game, seat, ui.Choice(step.game_id, game.window["id"]), step.deadline, lang,
+                                     names, tz=step.meta.get("tz"))
+            elif not part.added:
+                continue  # nothing new for this turn's message
+            text = above(lines, screen.text if screen else "")
+            if text:
+                out.append(message(chat, text, seat, False, buttons=screen.keyboard if screen else None,
+                                   slot=turn_slot(step.game_id, part.turn), seq=step_seq(step.version)))
+        return out
+
+    def reminder_messages(self, reminder: Reminder) -> list[dict]:
+        readers, out = reminder.readers, []
+        for seat in reminder.seats:
+            chat = readers.chat(seat)
+            if readers.kind(seat) != "telegram" or chat is None or readers.unreachable(seat):
+                continue
+            text = "⏰ " + translator(readers.lang(seat)).gettext(
+                "Reminder: please answer the question above by {time}; after that a move is played for you.").format(
+                time=ui.when(reminder.deadline, readers.lang(seat), reminder.meta.get("tz")))
+            out.append(message(chat, text, seat, False))
+        return out
+
+    def refresh_messages(self, refresh: Refresh) -> list[dict]:
+        """The group's status message with the new tick, and the answering seat's turn message showing its answer
+        "locked in" (other channels got their reply from the ingest)."""
+        readers, meta, game, seat = refresh.readers, refresh.meta, refresh.game, refresh.seat
+        out = []
+        group = readers.group()
+        if group and chat_kind(group) == "telegram" and game.window is not None:
+            lang = readers.group_lang()
+            segment = current_segment(refresh.news)
+            lines = plain.news_lines(segment["items"], meta, lang, refresh.bot_username)
+            text = status_text(game.public_view(), names_of(meta), sorted(refresh.expected), refresh.answered,
+                               refresh.snap.deadline, lang, lines, meta.get("tz"))
+            out.append(message(group, text, None, True, slot=status_slot(refresh.game_id, segment["start"]),
+                               seq=refresh.seq))
+        chat = readers.chat(seat)
+        if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
+            lang = readers.lang(seat)
+            screen = ui.locked_in(ui.Choice(refresh.game_id, refresh.snap.window), refresh.answers[seat],
+                                  refresh.snap.deadline, lang, tz=meta.get("tz"))
+            private = refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn \
+                else []
+            out.append(message(chat, above(plain.lines(private, names_of(meta), lang), screen.text), seat, False,
+                               buttons=screen.keyboard, slot=turn_slot(refresh.game_id, game.turn), seq=refresh.seq))
+        return out
+
+    def unreachable_messages(self, notice: Unreachable) -> list[dict]:
+        readers = notice.readers
+        group = readers.group()
+        if group:
+            told = chat_kind(group) == "telegram"
+            return [plain.unreachable(notice, group, None, readers.group_lang())] if told else []
+        return [plain.unreachable(notice, chat, other, readers.lang(other)) for other in readers.seats()
+                if other != notice.seat and readers.kind(other) == "telegram" and (chat := readers.chat(other))]
+

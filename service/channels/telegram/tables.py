@@ -1,0 +1,44 @@
+"""What the Telegram side keeps in Redis besides the shared lobby (`service.pipeline.lobby`): players' own language
+choices, the webhook's update dedup, and who blocked the bot. The tables themselves — the lobby of a group or
+forum topic, the join code, the players — are `service.pipeline.lobby`'s, shared with the SMS channel; `place_of` names
+a table's Telegram place. Keys (all under ``tg:``, global like the user indexes):
+
+    tg:lang:<user>        a user's own language choice
+    tg:upd:<update id>    a webhook update already handled (dedup, a little over Telegram's 24 h retention)
+    tg:blocked:<user>     the user blocked the bot
+"""
+
+import redis
+
+from service.store import keys
+
+
+def place_of(chat_id: int, topic: int | None) -> str:
+    """A table's Telegram place: the group ``"<chat id>"``, or a forum topic ``"<chat id>/<topic id>"``."""
+    return f"{chat_id}/{topic}" if topic else str(chat_id)
+
+
+class Tables:
+    def __init__(self, connection: redis.Redis, dedup_ttl: int = 90000):
+        self.redis = connection
+        self.dedup_ttl = dedup_ttl
+
+    def set_lang(self, user: int, lang: str) -> None:
+        self.redis.set(keys.telegram_lang(user), lang)
+
+    def lang(self, user: int) -> str | None:
+        raw = self.redis.get(keys.telegram_lang(user))
+        return raw.decode() if raw else None
+
+    def seen(self, update_id: int) -> bool:
+        return bool(self.redis.exists(keys.telegram_update(update_id)))
+
+    def mark_seen(self, update_id: int) -> None:
+        """Record an update as handled (after handling it: a failed one is handled again on Telegram's retry)."""
+        self.redis.set(keys.telegram_update(update_id), 1, ex=self.dedup_ttl)
+
+    def set_blocked(self, user: int, blocked: bool) -> None:
+        if blocked:
+            self.redis.set(keys.telegram_blocked(user), 1)
+        else:
+            self.redis.delete(keys.telegram_blocked(user))

@@ -1,0 +1,367 @@
+"""What Artemia shows on Telegram, as pure data: texts and inline keyboards, in English or Czech. No I/O.
+
+Decision messages (private, one per asked seat and window)
+    A screen is the seat's legal actions as buttons, the question, the deadline as an absolute time and the
+    typed commands that do the same. A composite answer (Resist, then play) is built on the same message: each
+    tap appends the index of the chosen action to the callback data, and the next screen offers what is legal
+    after the actions chosen so far. When the seat has nothing left to answer in the window, the answer (the
+    list of chosen actions) is complete and goes to the pipeline; the message then shows "locked in" with a
+    button to change the answer while the window is open.
+
+Callback data (at most 64 bytes): ``d:<game>:<window>:<chosen>:<menu>``. ``chosen`` is the dot-separated
+indices of the actions chosen so far, each into ``legal_actions(seat)`` of the game as the earlier ones left
+it (deterministic: a stored game does not change while its window is open); ``menu`` is the dash-separated
+path of sub-menus opened on the current screen. Nothing secret is in it and nothing needs a server-side cache.
+`decode` rejects garbled data; `follow` rejects forged data (an index that names no legal action, a path
+through no menu, more choices than the window asks) and data from a window that is no longer open.
+
+Keyboards group the choices: the main choice of the window (places to play, tokens, questions) is shown at once
+when it fits; Resist and each Hunt or Survival card with several ways to play it open a sub-menu; a choice set
+too big for one screen (the Creature token and the Artemia token: 100 pairs) is split by its first parameter
+(first the Creature token's place, then the Artemia token's). At most 100 buttons, 8 to a row.
+
+Group messages: the one living status message of a turn (who has answered — never what —, the deadline,
+results, counters, Beach marker, Artemia spaces), the reveal, and the end of the game.
+
+A keyboard is a list of rows of buttons; a button is ``{"text": ..., "data": ...}`` or ``{"text": ..., "url":
+...}`` — plain JSON, so it can be stored in the outbox; `service.channels.telegram.sender` turns it into markup.
+"""
+
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from babel.dates import format_datetime
+
+from service import commands
+from service.cardnames import name, word
+from service.game import Game, IllegalAction
+from service.i18n import translator
+from service.i18n.events import cards_text, counters, line, seat_name, tokens_text, winner
+
+CALLBACK_LIMIT = 64
+MAX_BUTTONS = 100
+MAX_PER_ROW = 8
+INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
+MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
+DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
+# Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
+MAIN_TYPES = {"side", "play", "tokens", "keep", "discard", "show", "keep_survival", "power", "takeback",
+              "lose_will", "discard_survival", "pass", "giveup"}
+
+_CALLBACK = re.compile(r"d:(?P<game>[A-Za-z0-9_]{1,40}):(?P<window>\d{1,9}):"
+                       r"(?P<chosen>(?:\d{1,3}(?:\.\d{1,3}){0,9})?):(?P<menu>(?:\d{1,3}(?:-\d{1,3}){0,5})?)")
+
+Keyboard = list[list[dict]]
+
+
+class BadCallback(ValueError):
+    """Callback data that is garbled or names no legal choice."""
+
+
+class ExpiredChoice(BadCallback):
+    """A button from a window that is no longer open."""
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A decision screen (or a complete answer) as named by a button."""
+
+    game_id: str
+    window: int
+    chosen: tuple[int, ...] = ()
+    menu: tuple[int, ...] = ()
+
+    def data(self) -> str:
+        text = (f"d:{self.game_id}:{self.window}:{'.'.join(map(str, self.chosen))}:"
+                f"{'-'.join(map(str, self.menu))}")
+        if len(text.encode()) > CALLBACK_LIMIT or not _CALLBACK.fullmatch(text):
+            raise ValueError(f"callback data does not fit: {text!r}")
+        return text
+
+    def choose(self, index: int) -> "Choice":
+        return Choice(self.game_id, self.window, self.chosen + (index,))
+
+    def open(self, menu: tuple[int, ...]) -> "Choice":
+        return Choice(self.game_id, self.window, self.chosen, menu)
+
+
+def decode(data: str | None) -> Choice:
+    match = _CALLBACK.fullmatch(data or "")
+    if not match:
+        raise BadCallback(f"not a decision button: {data!r}")
+    split = lambda text, sep: tuple(int(n) for n in text.split(sep)) if text else ()  # noqa: E731
+    return Choice(match["game"], int(match["window"]), split(match["chosen"], "."), split(match["menu"], "-"))
+
+
+@dataclass
+class Stage:
+    """The seat's answer so far: the game as the chosen actions leave it, and whether the answer is complete."""
+
+    game: Game
+    actions: list[dict]
+    complete: bool
+
+
+def asked(game: Game, seat: int, window: int) -> bool:
+    return game.window is not None and game.window["id"] == window and seat in game.waiting_for()
+
+
+def follow(game: Game, seat: int, choice: Choice) -> Stage:
+    """Replay the choice's chosen actions on a copy of ``game``. Raises `ExpiredChoice` / `BadCallback`."""
+    if game.window is None or game.window["id"] != choice.window:
+        raise ExpiredChoice(f"window {choice.window} is not open")
+    if seat not in game.waiting_for():
+        raise BadCallback(f"seat {seat} is not asked in window {choice.window}")
+    stage = game.copy()
+    actions = []
+    for index in choice.chosen:
+        if not asked(stage, seat, choice.window):
+            raise BadCallback("more choices than the window asks")
+        legal = stage.legal_actions(seat)
+        if index >= len(legal):
+            raise BadCallback(f"no legal action {index}")
+        try:
+            stage.apply(seat, legal[index])
+        except IllegalAction as exc:  # cannot happen for a legal action; refuse rather than crash
+            raise BadCallback(str(exc)) from exc
+        actions.append(legal[index])
+    return Stage(stage, actions, bool(actions) and not asked(stage, seat, choice.window))
+
+
+# ---------------------------------------------------------------------------------------------- menus
+
+
+@dataclass
+class Node:
+    """A button of a decision screen: a leaf chooses the legal action ``index``; other nodes open a sub-menu."""
+
+    label: str
+    index: int | None = None
+    children: list["Node"] = field(default_factory=list)
+
+
+def _category(action: dict) -> tuple[str, str | None]:
+    return action["type"], action.get("card")
+
+
+def _params(action: dict) -> list[tuple[str, object]]:
+    """The action's parameters in order, lists flattened: tokens 4 a7 -> [("creature", 4), ("artemia", 7)]."""
+    out = []
+    for key, value in action.items():
+        if key in ("type", "card"):
+            continue
+        out += [(key, v) for v in value] if isinstance(value, list) else [(key, value)]
+    return out
+
+
+def _category_label(category: tuple[str, str | None], lang: str) -> str:
+    kind, card = category
+    if card:
+        return name(card, lang)
+    _ = translator(lang).gettext
+    labels = {"play": _("Play"), "tokens": word("creature_token", lang), "resist": word("resist", lang),
+              "keep": _("Keep"), "discard": _("Discard"), "show": _("Show"), "power": _("Use a power"),
+              "takeback": _("Take back"), "discard_survival": _("Discard")}
+    return labels.get(kind, kind)
+
+
+def _value_label(key: str, value, lang: str, names: dict[int, str]) -> str:
+    if key in commands.SEAT_FIELDS:
+        return seat_name(names, value, lang)
+    if isinstance(value, (int, str)) and not isinstance(value, bool):
+        return cards_text([value], lang)
+    return str(value)
+
+
+def _split(indices: list[int], legal: list[dict], depth: int, limit: int, lang: str,
+           names: dict[int, str]) -> list[Node]:
+    """Leaves for the given actions, or sub-menus by their parameter at ``depth`` when there are too many."""
+    if len(indices) <= limit:
+        return [Node(commands.describe(legal[i], lang), index=i) for i in indices]
+    groups: dict[tuple, list[int]] = {}
+    for i in indices:
+        params = _params(legal[i])
+        groups.setdefault(params[depth] if depth < len(params) else ("", None), []).append(i)
+    if len(groups) == 1:
+        return _split(indices, legal, depth + 1, limit, lang, names)
+    prefix = _category_label(_category(legal[indices[0]]), lang)
+    return [Node(f"{prefix} {_value_label(key, value, lang, names)} …",
+                 children=_split(group, legal, depth + 1, MENU_MAX, lang, names))
+            for (key, value), group in groups.items()]
+
+
+def menu(legal: list[dict], lang: str, names: dict[int, str] | None = None) -> list[Node]:
+    """The first screen's buttons for these legal actions (see the module docstring for the grouping)."""
+    names = names or {}
+    categories: dict[tuple, list[int]] = {}
+    for i, action in enumerate(legal):
+        categories.setdefault(_category(action), []).append(i)
+    nodes = []
+    for category, indices in categories.items():
+        if len(indices) == 1:
+            nodes.append(Node(commands.describe(legal[indices[0]], lang), index=indices[0]))
+        elif category[0] in MAIN_TYPES:
+            nodes += _split(indices, legal, 0, INLINE_MAX, lang, names)
+        else:
+            nodes.append(Node(_category_label(category, lang) + " …",
+                              children=_split(indices, legal, 0, MENU_MAX, lang, names)))
+    return nodes
+
+
+def _open(nodes: list[Node], path: tuple[int, ...]) -> list[Node]:
+    for step in path:
+        if step >= len(nodes) or not nodes[step].children:
+            raise BadCallback(f"no sub-menu {path}")
+        nodes = nodes[step].children
+    return nodes
+
+
+def rows(buttons: list[dict]) -> Keyboard:
+    """Buttons packed into rows: more to a row when their labels are short, never more than 8."""
+    out: Keyboard = []
+    for button in buttons:
+        row = out[-1] if out else None
+        longest = max([len(b["text"]) for b in row or []] + [len(button["text"])])
+        fits = MAX_PER_ROW if longest <= 4 else 4 if longest <= 10 else 2 if longest <= 30 else 1
+        if row is None or len(row) >= fits:
+            out.append([button])
+        else:
+            row.append(button)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- texts
+
+
+def zone(lang: str, tz: str | None = None) -> str:
+    """The time zone times are shown in: the table's (``tz``), else its language's default."""
+    return tz or DEFAULT_TZ.get(lang, "UTC")
+
+
+def when(ts: float, lang: str, tz: str | None = None) -> str:
+    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET"."""
+    moment = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(zone(lang, tz)))
+    return format_datetime(moment, "EEE d MMM, HH:mm zzz", locale=lang)
+
+
+def _kind_title(kind: str, lang: str) -> str:
+    _ = translator(lang).gettext
+    return {"setup": _("Setup"), "explore": word("phase1", lang), "hunt": word("phase2", lang),
+            "prereveal": _("Before the reveal"), "reckoning": word("phase3", lang),
+            "end": word("phase4", lang)}.get(kind, kind)
+
+
+def _question(kind: str, seat: int, lang: str) -> str:
+    _ = translator(lang).gettext
+    if kind == "setup":
+        return _("Choose the side of the board.")
+    if kind == "explore":
+        return (_("Play a phase 1 Hunt card, or pass.") if seat == 0 else
+                _("Choose where you explore: play a place card (you may Resist or play a Survival card first)."))
+    if kind == "hunt":
+        return _("Place your tokens (you may play phase 2 Hunt cards first).")
+    if kind in ("prereveal", "reckoning"):
+        return _("Answer the question of this step.")
+    return _("Play an end-of-turn card, or pass.")
+
+
+def _situation(game: Game, seat: int, lang: str) -> str:
+    _ = translator(lang).gettext
+    you = game.view(seat)["you"]
+    if seat == 0:
+        return _("Your Hunt cards: {cards}").format(cards=cards_text(you["hunt_cards"], lang) or "—")
+    will = next(h["will"] for h in game.view(seat)["hunted"] if h["seat"] == seat)
+    parts = [_("Your hand: {cards}").format(cards=cards_text(sorted(you["hand"]), lang) or "—"),
+             _("Survival: {cards}").format(cards=cards_text(you["survival"], lang) or "—"),
+             _("Will: {n}").format(n=will)]
+    return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class Screen:
+    text: str
+    keyboard: Keyboard
+
+
+def decision(game: Game, seat: int, choice: Choice, deadline: float, lang: str,
+             names: dict[int, str] | None = None, tz: str | None = None) -> Screen:
+    """The screen for ``choice`` (the first one: ``Choice(game_id, window)``) while the answer is incomplete.
+    Raises `BadCallback` / `ExpiredChoice` for a choice that names nothing valid."""
+    _ = translator(lang).gettext
+    stage = follow(game, seat, choice)
+    if stage.complete:
+        raise BadCallback("the answer is complete: lock it in instead")
+    legal = stage.game.legal_actions(seat)
+    nodes = _open(menu(legal, lang, names), choice.menu)
+    buttons = [{"text": node.label,
+                "data": (choice.choose(node.index) if node.index is not None
+                         else choice.open(choice.menu + (i,))).data()}
+               for i, node in enumerate(nodes)]
+    keyboard = rows(buttons)
+    if choice.menu:
+        keyboard.append([{"text": "« " + _("Back"), "data": choice.open(choice.menu[:-1]).data()}])
+    if choice.chosen:
+        keyboard.append([{"text": "↺ " + _("Start over"), "data": Choice(choice.game_id, choice.window).data()}])
+    kind = game.window["kind"]
+    lines = [f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
+             _question(kind, seat, lang), _situation(stage.game, seat, lang)]
+    if stage.actions:
+        lines.append(_("Chosen so far: {actions}").format(
+            actions=", ".join(commands.describe(a, lang) for a in stage.actions)))
+    lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz)))
+    typed = "; ".join(commands.summary(stage.game, seat, lang))
+    lines.append(_("Or type: {commands}").format(commands=typed))
+    return Screen("\n".join(lines), keyboard)
+
+
+def locked_in(choice: Choice, actions: list[dict], deadline: float, lang: str, tz: str | None = None) -> Screen:
+    """The decision message once the answer is stored; it keeps a button to change the answer."""
+    _ = translator(lang).gettext
+    said = ", ".join(commands.describe(a, lang) for a in actions)
+    text = "\n".join([_("✅ Locked in: {actions}").format(actions=said),
+                      _("You may change it until {time}.").format(time=when(deadline, lang, tz))])
+    return Screen(text, [[{"text": _("Change my answer"),
+                                    "data": Choice(choice.game_id, choice.window).data()}]])
+
+
+def expired(lang: str) -> str:
+    """The answer to a button of a closed window (also the text of its message after the window closed)."""
+    return translator(lang).gettext("This choice has expired: that step is over.")
+
+
+def status(view: dict, names: dict[int, str], asked_seats: list[int], answered: set[int], deadline: float | None,
+           lang: str, news: list[str] = (), tz: str | None = None) -> str:
+    """The group's living status message of the current turn, from ``game.public_view()``: who has answered
+    (never what), the deadline, the counters, the Beach marker, the Artemia spaces, Will, tokens, and ``news``:
+    the result lines so far (`results`)."""
+    _ = translator(lang).gettext
+    window = view["window"]
+    head = _("Turn {n}").format(n=view["turn"])
+    if window:
+        head += f" · {_kind_title(window['kind'], lang)}"
+    lines = [f"🌍 {head}"]
+    if window and asked_seats:
+        lines.append(" · ".join(("✅ " if s in answered else "⏳ ") + seat_name(names, s, lang)
+                                for s in asked_seats))
+        if deadline is not None:
+            lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz)))
+    if view["winner"]:
+        lines.append(winner(view, lang))
+    lines.append(counters(view, lang))
+    lines.append(_("Marker counter on the Beach: {yes_no}.").format(
+        yes_no=_("yes") if view["marker_on_beach"] else _("no")))
+    if view["artemia_spaces"]:
+        lines.append(_("Artemia spaces (side {side}): {places}.").format(
+            side=view["side"], places=", ".join(map(str, view["artemia_spaces"]))))  # Rescue-track distances
+    lines.append(_("Will: {list}").format(
+        list=" · ".join(f"{seat_name(names, h['seat'], lang)} {h['will']}" for h in view["hunted"])))
+    placed = tokens_text(view["tokens"], lang)
+    return "\n".join(lines + ([placed] if placed else []) + list(news))
+
+
+def results(events: list[dict], names: dict[int, str], lang: str) -> list[str]:
+    """Public result lines of a step (events seen by everyone)."""
+    out = [line(e, names, lang) for e in events if e.get("visible_to") is None]
+    return [text for text in out if text]

@@ -1,0 +1,191 @@
+"""What ``/healthz`` and ``/metrics`` read: queue depths, workers and their heartbeats, the RQ scheduler's lock, the
+sweeper's heartbeat, open and overdue games, and the shared counters (`service.ops.metrics`) as Prometheus text.
+
+``health`` answers ``{"ok": true, ...}`` or ``{"ok": false, "reasons": [...]}``: Redis unreachable, no worker with a
+fresh heartbeat, no RQ scheduler holding its lock, the sweeper's heartbeat stale, an outbox backlog, games overdue
+(a due time long past: the sweeper cannot handle them). Thresholds: the ``health_*`` settings.
+"""
+
+import math
+import time
+from datetime import UTC, datetime
+
+import redis
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from rq import Queue
+from rq import Worker as RQWorker
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+from rq.utils import utcparse
+
+from service.config import Settings
+from service.ops.metrics import COUNTERS, COUNTERS_KEY, HISTOGRAMS, parse_field
+from service.store.keys import DUE, HEARTBEAT, metrics_histogram
+
+SCHEDULER_LOCK = "rq:scheduler-lock:"  # rq.scheduler.SCHEDULER_LOCKING_KEY_TEMPLATE
+
+# ------------------------------------------------------------------------------------------ reading Redis
+
+
+def _queue_names(settings) -> tuple[str, str]:
+    return settings.queue_name, settings.send_queue_name
+
+
+def age(now: float, when: datetime | None) -> float:
+    if when is None:
+        return math.inf
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return now - when.timestamp()
+
+
+def snapshot(connection, settings, now: float | None = None) -> dict:
+    """Everything /healthz and the gauges of /metrics read, in one place (raises if Redis is unreachable)."""
+    now = time.time() if now is None else now
+    main_name, send_name = _queue_names(settings)
+    queues = {name: Queue(name, connection=connection) for name in (main_name, send_name)}
+    out: dict = {"queues": {}}
+    for name, queue in queues.items():
+        out["queues"][name] = {
+            "queued": queue.count,
+            "started": StartedJobRegistry(queue=queue).count,
+            "scheduled": ScheduledJobRegistry(queue=queue).count,
+            "failed": FailedJobRegistry(queue=queue).count,
+            "scheduler_lock": bool(connection.exists(SCHEDULER_LOCK + name)),
+        }
+    workers = {w.name: w for q in queues.values() for w in RQWorker.all(queue=q)}
+    out["workers"] = [{"name": w.name, "state": w.get_state(), "heartbeat_age": round(age(now, w.last_heartbeat), 1),
+                       "queues": w.queue_names()} for w in workers.values()]
+    send = queues[send_name]
+    oldest = connection.lindex(send.key, 0)
+    oldest_at = connection.hget(b"rq:job:" + oldest, "enqueued_at") if oldest else None
+    out["outbox"] = {
+        "queued": out["queues"][send_name]["queued"],
+        "redeliveries_scheduled": out["queues"][send_name]["scheduled"],
+        "oldest_age": round(age(now, _parse_time(oldest_at)), 1) if oldest_at else 0.0,
+    }
+    beat = connection.get(HEARTBEAT)
+    out["sweeper_heartbeat_age"] = round(now - float(beat), 1) if beat else math.inf
+    out["games_open"] = connection.zcard(DUE)
+    out["games_due"] = connection.zcount(DUE, "-inf", now)
+    return out
+
+
+def _parse_time(raw: bytes | None) -> datetime | None:
+    if not raw:
+        return None
+    try:
+        return utcparse(raw.decode())
+    except ValueError:
+        return None
+
+
+def health(connection, settings: Settings, now: float | None = None) -> dict:
+    """-> {"ok": bool, "reasons": [...], "checks": snapshot} (see the module docstring)."""
+    now = time.time() if now is None else now
+    try:
+        connection.ping()
+        checks = snapshot(connection, settings, now)
+        overdue = connection.zcount(DUE, "-inf", now - settings.health_overdue_seconds)
+    except redis.RedisError as exc:
+        return {"ok": False, "reasons": [f"redis unreachable: {exc.__class__.__name__}: {exc}"], "checks": {}}
+    reasons = []
+    fresh = [w for w in checks["workers"] if w["heartbeat_age"] <= settings.health_worker_stale_seconds]
+    if len(fresh) < settings.health_min_workers:
+        reasons.append(f"{len(fresh)} worker(s) with a heartbeat fresher than {settings.health_worker_stale_seconds} s "
+                       f"(need {settings.health_min_workers}; {len(checks['workers'])} registered)")
+    for name, queue in checks["queues"].items():
+        if not queue["scheduler_lock"]:
+            reasons.append(f"no RQ scheduler holds the lock of queue {name}: timed jobs do not fire")
+    if checks["sweeper_heartbeat_age"] > settings.downtime_threshold_seconds:
+        reasons.append(f"the sweeper has not run for {checks['sweeper_heartbeat_age']} s "
+                       f"(> {settings.downtime_threshold_seconds} s)")
+    outbox = checks["outbox"]
+    if outbox["queued"] > settings.health_outbox_max:
+        reasons.append(f"outbox backlog: {outbox['queued']} deliveries queued (> {settings.health_outbox_max})")
+    if outbox["oldest_age"] > settings.health_outbox_max_age_seconds:
+        reasons.append(f"outbox backlog: the oldest delivery has waited {outbox['oldest_age']} s "
+                       f"(> {settings.health_outbox_max_age_seconds} s)")
+    if overdue:
+        reasons.append(f"{overdue} game(s) overdue by more than {settings.health_overdue_seconds} s")
+    checks["games_overdue"] = overdue
+    return {"ok": not reasons, "reasons": reasons, "checks": checks}
+
+# ------------------------------------------------------------------------------------------ /metrics
+
+
+class RedisCollector:
+    """prometheus-client collector reading the shared counters and the live gauges from Redis."""
+
+    def __init__(self, connection, settings):
+        self.connection = connection
+        self.settings = settings
+
+    def collect(self):
+        r = self.connection
+        counters = {name: CounterMetricFamily(f"artemia_{name}", text, labels=list(labels))
+                    for name, (text, labels) in COUNTERS.items()}
+        for raw, value in r.hgetall(COUNTERS_KEY).items():
+            name, labels = parse_field(raw.decode())
+            family = counters.get(name)
+            if family is not None:
+                family.add_metric([labels.get(label, "") for label in COUNTERS[name][1]], int(value))
+        yield from counters.values()
+        for name, (text, labels, buckets) in HISTOGRAMS.items():
+            yield self._histogram(name, text, labels, buckets)
+        yield from self._gauges()
+
+    def _histogram(self, name, text, labels, buckets):
+        family = HistogramMetricFamily(f"artemia_{name}", text, labels=list(labels))
+        series: dict[str, dict] = {}
+        for raw, value in self.connection.hgetall(metrics_histogram(name)).items():
+            kind, _, labelled = raw.decode().partition("|")
+            series.setdefault(labelled, {})[kind] = float(value)
+        for labelled, data in sorted(series.items()):
+            _, values = parse_field("|" + labelled)
+            cumulative, points = 0, []
+            for i, bound in enumerate(buckets):
+                cumulative += int(data.get(f"b{i}", 0))
+                points.append((_le(bound), cumulative))
+            points.append(("+Inf", int(data.get("count", 0))))
+            family.add_metric([values.get(label, "") for label in labels], points, sum_value=data.get("sum", 0.0))
+        return family
+
+    def _gauges(self):
+        checks = snapshot(self.connection, self.settings)
+        per_queue = {key: GaugeMetricFamily(f"artemia_queue_{key}", f"RQ jobs {key}, per queue.", labels=["queue"])
+                     for key in ("queued", "started", "scheduled", "failed")}
+        lock = GaugeMetricFamily("artemia_scheduler_lock", "1 when an RQ scheduler holds the queue's lock.",
+                                 labels=["queue"])
+        for name, queue in checks["queues"].items():
+            for key, family in per_queue.items():
+                family.add_metric([name], queue[key])
+            lock.add_metric([name], 1 if queue["scheduler_lock"] else 0)
+        yield from per_queue.values()
+        yield lock
+        yield GaugeMetricFamily("artemia_outbox_depth", "Deliveries waiting in the send queue.",
+                                value=checks["outbox"]["queued"])
+        yield GaugeMetricFamily("artemia_outbox_redeliveries_scheduled", "Deliveries waiting for their retry time.",
+                                value=checks["outbox"]["redeliveries_scheduled"])
+        yield GaugeMetricFamily("artemia_outbox_oldest_age_seconds", "Age of the oldest queued delivery.",
+                                value=checks["outbox"]["oldest_age"])
+        yield GaugeMetricFamily("artemia_workers", "Registered RQ workers.", value=len(checks["workers"]))
+        ages = [w["heartbeat_age"] for w in checks["workers"]]
+        yield GaugeMetricFamily("artemia_worker_heartbeat_age_max_seconds", "Oldest worker heartbeat.",
+                                value=max(ages) if ages else math.inf)
+        yield GaugeMetricFamily("artemia_sweeper_heartbeat_age_seconds", "Seconds since the sweeper last ran.",
+                                value=checks["sweeper_heartbeat_age"])
+        yield GaugeMetricFamily("artemia_games_open", "Games with an open window (the sweeper's due set).",
+                                value=checks["games_open"])
+        yield GaugeMetricFamily("artemia_games_due", "Games whose due time has passed (the sweeper's next work).",
+                                value=checks["games_due"])
+
+
+def _le(bound: float) -> str:
+    return repr(float(bound))
+
+
+def render_metrics(connection, settings) -> bytes:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(RedisCollector(connection, settings))
+    return generate_latest(registry)

@@ -1,0 +1,110 @@
+"""The operator's web face: ``GET /healthz`` and ``GET /metrics``, and the middleware that counts and logs every
+webhook request. `service.web.create_app` composes them into the app (routes, middleware, lifespan)."""
+
+import asyncio
+import contextlib
+import logging
+import math
+import time
+from collections.abc import AsyncIterator
+
+import redis
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from service.ops.health import health, render_metrics
+
+
+def _ops_target(app):
+    """(redis connection, settings) of the app: its pipeline context's (see service.web.create_app)."""
+    ctx = app.state.env.ctx
+    return ctx.store.redis, ctx.settings
+
+
+async def healthz(request: Request) -> Response:
+    connection, settings = _ops_target(request.app)
+    result = await run_in_threadpool(health, connection, settings)
+    return JSONResponse(finite(result), status_code=200 if result["ok"] else 503)
+
+
+async def metrics(request: Request) -> Response:
+    connection, settings = _ops_target(request.app)
+    counts = getattr(request.app.state, "counts", None)
+    if counts is not None:
+        await run_in_threadpool(counts.flush, connection)
+    try:
+        body = await run_in_threadpool(render_metrics, connection, settings)
+    except redis.RedisError as exc:
+        return Response(f"redis unreachable: {exc}\n", status_code=503, media_type="text/plain")
+    return Response(body, media_type=CONTENT_TYPE_LATEST)
+
+
+def finite(value):
+    """JSON has no infinity: an absent heartbeat is reported as null."""
+    if isinstance(value, float) and math.isinf(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [finite(v) for v in value]
+    return value
+
+
+ROUTES = [Route("/healthz", healthz), Route("/metrics", metrics)]
+CHANNELS = {"/telegram/": "telegram", "/sms/": "sms"}
+web_log = logging.getLogger("service.web")
+
+
+class MetricsMiddleware:
+    """Counts inbound webhook requests (per channel and status) and logs one JSON line per request. The counts
+    go to the app's `BufferedCounts` (``app.state.counts``), written by `write_counts`, the app's lifespan."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        channel = next((name for prefix, name in CHANNELS.items() if path.startswith(prefix)), None)
+        if channel is None:
+            return await self.app(scope, receive, send)
+        started, status = time.perf_counter(), {"code": 500}
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                status["code"] = message["status"]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            millis = round((time.perf_counter() - started) * 1000, 1)
+            code = status["code"]
+            level = logging.DEBUG if code < 400 else logging.INFO if code < 500 else logging.WARNING
+            web_log.log(level, "webhook %s %s", path, code, extra={"path": path, "status": code,
+                                                                    "channel": channel, "duration_ms": millis})
+            counts = getattr(scope["app"].state, "counts", None)
+            if counts is not None:
+                counts.add("updates", channel=channel, status=code)
+
+
+@contextlib.asynccontextmanager
+async def write_counts(app: Starlette) -> AsyncIterator[None]:
+    """The app's lifespan: write its pending request counts every interval while the server runs, and once more
+    as it stops."""
+    counts = app.state.counts
+
+    async def write_every_interval() -> None:
+        while True:
+            await asyncio.sleep(counts.interval)
+            await run_in_threadpool(counts.flush, _ops_target(app)[0])
+
+    writer = asyncio.create_task(write_every_interval())
+    try:
+        yield
+    finally:
+        writer.cancel()
+        await run_in_threadpool(counts.flush, _ops_target(app)[0])

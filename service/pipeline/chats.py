@@ -1,0 +1,21 @@
+"""What kind of chat a chat id is: the one place that decides it.
+
+``sms:<E.164>`` is an SMS number; a numeric id (``"-100123"``, ``"-100123/7"`` for a forum topic, ``"42"`` for a
+private chat) is Telegram; anything else (``console:you``, test chats) is the console's plain text.
+"""
+
+import re
+from typing import Literal
+
+ChatKind = Literal["telegram", "sms", "console", "none"]
+KINDS: tuple[ChatKind, ...] = ("telegram", "sms", "console")
+SMS_PREFIX = "sms:"
+_TELEGRAM_CHAT = re.compile(r"^-?\d+(/\d+)?$")
+
+
+def chat_kind(chat: str | None) -> ChatKind:
+    if not chat:
+        return "none"
+    if chat.startswith(SMS_PREFIX):
+        return "sms"
+    return "telegram" if _TELEGRAM_CHAT.match(chat) else "console"

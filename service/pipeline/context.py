@@ -1,0 +1,86 @@
+"""What a step of the pipeline needs, built once per Redis connection: the store, the queues, the settings, the
+channels (each renders the news for its own chats) and the sender that delivers the outbox.
+
+The pipeline knows channels only through the `Channel` protocol; the composition root (`service.wiring`) builds a
+context with the real ones, tests and the sandbox with theirs.
+"""
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Protocol
+
+import redis
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from service.config import Settings
+from service.pipeline.chats import ChatKind
+from service.pipeline.outbox import Sender
+from service.store import Store
+
+if TYPE_CHECKING:  # the news model imports this module; only the type checker needs the names
+    from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable
+
+
+class Channel(Protocol):
+    """A channel's words: the outgoing messages of a step, a reminder, a refresh after an answer and an
+    unreachable seat's notice, for the chats of its kind. A message is ``{"chat", "text", "buttons", "seat",
+    "group"}`` (+ ``"slot"``, ``"seq"`` for a living message)."""
+
+    def step_messages(self, news: "StepNews") -> list[dict]: ...
+
+    def reminder_messages(self, reminder: "Reminder") -> list[dict]: ...
+
+    def refresh_messages(self, refresh: "Refresh") -> list[dict]: ...
+
+    def unreachable_messages(self, notice: "Unreachable") -> list[dict]: ...
+
+
+@dataclass
+class Context:
+    store: Store
+    queue: Queue
+    send_queue: Queue
+    settings: Settings
+    channels: dict[ChatKind, Channel]
+    make_sender: Callable[[], Sender]
+    clock: Callable[[], float] = field(default=time.time)
+    sleep: Callable[[float], None] = field(default=time.sleep)
+
+    @property
+    def queues(self) -> list[Queue]:
+        """What a worker listens to, in priority order."""
+        return [self.queue, self.send_queue]
+
+    @cached_property
+    def sender(self) -> Sender:
+        """Made on first send, in the process that sends (the web never sends; a Telegram client must not cross
+        a fork)."""
+        return self.make_sender()
+
+
+def build(connection: redis.Redis, settings: Settings, channels: dict[ChatKind, Channel],
+          make_sender: Callable[[], Sender]) -> Context:
+    return Context(
+        store=Store(connection, outbox_ttl=settings.outbox_ttl_seconds, dedup_ttl=settings.dedup_ttl_seconds,
+                    keep_sent=settings.outbox_keep_sent),
+        queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
+        send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),
+        settings=settings,
+        channels=channels,
+        make_sender=make_sender,
+    )
+
+
+_contexts: dict[int, Context] = {}
+
+
+def register(context: Context) -> None:
+    """Make ``context`` the one used by jobs running on its connection (`lookup`)."""
+    _contexts[id(context.store.redis)] = context
+
+
+def lookup(connection: redis.Redis) -> Context | None:
+    return _contexts.get(id(connection))

@@ -1,0 +1,374 @@
+"""The one lobby of every channel: a table people join before its game starts, whatever they play through.
+
+A table has a short **join code** (four characters from an alphabet without look-alikes — no 0/O, 1/I/L —
+always with a letter and a digit, so a code never reads as a command word or a place number); the code is also
+the id of its game, so an SMS player may start a message with it. Players are **channel addresses**:
+``tg:<user id>`` (their private chat with the bot is where their secret choices go) or ``sms:+<E.164>``; each
+has a name and a language. A table also keeps its creator, the settings (deadline preset, expert variant,
+language), an optional number of seats to fill (bots take the empty ones) and the Creature volunteer.
+A table opened in a Telegram group (or forum topic) records that ``place``: one table per place, and the
+place's public messages go to the group.
+
+Everything a channel does to a table goes through `Lobby`: `open`, `join`, `leave`, `volunteer`, `configure`,
+`begin`, `close`. Each change is one optimistic transaction (WATCH/MULTI), so two people joining at once are
+both kept. A refused change raises `LobbyError` (its ``reason`` is a key the channel words in its own language)
+and stores nothing.
+
+Starting deals the seats (the volunteer, else a random player, is the Creature; the Hunted and any bots in a
+random order), writes them into the table in the same transaction that marks it begun, and then calls the
+pipeline's ``service.pipeline.resolution.start_game`` with the seat -> address mapping (``meta.players[seat]``: name,
+chat, user, address, lang; bots have no chat). The start is idempotent: a
+retried or interrupted start finds the dealt seats and only finishes what is missing. A sized table (SMS
+``NEW 4``) starts by itself when a join fills it.
+
+Keys (global, like the pipeline's user indexes):
+
+    artemia:lobby:<code>       JSON of the table (a TTL until it begins; kept afterwards to answer late joins)
+    artemia:place:<place>      code of the table of a Telegram group ("<chat id>") or forum topic ("<chat>/<topic>")
+    artemia:opened:<address>   code of the last table the address opened (a bare ``GO``)
+    artemia:seats:<address>    hash  game -> seat, for every game the address plays
+    artemia:joined:<address>   zset  game -> when it began (the most recent game first)
+"""
+
+import functools
+import json
+import random
+import secrets
+import zoneinfo
+from dataclasses import asdict, dataclass, field
+
+from service.config import DEADLINE_PRESETS, deadline_seconds
+from service.pipeline.context import Context
+from service.pipeline.resolution import GameExists, start_game
+
+ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LENGTH = 4
+MIN_PLAYERS, MAX_PLAYERS = 2, 7
+LOBBY_TTL = 14 * 86400
+LANGS = ("en", "cs")
+
+
+def new_code(rng=secrets) -> str:
+    while True:
+        code = "".join(rng.choice(ALPHABET) for _ in range(CODE_LENGTH))
+        if looks_like_code(code):
+            return code
+
+
+def looks_like_code(word: str) -> bool:
+    """Four letters and digits with at least one of each: what a code looks like (even a mistyped one)."""
+    return len(word) == CODE_LENGTH and word.isascii() and word.isalnum() and any(c.isdigit() for c in word) \
+        and any(c.isalpha() for c in word)
+
+
+def telegram_address(user_id: int | str) -> str:
+    return f"tg:{user_id}"
+
+
+def sms_address(number: str) -> str:
+    return f"sms:{number}"
+
+
+class LobbyError(Exception):
+    """A refused change; nothing was stored. ``reason``: unknown, begun, full, already, not_in, not_creator,
+    too_few, place_taken, bad_setting."""
+
+    def __init__(self, reason: str, table: "Table | None" = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.table = table
+
+
+@dataclass
+class Player:
+    address: str  # "tg:<user id>" | "sms:+<E.164>"
+    name: str
+    lang: str
+    chat: str  # where the player's private messages go: Telegram's private chat id, or "sms:+<E.164>"
+    user: str = ""  # the pipeline's user id (meta "user", the store's user -> games index): the address, except
+    # on Telegram where it is the bare numeric id the Telegram side keys on (tg:lang:<id>, tg:blocked:<id>)
+
+    @property
+    def channel(self) -> str:
+        return self.address.split(":", 1)[0]
+
+
+@functools.cache
+def _zones() -> dict[str, str]:
+    return {name.lower(): name for name in zoneinfo.available_timezones()}
+
+
+def time_zone(text: str) -> str | None:
+    """The IANA time zone named by ``text`` in any letter case ("europe/london" -> "Europe/London"), or None."""
+    return _zones().get(text.strip().lower())
+
+
+@dataclass
+class Table:
+    code: str
+    creator: str  # address
+    lang: str
+    players: list[Player] = field(default_factory=list)
+    creature: str | None = None  # the volunteer's address
+    deadline: str = "daily"  # a preset name or a number of seconds
+    expert: bool = False
+    size: int | None = None  # seats to fill (bots in the empty ones); None: one per player
+    place: str | None = None  # the Telegram group (or forum topic) the table was opened in
+    game: str | None = None  # the game's id once it began (the code)
+    seats: dict[str, int] = field(default_factory=dict)  # address -> seat, dealt when it began
+    seed: int = 0
+    tz: str | None = None  # the IANA time zone deadlines are shown in; None: the language's (cs Prague, en UTC)
+
+    def player(self, address: str) -> Player | None:
+        return next((p for p in self.players if p.address == address), None)
+
+    @property
+    def capacity(self) -> int:
+        return self.size or MAX_PLAYERS
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> "Table":
+        data = json.loads(text)
+        return cls(**{**data, "players": [Player(**p) for p in data["players"]]})
+
+
+@dataclass(frozen=True)
+class Started:
+    table: Table
+    seats: dict[str, int]  # address -> seat
+    creature: Player
+
+
+def _key(code: str) -> str:
+    return f"artemia:lobby:{code.upper()}"
+
+
+def _place_key(place: str) -> str:
+    return f"artemia:place:{place}"
+
+
+class Lobby:
+    def __init__(self, ctx: Context, rng: random.Random | None = None):
+        self.ctx = ctx
+        self.redis = ctx.store.redis
+        self.rng = rng or random.SystemRandom()  # codes, seats and game seeds
+
+    # --- reading ---------------------------------------------------------------------------------------------
+
+    def get(self, code: str) -> Table | None:
+        if not code or not code.isascii() or not code.isalnum():
+            return None
+        raw = self.redis.get(_key(code))
+        return Table.from_json(raw) if raw else None
+
+    def at(self, place: str) -> Table | None:
+        """The table of a Telegram group or topic (a running or finished game's table too)."""
+        code = self.redis.get(_place_key(place))
+        return self.get(code.decode()) if code else None
+
+    def last_opened(self, address: str) -> str | None:
+        code = self.redis.get(f"artemia:opened:{address}")
+        return code.decode() if code else None
+
+    def games_of(self, address: str) -> list[tuple[str, int]]:
+        """(game, seat) of every game the address plays, the most recently begun first."""
+        ids = [g.decode() for g in self.redis.zrevrange(f"artemia:joined:{address}", 0, -1)]
+        seats = self.redis.hmget(f"artemia:seats:{address}", ids) if ids else []
+        return [(g, int(s)) for g, s in zip(ids, seats) if s is not None]
+
+    def is_over(self, table: Table) -> bool:
+        snap = self.ctx.store.load(table.game) if table.game else None
+        return snap is not None and snap.status == "over"
+
+    # --- changes ---------------------------------------------------------------------------------------------
+
+    def open(self, creator: Player, lang: str, place: str | None = None, size: int | None = None,
+             deadline: str = "daily") -> Table:
+        """A new table with its creator seated. In a place that has a table whose game is not over: raises
+        LobbyError("place_taken")."""
+        if size is not None:
+            size = min(MAX_PLAYERS, max(MIN_PLAYERS, size))
+        while True:
+            table = Table(code=new_code(self.rng), creator=creator.address, lang=lang, players=[creator],
+                          deadline=deadline, size=size, place=place)
+            if self.ctx.store.load(table.code) is not None:
+                continue  # an old game has this id
+            if place is None:
+                if self.redis.set(_key(table.code), table.to_json(), nx=True, ex=LOBBY_TTL):
+                    break
+                continue
+            if self._open_at(place, table):
+                break
+        self.redis.set(f"artemia:opened:{creator.address}", table.code, ex=LOBBY_TTL)
+        return table
+
+    def _open_at(self, place: str, table: Table) -> bool:
+        """Claim ``place`` for ``table`` unless a live table holds it. -> False when the code was taken."""
+        place_key = _place_key(place)
+
+        def attempt(pipe):
+            code = pipe.get(place_key)
+            current = self.get(code.decode()) if code else None
+            if current is not None and not self.is_over(current):
+                raise LobbyError("place_taken", current)
+            if pipe.exists(_key(table.code)):
+                return False
+            pipe.multi()
+            pipe.set(_key(table.code), table.to_json(), ex=LOBBY_TTL)
+            pipe.set(place_key, table.code)
+            return True
+
+        return self.redis.transaction(attempt, place_key, _key(table.code), value_from_callable=True)
+
+    def change(self, code: str, edit) -> Table:
+        """Apply ``edit(table)`` atomically (it mutates the table, or raises LobbyError to refuse)."""
+        key = _key(code)
+
+        def attempt(pipe):
+            raw = pipe.get(key)
+            if raw is None:
+                raise LobbyError("unknown")
+            table = Table.from_json(raw)
+            edit(table)
+            pipe.multi()
+            if table.game:
+                pipe.set(key, table.to_json())  # a begun table stays (late joins, the group's /status)
+            else:
+                pipe.set(key, table.to_json(), keepttl=True)
+            return table
+
+        return self.redis.transaction(attempt, key, value_from_callable=True)
+
+    def join(self, code: str, player: Player) -> tuple[Table, Started | None]:
+        """Seat the player (LobbyError: unknown, begun, already, full). A join that fills a sized table begins
+        its game: -> (table, Started)."""
+        def add(table):
+            if table.game:
+                raise LobbyError("begun", table)
+            if table.player(player.address):
+                raise LobbyError("already", table)
+            if len(table.players) >= table.capacity:
+                raise LobbyError("full", table)
+            table.players.append(player)
+
+        table = self.change(code, add)
+        if table.size and len(table.players) >= table.size:
+            try:
+                return table, self.begin(code, None)
+            except LobbyError as refusal:
+                if refusal.reason != "begun":
+                    raise
+                return table, None  # someone else's join or GO began it
+        return table, None
+
+    def leave(self, code: str, address: str) -> Table | None:
+        """Leave a table before it begins; the table closes when its last player leaves (-> None)."""
+        def remove(table):
+            if table.game:
+                raise LobbyError("begun", table)
+            if table.player(address) is None:
+                raise LobbyError("not_in", table)
+            table.players = [p for p in table.players if p.address != address]
+            table.creature = None if table.creature == address else table.creature
+            if table.creator == address and table.players:
+                table.creator = table.players[0].address
+
+        table = self.change(code, remove)
+        if not table.players:
+            self.close(table)
+            return None
+        return table
+
+    def volunteer(self, code: str, address: str) -> Table:
+        def mark(table):
+            if table.game:
+                raise LobbyError("begun", table)
+            if table.player(address) is None:
+                raise LobbyError("not_in", table)
+            table.creature = address
+
+        return self.change(code, mark)
+
+    def configure(self, code: str, by: str, key: str, value: str) -> Table:
+        """The creator changes a setting: deadline live|fast|daily|<seconds>, expert on|off, lang cs|en,
+        size 2-7, tz <Area/City>|default."""
+        zone = time_zone(value) if key == "tz" else None
+        value = value.lower()
+
+        def set_(table):
+            if table.game:
+                raise LobbyError("begun", table)
+            if by != table.creator:
+                raise LobbyError("not_creator", table)
+            if key == "deadline" and (value in DEADLINE_PRESETS or value.isdigit()):
+                table.deadline = value
+            elif key == "expert" and value in ("on", "off"):
+                table.expert = value == "on"
+            elif key == "lang" and value in LANGS:
+                table.lang = value
+            elif key == "size" and value.isdigit() and max(MIN_PLAYERS, len(table.players)) <= int(value) \
+                    <= MAX_PLAYERS:
+                table.size = int(value)
+            elif key == "tz" and (zone or value == "default"):
+                table.tz = zone
+            else:
+                raise LobbyError("bad_setting", table)
+
+        return self.change(code, set_)
+
+    def begin(self, code: str, by: str | None) -> Started:
+        """Deal the seats and start the game through the pipeline. ``by`` must be the creator (None: the table
+        filled up). LobbyError: unknown, begun, not_creator, too_few."""
+        def deal(table):
+            if table.game:
+                if table.seats and self.ctx.store.load(table.game) is None:
+                    return  # dealt, but the game was never created: finish the start below
+                raise LobbyError("begun", table)
+            if by is not None and by != table.creator:
+                raise LobbyError("not_creator", table)
+            seats = max(table.size or 0, len(table.players))
+            if len(table.players) < 1 or not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+                raise LobbyError("too_few", table)
+            creature = table.player(table.creature) if table.creature else None
+            creature = creature or table.players[self.rng.randrange(len(table.players))]
+            others = [p.address for p in table.players if p is not creature] + [None] * (seats - len(table.players))
+            self.rng.shuffle(others)
+            table.seats = {creature.address: 0, **{a: s for s, a in enumerate(others, 1) if a is not None}}
+            table.seed = self.rng.randrange(2 ** 31)
+            table.game = table.code
+
+        table = self.change(code, deal)
+        self._start(table)
+        creature = next(p for p in table.players if table.seats[p.address] == 0)
+        return Started(table, dict(table.seats), creature)
+
+    def _start(self, table: Table) -> None:
+        size = max(table.size or 0, len(table.players))
+        players = {str(s): {"name": f"Bot {s}", "chat": None, "user": None} for s in range(size)}
+        for p in table.players:
+            players[str(table.seats[p.address])] = {"name": p.name, "chat": p.chat, "user": p.user or p.address,
+                                                    "address": p.address, "lang": p.lang}
+        bots = [s for s in range(size) if players[str(s)]["chat"] is None]
+        meta = {"players": players, "group": table.place, "code": table.code, "lang": table.lang, "bots": bots,
+                "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds),
+                **({"tz": table.tz} if table.tz else {})}
+        config = {"players": size, "seed": table.seed, "side": None, "expert": table.expert}
+        now = self.ctx.clock()
+        pipe = self.redis.pipeline()
+        for address, seat in table.seats.items():
+            pipe.zadd(f"artemia:joined:{address}", {table.game: now})
+            pipe.hset(f"artemia:seats:{address}", table.game, seat)
+        pipe.execute()
+        try:
+            start_game(self.ctx, table.game, config, meta)
+        except GameExists:
+            pass  # a retried start: the game is there already
+
+    def close(self, table: Table) -> None:
+        """Forget a table (cancelled, or everyone left); its place is free again."""
+        self.redis.delete(_key(table.code))
+        if table.place and self.redis.get(_place_key(table.place)) == table.code.encode():
+            self.redis.delete(_place_key(table.place))

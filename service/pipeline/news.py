@@ -1,0 +1,363 @@
+"""The news of a game, channel-neutral: what a step, a reminder, a refresh after an answer or an unreachable seat
+has to tell, and to whom; each channel (`Context.channels`) words it for its own chats.
+
+The model
+    * **parts of turns** (`TurnPart`): the public events of a step cut at the engine's ``turn`` events, with what
+      the current turn already held (``news["items"]``);
+    * the group's **segment** (`Segment`): the public events since the last reveal — a chat channel's living
+      status message shows them; a reveal closes one segment and opens the next;
+    * each seat's **private parts** (`private_turns`): its own secret events of the turn, kept in
+      ``news["private"]`` for the seats of a channel with living messages (Telegram: the turn message shows them).
+    The news after a step is stored with the snapshot by the same commit (``news`` of the snapshot).
+
+Hidden information stays hidden: an event with ``visible_to`` reaches only those seats; only public events
+(``visible_to`` None) reach the group (or, in a game without a group, every player). A channel's words cannot
+break a game: a channel that fails to render is logged and skipped (the step still commits).
+
+Every message of a living slot carries ``seq`` (`step_seq`): the outbox skips a message older than one already
+delivered to the same slot, so deliveries that overtake each other never leave a stale status on screen.
+"""
+
+import json
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from service import i18n
+from service.game import Game
+from service.pipeline.chats import ChatKind, chat_kind
+from service.pipeline.context import Context
+from service.store import Snapshot, keys
+
+log = logging.getLogger(__name__)
+
+MAX_NEWS_LINES = 40  # a status message keeps the last this many items
+LIVING_MESSAGES: tuple[ChatKind, ...] = ("telegram",)  # channels whose turn message shows a seat's private news
+
+
+def names_of(meta: dict) -> dict[int, str]:
+    return {int(seat): p.get("name") or "" for seat, p in meta.get("players", {}).items()}
+
+
+@dataclass
+class Readers:
+    """Who reads a game's chats, in which language (a few Redis reads, done once per step)."""
+
+    redis: object
+    meta: dict
+
+    def seats(self) -> list[int]:
+        return [int(seat) for seat in self.meta["players"]]
+
+    def chat(self, seat: int) -> str | None:
+        return self.meta["players"].get(str(seat), {}).get("chat")
+
+    def kind(self, seat: int) -> ChatKind:
+        return chat_kind(self.chat(seat))
+
+    def user(self, seat: int) -> str | None:
+        return self.meta["players"].get(str(seat), {}).get("user")
+
+    def group(self) -> str | None:
+        return self.meta.get("group")
+
+    def group_lang(self) -> str:
+        return self.meta.get("lang") or i18n.DEFAULT_LANG
+
+    def lang(self, seat: int) -> str:
+        """The seat's language: its own choice on Telegram, else the one recorded when it joined, else the
+        game's."""
+        player = self.meta["players"].get(str(seat), {})
+        chosen = None
+        if chat_kind(player.get("chat")) == "telegram" and player.get("user") and self.redis is not None:
+            raw = self.redis.get(keys.telegram_lang(player["user"]))
+            chosen = raw.decode() if raw else None
+        return i18n.choose(chosen, player.get("lang") or self.group_lang())
+
+    def unreachable(self, seat: int) -> bool:
+        """A Telegram player we know cannot get our messages (blocked the bot, or never started it): nothing is
+        sent to them until they press Start (`keys.telegram_blocked`)."""
+        user = self.user(seat)
+        if self.redis is None or self.kind(seat) != "telegram" or not user:
+            return False
+        return bool(self.redis.exists(keys.telegram_blocked(user)))
+
+
+# ---------------------------------------------------------------------------------------------- notices
+
+
+def bot_notice(meta: dict, seat: int, misses: int) -> dict:
+    return {"type": "_notice", "kind": "bot", "seat": seat, "misses": misses}
+
+
+def start_notice(meta: dict) -> dict:
+    return {"type": "_notice", "kind": "start", "players": len(meta["players"]),
+            "seconds": meta["deadline_seconds"]}
+
+
+# ---------------------------------------------------------------------------------------------- news of a turn
+
+
+def empty_news(turn: int = 0) -> dict:
+    return {"turn": turn, "items": []}
+
+
+def load_news(raw: str | None) -> dict:
+    return json.loads(raw) if raw else empty_news()
+
+
+@dataclass
+class TurnPart:
+    """The public items of one turn that a step touched: those already known, and those this step added."""
+
+    turn: int
+    before: list[dict]
+    added: list[dict] = field(default_factory=list)
+    ended: bool = False
+
+    @property
+    def items(self) -> list[dict]:
+        return self.before + self.added
+
+
+def split_turns(news: dict, events: list[dict], notices: list[dict]) -> list[TurnPart]:
+    """The step's public events (and notices) cut at the engine's ``turn`` events: one part per turn touched."""
+    parts = [TurnPart(news["turn"], list(news["items"]))]
+    for event in events:
+        if event.get("visible_to") is not None or event["type"] == "locked_in":
+            continue
+        if event["type"] == "turn":
+            parts[-1].ended = True
+            parts.append(TurnPart(event["turn"], []))
+            continue
+        parts[-1].added.append(event)
+    parts[-1].added += notices
+    return parts
+
+
+def sees(event: dict, seat: int) -> bool:
+    visible = event.get("visible_to")
+    return visible is not None and seat in visible
+
+
+def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
+    """A seat's private events cut at the turns, like `split_turns` for the table: what its turn message held
+    before the step (``news["private"]``) and what the step adds."""
+    before = news.get("private", {}).get(str(seat), []) if news.get("turn") else []
+    parts = [TurnPart(news["turn"], list(before))]
+    for event in events:
+        if event["type"] == "turn" and event.get("visible_to") is None:
+            parts[-1].ended = True
+            parts.append(TurnPart(event["turn"], []))
+        elif sees(event, seat):
+            parts[-1].added.append(event)
+    return parts
+
+
+@dataclass
+class Segment:
+    """The group's living status message: it starts at a reveal (``start``: the turn of that reveal; 0 before
+    the first one) and lives until the next reveal. ``items`` are the public events since that reveal."""
+
+    start: int
+    items: list[dict]
+
+    def to_news(self) -> dict:
+        return {"start": self.start, "items": self.items[-MAX_NEWS_LINES:]}
+
+
+def current_segment(news: dict) -> dict:
+    return news.get("segment") or {"start": 0, "items": []}
+
+
+def next_segments(news: dict, events: list[dict], notices: list[dict]) -> tuple[Segment, Segment | None]:
+    """(the living status message after the step, the one the step's reveal closed or None). A reveal opens a
+    new message holding everything public of its step (the Creature's tokens come with the reveal)."""
+    segment = current_segment(news)
+    turn = news.get("turn", 0)
+    added, revealed_in = [], None
+    for event in events:
+        if event.get("visible_to") is not None or event["type"] == "locked_in":
+            continue
+        if event["type"] == "turn":
+            turn = event["turn"]
+        elif event["type"] == "reveal" and revealed_in is None:
+            revealed_in = turn
+        added.append(event)
+    added += notices
+    if revealed_in is None:
+        return Segment(segment["start"], segment["items"] + added), None
+    return Segment(revealed_in, added), Segment(segment["start"], list(segment["items"]))
+
+
+# ---------------------------------------------------------------------------------------------- what is told
+
+
+@dataclass
+class Step:
+    """One committed step, as the messages need it."""
+
+    game_id: str
+    meta: dict
+    game: Game  # after the step
+    events: list[dict]
+    notices: list[dict]
+    asked: list[int]
+    deadline: float
+    version: int  # the version this step's commit creates
+    news: dict  # the current turn's news before the step
+
+
+@dataclass
+class StepNews:
+    """A step with its news cut for the readers: what every channel renders from."""
+
+    step: Step
+    readers: Readers
+    parts: list[TurnPart]  # the table's public items, per turn the step touched
+    segment: Segment  # the group's living status after the step
+    closed: Segment | None  # the status the step's reveal closed
+    private: dict[int, list[TurnPart]]  # each seat's private items, per turn the step touched
+    bot_username: str
+
+
+@dataclass
+class Reminder:
+    """A window's reminder to the seats that have not answered."""
+
+    game_id: str
+    meta: dict
+    game: Game
+    seats: list[int]
+    window: int
+    deadline: float
+    readers: Readers
+
+
+@dataclass
+class Refresh:
+    """After an accepted answer that did not close the window: who has answered now, and the seat's answer."""
+
+    game_id: str
+    snap: Snapshot
+    game: Game
+    meta: dict
+    news: dict
+    answers: dict[int, list[dict]]
+    expected: set[int]
+    seat: int
+    readers: Readers
+    bot_username: str
+
+    @property
+    def answered(self) -> set[int]:
+        return set(self.answers) & self.expected
+
+    @property
+    def seq(self) -> int:
+        return step_seq(self.snap.version) + len(self.answered)
+
+
+@dataclass
+class Unreachable:
+    """A seat whose chat refuses our messages: the table is told how to fix it."""
+
+    meta: dict
+    seat: int
+    readers: Readers
+    bot_username: str
+
+
+def step_seq(version: int) -> int:
+    """The ``seq`` of a living message written by the step that created ``version``; a refresh after an answer
+    adds the answers counted (fewer than 100), so every later step outranks it."""
+    return version * 100
+
+
+def status_slot(game_id: str, start: int) -> str:
+    """The group's status message that started at the reveal of turn ``start`` (0: at the game's start)."""
+    return f"{game_id}:s{start}"
+
+
+def turn_slot(game_id: str, turn: int) -> str:
+    """A seat's private message of one turn (the chat tells the seats apart)."""
+    return f"{game_id}:p{turn}"
+
+
+def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
+    """(the step's outgoing messages, the news of the current turn after it)."""
+    readers = Readers(ctx.store.redis, step.meta)
+    parts = split_turns(step.news, step.events, step.notices)
+    segment, closed = next_segments(step.news, step.events, step.notices)
+    private = {seat: private_turns(step.news, step.events, seat) for seat in readers.seats()}
+    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {},
+                  "segment": segment.to_news()}
+    for seat, parts_of_seat in private.items():  # what each seat's living turn message shows so far
+        if readers.kind(seat) in LIVING_MESSAGES and parts_of_seat[-1].items:
+            news_after["private"][str(seat)] = parts_of_seat[-1].items[-MAX_NEWS_LINES:]
+    told = StepNews(step, readers, parts, segment, closed, private, ctx.settings.bot_username)
+    out = _each_channel(ctx, lambda channel: channel.step_messages(told), "step")
+    return merge_plain(out), news_after
+
+
+def reminder_messages(ctx: Context, game_id: str, meta: dict, game: Game, seats: list[int], window: int,
+                      deadline: float) -> list[dict]:
+    """A reminder to each of ``seats`` (those that have not answered), in their channel and language."""
+    reminder = Reminder(game_id, meta, game, seats, window, deadline, Readers(ctx.store.redis, meta))
+    return _each_channel(ctx, lambda channel: channel.reminder_messages(reminder), "reminder")
+
+
+def refresh_messages(ctx: Context, game_id: str, snap: Snapshot, meta: dict, news: dict,
+                     answers: dict[int, list[dict]], expected: set[int], seat: int) -> list[dict]:
+    """After an accepted answer that did not close the window (see `Refresh`)."""
+    refresh = Refresh(game_id, snap, Game.from_json(snap.json), meta, news, answers, expected, seat,
+                      Readers(ctx.store.redis, meta), ctx.settings.bot_username)
+    return _each_channel(ctx, lambda channel: channel.refresh_messages(refresh), "refresh")
+
+
+def unreachable_messages(ctx: Context, meta: dict, seat: int) -> list[dict]:
+    """The group (or, without one, every other player) is told that ``seat`` cannot be reached and how to fix it."""
+    notice = Unreachable(meta, seat, Readers(None, meta), ctx.settings.bot_username)
+    return _each_channel(ctx, lambda channel: channel.unreachable_messages(notice), "unreachable notice")
+
+
+def _each_channel(ctx: Context, render: Callable, what: str) -> list[dict]:
+    """Every channel's messages, in a fixed order. A channel whose rendering fails is logged and skipped: a
+    wording bug must never stop a game (the resolution would fail, and be retried, forever)."""
+    out: list[dict] = []
+    for kind, channel in ctx.channels.items():
+        try:
+            out += render(channel)
+        except Exception:
+            log.exception("the %s channel could not render the %s", kind, what)
+    return out
+
+
+def message(chat: str, text: str, seat: int | None, group: bool, buttons: list | None = None,
+            slot: str | None = None, seq: int | None = None, limit: int = 4000) -> dict:
+    """An outbox message (see `service.pipeline.outbox`)."""
+    out = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
+    if slot:
+        out.update(slot=slot, seq=seq)
+    return out
+
+
+def merge_plain(messages: list[dict], limit: int = 4000) -> list[dict]:
+    """Plain messages (no buttons, no slot) to the same chat are joined, in order, into as few as fit."""
+    out: list[dict] = []
+    plain_at: dict[str, int] = {}
+    for m in messages:
+        key = m["chat"]
+        if m.get("buttons") or m.get("slot") or key not in plain_at:
+            if not m.get("buttons") and not m.get("slot"):
+                plain_at[key] = len(out)
+            out.append(dict(m))
+            continue
+        first = out[plain_at[key]]
+        joined = f"{first['text']}\n{m['text']}"
+        if len(joined) <= limit:
+            first["text"] = joined
+        else:
+            plain_at[key] = len(out)
+            out.append(dict(m))
+    return out

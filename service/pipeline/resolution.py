@@ -1,0 +1,215 @@
+"""Resolving a decision window and opening the next one: the only code that advances a stored game.
+
+A resolution loads the snapshot, applies the stored answers in seat order, auto-plays whatever is still
+missing, and commits with a compare-and-set on the version (``Store.commit``), writing the outgoing messages
+in the same atomic step. Run twice, the second run finds the window no longer resolving, or loses the CAS,
+and changes nothing. After a commit, ``follow_up`` schedules what the new state needs (deadline, reminders,
+deliveries, or the next resolution when bots answered everything); it is idempotent and the sweeper re-runs
+it for any commit whose follow-ups were not recorded as done.
+"""
+
+import json
+import time
+from dataclasses import dataclass
+
+from service.game import Game, IllegalAction, new_game
+from service.ops import metrics
+from service.pipeline import news, scheduling
+from service.pipeline.context import Context
+from service.store import Commit, Snapshot, batch_for_version, keys
+
+MAX_AUTOPLAY_STEPS = 200  # guards against an engine that never closes a window
+
+
+class GameExists(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Opening:
+    """How the next window opens: who is asked, what bots pre-answer, and until when."""
+
+    status: str
+    expected: list[int]
+    prefilled: dict[int, list[dict]]
+    deadline: float
+
+
+def bot_answer(game: Game, seat: int) -> list[dict]:
+    """The auto-play answer of ``seat`` for the open window (several actions when one is not enough)."""
+    trial = Game.from_json(game.to_json())
+    window, actions = trial.window["id"], []
+    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
+        action = trial.autoplay(seat)
+        trial.apply(seat, action)
+        actions.append(action)
+        if len(actions) > MAX_AUTOPLAY_STEPS:
+            raise RuntimeError(f"autoplay of seat {seat} never finishes window {window}")
+    return actions
+
+
+def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], now: float) -> Opening:
+    if game.is_over:
+        return Opening("over", [], {}, 0.0)
+    expected = sorted(game.waiting_for())
+    if not expected:
+        raise RuntimeError(f"engine opened window {game.window} that waits for nobody")
+    bots = set(meta.get("bots", [])) | {s for s, n in streaks.items() if n >= ctx.settings.autoplay_bot_after}
+    prefilled = {s: bot_answer(game, s) for s in expected if s in bots}
+    status = "resolving" if len(prefilled) == len(expected) else "collecting"
+    seconds = max(int(meta["deadline_seconds"]), ctx.settings.min_deadline_seconds)
+    return Opening(status, expected, prefilled, now + seconds)
+
+
+def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int],
+                   applied: list[tuple[int, dict]]):
+    """Stored answers in seat order: answers ahead ("plan") from seats not asked first, then the asked seats.
+    An action that an earlier answer made illegal (another seat's card moved a token, used the Beach: rulings
+    B, C) ends that seat's answer: auto-play covers the rest, and the seat is told (a ``fallback`` event).
+    -> (events, the plans that came after the window closed, to apply once it is resolved). Appends what it
+    applied to ``applied``."""
+    events, later = [], []
+    for seat in sorted(answers, key=lambda s: (s in expected, s)):
+        for action in answers[seat]:
+            if game.window is None or game.window["id"] != window:
+                later += [(seat, action)] if action["type"] == "plan" else []
+                continue
+            try:
+                events += game.apply(seat, action)
+            except IllegalAction:
+                if seat in expected:
+                    events.append({"type": "fallback", "seat": seat, "question": "answer", "action": action,
+                                   "visible_to": [seat]})
+                break
+            applied.append((seat, action))
+    return events, later
+
+
+def _apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[int, dict]]) -> list[dict]:
+    events = []
+    for seat, plan in plans:
+        try:
+            events += game.apply(seat, plan)
+        except IllegalAction:
+            continue  # the turn it planned for is over
+        applied.append((seat, plan))
+    return events
+
+
+def _autoplay_rest(game: Game, window: int, applied: list[tuple[int, dict]]) -> tuple[list[dict], list[int]]:
+    """Auto-play every seat the window still waits for. -> (events, seats auto-played)."""
+    events, played = [], []
+    for _ in range(MAX_AUTOPLAY_STEPS):
+        if game.window is None or game.window["id"] != window or not game.waiting_for():
+            return events, played
+        seat = game.waiting_for()[0]
+        action = game.autoplay(seat)
+        events += game.apply(seat, action)
+        applied.append((seat, action))
+        if seat not in played:
+            played.append(seat)
+    raise RuntimeError(f"window {window} still open after {MAX_AUTOPLAY_STEPS} auto-plays")
+
+
+def resolve_window(ctx: Context, game_id: str, window: int) -> str:
+    """Resolve ``window`` if it is closed and not yet resolved; when bots answer the whole next window, go on
+    resolving it in this same job (each window still commits on its own). -> "resolved" | "noop" | "lost"."""
+    outcome, snap = "noop", ctx.store.load(game_id)
+    while snap is not None and snap.window == window and snap.status == "resolving":
+        committed = _resolve_once(ctx, snap)
+        if committed is None:
+            return "lost" if outcome == "noop" else outcome
+        outcome = "resolved"
+        scheduling.cancel_timers(ctx, game_id, window, snap.opened, snap.deadline)
+        follow_up(ctx, game_id, committed, resolve_next=False)
+        snap, window = committed, committed.window
+    return outcome
+
+
+def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
+    """Apply the answers of the closed window and commit. -> the new snapshot, or None if another run won."""
+    store, game_id, window = ctx.store, snap.game_id, snap.window
+    game = Game.from_json(snap.json)
+    answers, expected, streaks, meta = store.window_state(game_id)
+
+    applied: list[tuple[int, dict]] = []
+    events, plans = _apply_answers(game, window, answers, expected, applied)
+    auto_events, played = _autoplay_rest(game, window, applied)
+    events += auto_events + _apply_plans(game, plans, applied)
+    notices, changed = [], {}
+    for seat in played:
+        if seat in answers:
+            continue  # it answered; its answer just stopped being legal
+        changed[seat] = streaks.get(seat, 0) + 1
+        if changed[seat] == ctx.settings.autoplay_bot_after:
+            notices.append(news.bot_notice(meta, seat, changed[seat]))
+    streaks.update(changed)
+
+    now = ctx.clock()
+    opening = open_window(ctx, game, meta, streaks, now)
+    asked = [s for s in opening.expected if s not in opening.prefilled]
+    step = news.Step(game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1,
+                         news.load_news(snap.news))
+    outgoing, news_after = news.step_messages(ctx, step)
+    if ctx.settings.resolve_pause_seconds:
+        time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
+    store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
+    commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news_after)
+    version = store.commit(game_id, commit)
+    if version and changed:
+        metrics.autoplayed(store.redis, len(changed))
+    return commit.after(game_id, version) if version else None
+
+
+def _commit(version, window, game, opening: Opening, streaks, outgoing, now, applied, news_after,
+            config: dict | None = None) -> Commit:
+    return Commit(version=version, window=window, engine_json=game.to_json(),
+                  next_window=None if game.window is None else game.window["id"], status=opening.status,
+                  deadline=opening.deadline, now=now, expected=opening.expected, prefilled=opening.prefilled,
+                  streaks=streaks, messages=outgoing, actions=applied, config=config,
+                  extra={"news": json.dumps(news_after)})
+
+
+def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
+    """Create the game, record its players and open its first window.
+
+    ``meta``: {"players": {"<seat>": {"name", "chat", "user", "lang"}}, "group": chat | None,
+    "deadline_seconds": int, "bots": [seats always played by a bot], "lang": "en"}."""
+    store, now = ctx.store, ctx.clock()
+    if store.load(keys.check_game_id(game_id)) is not None:
+        raise GameExists(game_id)
+    game = new_game(config)
+    store.put_meta(game_id, meta)
+    opening = open_window(ctx, game, meta, {}, now)
+    asked = [s for s in opening.expected if s not in opening.prefilled]
+    step = news.Step(game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1,
+                         news.empty_news(game.turn))
+    outgoing, news_after = news.step_messages(ctx, step)
+    store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)
+    commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, config=config)
+    version = store.commit(game_id, commit)
+    if not version:
+        raise GameExists(game_id)
+    follow_up(ctx, game_id, commit.after(game_id, version))
+
+
+def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
+    """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries, and its
+    deadline and reminders, or its resolution when bots answered it all (unless the caller goes on resolving
+    it itself). Idempotent (deterministic job ids); the sweeper re-runs it for a commit not marked followed."""
+    store = ctx.store
+    snap = snap or store.load(game_id)
+    if snap is None or snap.followed >= snap.version:
+        return
+    scheduling.deliveries(ctx, game_id, batch_for_version(snap.version))
+    if snap.status == "collecting":
+        scheduling.deadline(ctx, game_id, snap.window, snap.deadline)
+        scheduling.next_reminder(ctx, game_id, snap.window, snap.opened, snap.deadline)
+        due = snap.deadline
+    elif snap.status == "resolving":
+        if resolve_next:
+            scheduling.resolve(ctx, game_id, snap.window)
+        due = snap.opened + ctx.settings.resolve_grace_seconds
+    else:
+        due = None
+    store.mark_followed(game_id, snap.version, due)

@@ -1,0 +1,126 @@
+"""Putting jobs on the queue under deterministic ids, so that doing it twice does it once.
+
+RQ job ids allow only ``[A-Za-z0-9_-]``. Immediate jobs use ``enqueue(..., unique=True)``; timed jobs use
+``Job.create`` + ``queue.schedule_job(job, when, unique=True)`` because ``enqueue_at`` ignores ``unique`` in
+rq 2.12 (TECH-NOTES §3.2). A timed job's id carries its due time in milliseconds: when a deadline moves
+(downtime added back), the new time gets a new job and the old one finds nothing to do when it fires.
+A ``DuplicateJobError`` means the job is already waiting or running: that is success here. Finished jobs are
+not kept, so the same id may run again later; every job is idempotent (a resolution is a compare-and-set, a
+delivery is claimed per message, a reminder is written once per window and point).
+"""
+
+from datetime import UTC, datetime
+
+from rq import Queue, Retry
+from rq.exceptions import DuplicateJobError
+from rq.job import Job
+
+from service.pipeline.context import Context
+
+# Every job but the sweep (the next sweep replaces it) retries: a worker killed mid-job leaves an abandoned job,
+# and a Redis restart mid-job raises; RQ runs either again (the job is idempotent). Resolutions have the
+# sweeper's recovery besides; a delivery, a refresh or a reminder has nothing else (soak: a worker SIGKILLed in
+# a delivery job left the rest of its batch unsent).
+RETRY = Retry(max=3, interval=[2, 10, 30])
+JOB_TIMEOUT = 120
+# No job's return value is read, and every job is safe to run again, so a finished job is deleted at once: kept,
+# its hash and its results stream cost ~5 KB per job, more than the whole game they serve (bench/load.py).
+RESULT_TTL = 0
+
+
+def _options(ctx: Context, job_id: str, retry: bool) -> dict:
+    return {"job_id": job_id, "failure_ttl": ctx.settings.job_failure_ttl_seconds, "result_ttl": RESULT_TTL,
+            "job_timeout": JOB_TIMEOUT, "retry": RETRY if retry else None}
+
+
+def enqueue(queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, retry: bool = True) -> bool:
+    """Enqueue now; False when a job with this id already exists."""
+    try:
+        queue.enqueue(func, args=args, unique=True, **_options(ctx, job_id, retry))
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def schedule(queue: Queue, ctx: Context, at: float, func: str, args: tuple, job_id: str,
+             retry: bool = True) -> bool:
+    """Schedule at epoch ``at``; False when a job with this id already exists."""
+    options = _options(ctx, job_id, retry)
+    job = Job.create(func, args=args, id=options["job_id"], connection=queue.connection,
+                     serializer=queue.serializer, origin=queue.name, failure_ttl=options["failure_ttl"],
+                     result_ttl=options["result_ttl"], timeout=options["job_timeout"], retry=options["retry"])
+    try:
+        queue.schedule_job(job, datetime.fromtimestamp(at, UTC), unique=True)
+    except DuplicateJobError:
+        return False
+    return True
+
+
+def ms(ts: float) -> int:
+    return int(ts * 1000)
+
+
+def resolve(ctx: Context, game_id: str, window: int) -> bool:
+    return enqueue(ctx.queue, ctx, "workers.jobs.resolve", (game_id, window), f"resolve-{game_id}-{window}")
+
+
+def deadline(ctx: Context, game_id: str, window: int, at: float) -> bool:
+    return schedule(ctx.queue, ctx, at, "workers.jobs.deadline", (game_id, window),
+                    f"deadline-{game_id}-{window}-{ms(at)}")
+
+
+def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadline_at: float, n: int = 0) -> bool:
+    """Schedule reminder ``n`` (or the first later one not already past). Reminders are chained, one job at a
+    time: each reminder schedules the next, so a window answered early costs one timer job, not one per point."""
+    points = ctx.settings.reminder_points
+    for k in range(n, len(points)):
+        at = _reminder_at(opened, deadline_at, points[k])
+        if at > ctx.clock() + 1:
+            return schedule(ctx.queue, ctx, at, "workers.jobs.remind", (game_id, window, k),
+                            f"remind-{game_id}-{window}-{k}-{ms(at)}")
+    return False
+
+
+def _reminder_at(opened: float, deadline_at: float, point: float) -> float:
+    return deadline_at - point * (deadline_at - opened)
+
+
+def cancel_timers(ctx: Context, game_id: str, window: int, opened: float, deadline_at: float) -> int:
+    """Drop the deadline and reminder jobs still waiting for a window that has closed (they would find nothing
+    to do, but would sit in Redis until their time, an hour or a day). A job the scheduler has already moved to
+    the queue is left to run as a no-op. -> how many were dropped."""
+    ids = [f"deadline-{game_id}-{window}-{ms(deadline_at)}"]
+    ids += [f"remind-{game_id}-{window}-{k}-{ms(_reminder_at(opened, deadline_at, point))}"
+            for k, point in enumerate(ctx.settings.reminder_points)]
+    registry = ctx.queue.scheduled_job_registry
+    dropped = 0
+    for job_id in ids:
+        if ctx.store.redis.zrem(registry.key, job_id):  # whoever removes it from the registry owns it
+            ctx.store.redis.delete(Job.key_for(job_id))
+            dropped += 1
+    return dropped
+
+
+def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
+    """One job sends a whole batch (one message per chat); only messages that must wait get a job of their own."""
+    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}")
+
+
+def redeliver(ctx: Context, mid: str, attempt: int, failures: int, at: float) -> bool:
+    return schedule(ctx.send_queue, ctx, at, "workers.jobs.redeliver", (mid, attempt, failures),
+                    f"deliver-{mid}-{attempt}")
+
+
+def sweep(ctx: Context, at: float) -> bool:
+    """The next periodic sweep; one per sweep interval whoever asks."""
+    slot = int(at // ctx.settings.sweep_interval_seconds)
+    return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
+
+
+def refresh(ctx: Context, game_id: str, window: int, seat: int, pipeline=None) -> None:
+    """After an accepted answer: refresh the table's status message (on the send queue, so it never delays a
+    resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox.
+    With ``pipeline`` the job is only queued on it (the caller executes it, with its other writes)."""
+    ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=RESULT_TTL,
+                           failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT, retry=RETRY,
+                           pipeline=pipeline)

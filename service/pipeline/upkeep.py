@@ -1,0 +1,187 @@
+"""Keeping the clock: deadlines, reminders, the periodic sweep, downtime credit, and delivery retries.
+
+* A deadline closes its window with the same atomic flip as the last answer (only one of them wins), then
+  resolves it; auto-play covers the missing seats.
+* The sweeper looks at every game whose due time has passed (``artemia:due``): it redoes follow-ups that a
+  crash skipped, fires overdue deadlines whose job went missing and resolves windows stuck in "resolving".
+* Downtime: the sweeper beats a heartbeat; when it finds the previous beat older than the threshold, the
+  service was down, and every open deadline is pushed back by the time lost. A deadline job that finds the
+  heartbeat stale (the sweeper has not run since a downtime, or its chain is missing) does not fire: it
+  schedules a sweep now and itself again one sweep interval later, by when the downtime is credited.
+"""
+
+import logging
+
+from service.game import Game
+from service.pipeline import news, outbox, scheduling, seats
+from service.pipeline.chats import chat_kind
+from service.pipeline.context import Context
+from service.pipeline.resolution import follow_up, resolve_window
+from service.store import Snapshot, keys
+
+log = logging.getLogger(__name__)
+
+SHORT_WAIT = 1.0  # a send budget wait up to this long is slept through once rather than rescheduled
+
+
+def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
+    """-> "resolved" | "early" (deadline moved; rescheduled) | "deferred" (heartbeat stale: after a sweep)
+    | "noop" (window already closed) | "lost"."""
+    now = ctx.clock()
+    if ctx.store.heartbeat_age(now) > ctx.settings.downtime_threshold_seconds:
+        scheduling.sweep(ctx, now)
+        scheduling.deadline(ctx, game_id, window, now + ctx.settings.sweep_interval_seconds)
+        return "deferred"
+    status, deadline = ctx.store.close_at_deadline(game_id, window, now)
+    if status == "EARLY":
+        scheduling.deadline(ctx, game_id, window, deadline)
+        return "early"
+    if status == "NOOP":
+        return "noop"
+    return resolve_window(ctx, game_id, window)
+
+
+def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
+    """Remind the seats that have not answered; once per (window, n), and only while the window is open."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap is None or snap.window != window or snap.status != "collecting":
+        return False
+    scheduling.next_reminder(ctx, game_id, window, snap.opened, snap.deadline, n + 1)
+    missing = sorted(store.expected(game_id) - set(store.answers(game_id)))
+    outgoing = news.reminder_messages(ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing,
+                                          window, snap.deadline)
+    batch = f"w{window}r{n}"
+    if not outgoing:
+        return False
+    written = store.write_reminder(game_id, window, batch, outgoing, once=f"{window}:{n}")
+    # also when an earlier run of this job wrote the batch and died before queueing it (a delivery job for a
+    # batch that is not stored, or already delivered, finds nothing to send)
+    scheduling.deliveries(ctx, game_id, batch)
+    return written
+
+
+def credit_downtime(ctx: Context) -> float:
+    """Beat the heartbeat; if the service was down, push every open deadline back by the time lost."""
+    store, now = ctx.store, ctx.clock()
+    gap = store.heartbeat(now)
+    if gap <= ctx.settings.downtime_threshold_seconds:
+        return 0.0
+    lost = gap - ctx.settings.sweep_interval_seconds
+    for game_id in store.open_games():
+        snap = store.load(game_id)
+        if snap is None or snap.status != "collecting":
+            continue
+        deadline = store.extend_deadline(game_id, snap.window, lost)
+        if deadline is not None:
+            scheduling.deadline(ctx, game_id, snap.window, deadline)
+            store.set_due(game_id, deadline)
+    return lost
+
+
+def check_game(ctx: Context, game_id: str) -> str:
+    """What the sweeper does for one due game. -> a word saying what it did."""
+    store, now = ctx.store, ctx.clock()
+    snap: Snapshot | None = store.load(game_id)
+    if snap is None:
+        store.drop_due(game_id)
+        return "gone"
+    if snap.followed < snap.version:
+        follow_up(ctx, game_id)
+        return "followed"
+    if snap.status == "over":
+        store.drop_due(game_id)
+        return "over"
+    if snap.status == "collecting":
+        if now < snap.deadline:
+            store.set_due(game_id, snap.deadline)
+            return "waiting"
+        return fire_deadline(ctx, game_id, snap.window)
+    stuck_since = snap.closed or snap.opened
+    if now - stuck_since < ctx.settings.resolve_grace_seconds:
+        store.set_due(game_id, stuck_since + ctx.settings.resolve_grace_seconds)
+        return "resolving"
+    return resolve_window(ctx, game_id, snap.window)
+
+
+def sweep(ctx: Context) -> dict[str, int]:
+    """One sweep over the due games. The next sweep is scheduled first, and one broken game (an engine error)
+    is logged and skipped, so neither can stop the chain."""
+    scheduling.sweep(ctx, ctx.clock() + ctx.settings.sweep_interval_seconds)
+    credit_downtime(ctx)
+    done: dict[str, int] = {}
+    for game_id in ctx.store.due_games(ctx.clock()):
+        try:
+            what = check_game(ctx, game_id)
+        except Exception:
+            log.exception("sweep: game %s failed", game_id)
+            what = "failed"
+        done[what] = done.get(what, 0) + 1
+    return done
+
+
+def deliver_batch(ctx: Context, game_id: str, batch: str) -> list[str]:
+    """Send every message of a batch; those that must wait are rescheduled one by one."""
+    return [deliver(ctx, outbox.message_id(game_id, batch, index), 0, 0)
+            for index in range(ctx.store.batch_size(game_id, batch))]
+
+
+def deliver(ctx: Context, mid: str, attempt: int, failures: int) -> str:
+    """Send one outbox message; reschedule it when the budget or the channel says wait."""
+    result = outbox.deliver(ctx.store, ctx.sender, ctx.settings, mid, failures, ctx.clock())
+    if result.status == "wait" and result.delay <= SHORT_WAIT:
+        ctx.sleep(result.delay)
+        result = outbox.deliver(ctx.store, ctx.sender, ctx.settings, mid, failures, ctx.clock())
+    if result.status in ("wait", "retry"):
+        failures += result.status == "retry"
+        scheduling.redeliver(ctx, mid, attempt + 1, failures, ctx.clock() + result.delay)
+    elif result.status == "unreachable" and result.seat is not None:
+        game_id, _, _ = outbox.parse_message_id(mid)
+        unreachable(ctx, game_id, result.seat)
+    elif result.status == "failed":
+        log.warning("outbox: message %s failed for good: %s", mid, result.detail)
+    return result.status
+
+
+def unreachable(ctx: Context, game_id: str, seat: int) -> None:
+    """A seat whose chat refuses our messages for good (blocked the bot, STOP): the bot plays it from now on
+    (its open question at once), nothing more is sent to it, and the table is told how to fix it (once per
+    version of the game). Pressing Start (Telegram) makes it reachable again; answering takes the seat back."""
+    store = ctx.store
+    meta = store.meta(game_id)
+    player = meta.get("players", {}).get(str(seat), {})
+    if chat_kind(player.get("chat")) == "telegram" and player.get("user"):
+        store.redis.set(keys.telegram_blocked(player["user"]), 1)  # /start clears it
+    try:
+        seats.hand_to_bot(ctx, game_id, seat, True)
+    except Exception:  # the deadline's auto-play covers it anyway
+        log.exception("could not bot-answer for unreachable seat %s of %s", seat, game_id)
+        store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after)
+    snap = store.load(game_id)
+    if snap is None:
+        return
+    batch = f"u{seat}v{snap.version}"
+    outgoing = news.unreachable_messages(ctx, meta, seat)
+    if outgoing:
+        store.write_batch(game_id, batch, outgoing)
+        scheduling.deliveries(ctx, game_id, batch)  # also when a killed earlier run wrote it (see remind)
+
+
+def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
+    """After an accepted answer: the table's status shows the new tick and the seat's decision message shows
+    "locked in". Written as a batch of its own while the window is still open; a batch that comes too late is
+    skipped by the outbox (its ``seq`` is older than what the slot shows)."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap is None or snap.window != window or snap.status != "collecting":
+        return False
+    answers, expected, _, meta = store.window_state(game_id)
+    outgoing = news.refresh_messages(ctx, game_id, snap, meta, news.load_news(snap.news), answers,
+                                         expected, seat)
+    if not outgoing:
+        return False
+    batch = f"r{window}n{store.redis.incr(keys.refresh_counter(game_id))}"
+    if not store.write_reminder(game_id, window, batch, outgoing):
+        return False
+    scheduling.deliveries(ctx, game_id, batch)
+    return True

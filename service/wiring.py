@@ -1,0 +1,99 @@
+"""The composition root: a pipeline context with the real channels and senders, for the web, the workers, the
+admin tool and the sandbox.
+
+The default sender (``ARTEMIA_SENDER=auto``) routes each message by its chat's kind (`service.pipeline.chats`): a
+Telegram chat through the Bot API when ``TELEGRAM_BOT_TOKEN`` is set, an ``sms:`` chat through Twilio when
+``TWILIO_ACCOUNT_SID`` is set, anything else to the console. ``console`` / ``recording`` / ``module:factory`` send
+every chat through one sender.
+"""
+
+import importlib
+
+import redis
+from rq import get_current_job
+
+from service.channels.console.render import ConsoleChannel
+from service.channels.console.sender import ConsoleSender
+from service.channels.sms.directory import Directory
+from service.channels.sms.render import SmsChannel
+from service.channels.telegram.render import TelegramChannel
+from service.config import Settings, get_settings
+from service.pipeline import context
+from service.pipeline.chats import ChatKind, chat_kind
+from service.pipeline.context import Channel, Context
+from service.pipeline.outbox import Sender
+
+SENDERS = {"console": "service.channels.console.sender:make", "recording": "service.channels.recording:make"}
+
+
+def channels(connection: redis.Redis, settings: Settings) -> dict[ChatKind, Channel]:
+    directory = Directory(connection, default_tz=settings.sms_default_tz)
+    return {"telegram": TelegramChannel(connection, settings), "sms": SmsChannel(directory),
+            "console": ConsoleChannel()}
+
+
+def build(connection: redis.Redis, settings: Settings, sender: Sender | None = None) -> Context:
+    """A context with the real channels; ``sender`` replaces the one the settings name (tests, the sandbox)."""
+    return context.build(connection, settings, channels(connection, settings),
+                         (lambda: sender) if sender is not None else (lambda: load_sender(settings.sender,
+                                                                                          connection, settings)))
+
+
+def current() -> Context:
+    """The context of the running RQ job: the one registered for its connection, else one built from the
+    environment's settings."""
+    connection = get_current_job().connection
+    found = context.lookup(connection)
+    if found is None:
+        found = build(connection, get_settings())
+        context.register(found)
+    return found
+
+
+def load_sender(spec: str, connection: redis.Redis, settings: Settings) -> Sender:
+    """A sender from its name ("auto", "console", "recording") or a "package.module:factory" path."""
+    if spec == "auto":
+        return RoutingSender(connection, settings)
+    module, _, factory = SENDERS.get(spec, spec).partition(":")
+    sender: Sender = getattr(importlib.import_module(module), factory)(connection)
+    return sender
+
+
+class RoutingSender:
+    """Sends each message through its chat's channel (see the module docstring); a channel's sender is made on
+    its first message, in the process that sends (the Telegram bot's event loop must not cross a fork)."""
+
+    def __init__(self, connection: redis.Redis, settings: Settings, fallback: Sender | None = None):
+        self.redis = connection
+        self.settings = settings
+        self._fallback = fallback
+        self._senders: dict[str, Sender] = {}
+
+    def channel(self, chat: str) -> ChatKind:
+        """The channel that delivers to ``chat``: its kind when that channel is configured, else the console."""
+        kind = chat_kind(chat)
+        if kind == "telegram" and self.settings.telegram_bot_token:
+            return "telegram"
+        if kind == "sms" and self.settings.twilio_account_sid:
+            return "sms"
+        return "console"
+
+    def _sender(self, kind: ChatKind) -> Sender:
+        if kind not in self._senders:
+            self._senders[kind] = self._make(kind)
+        return self._senders[kind]
+
+    def _make(self, kind: ChatKind) -> Sender:
+        if kind == "telegram":
+            from service.channels.telegram.sender import TelegramSender  # python-telegram-bot: only where it sends
+
+            return TelegramSender(self.redis)
+        if kind == "sms":
+            from service.channels.sms.sender import TwilioSender
+
+            return TwilioSender(self.settings, Directory(self.redis, default_tz=self.settings.sms_default_tz))
+        return self._fallback or ConsoleSender()
+
+    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
+        kind = self.channel(chat)
+        self._sender(kind).send(chat, text, None if kind == "sms" else buttons, slot=slot)

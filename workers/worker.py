@@ -1,0 +1,126 @@
+"""The RQ worker class that the ``Procfile`` runs, and what it adds to RQ's: JSON logs, job metrics, the channel
+senders preloaded, the sweeper chain seeded at start."""
+
+import importlib
+import logging
+import time
+
+from rq import SimpleWorker
+from rq import Worker as RQWorker
+
+from service import wiring
+from service.config import get_settings
+from service.ops import logs
+from service.ops.health import age
+from service.ops.metrics import count, observe
+from service.pipeline import scheduling
+
+log = logging.getLogger(__name__)
+
+
+def job_ids(job) -> dict:
+    """Log context of a job from its plain-id arguments (never the arguments themselves)."""
+    name = job.func_name.rsplit(".", 1)[-1]
+    args = list(job.args or ())
+    ids = {"job": job.id}
+    if job.func_name.startswith("workers.jobs.") and args and name != "edit_screen":
+        if name == "redeliver":
+            ids["game"] = str(args[0]).split("-", 1)[0]
+        elif name != "sweep":
+            ids["game"] = str(args[0])
+            if name in ("resolve", "deadline", "remind") and len(args) > 1:
+                ids["window"] = args[1]
+    return ids
+
+
+def record_job(connection, job, outcome, seconds: float, now: float | None = None) -> None:
+    """Count one job's outcome and what it tells: windows resolved, latency, deadlines fired, deliveries."""
+    now = time.time() if now is None else now
+    name = job.func_name.rsplit(".", 1)[-1]
+    if isinstance(outcome, bool):
+        label = "done" if outcome else "skipped"
+    elif isinstance(outcome, str):
+        label = outcome
+    else:
+        label = "ok" if outcome is not None else "none"
+    count(connection, "jobs", job=name, outcome=label)
+    observe(connection, "job_seconds", seconds, job=name)
+    if name == "resolve" and outcome == "resolved":
+        count(connection, "windows_resolved", trigger="answers")
+        if job.enqueued_at:
+            observe(connection, "resolution_latency_seconds", age(now, job.enqueued_at), trigger="answers")
+    elif name == "deadline" and outcome in ("resolved", "lost"):
+        count(connection, "deadlines_fired")
+        if outcome == "resolved":
+            count(connection, "windows_resolved", trigger="deadline")
+            due_ms = job.id.rsplit("-", 1)[-1]
+            if due_ms.isdigit():
+                observe(connection, "resolution_latency_seconds", now - int(due_ms) / 1000, trigger="deadline")
+    elif name == "sweep" and isinstance(outcome, dict):
+        count(connection, "windows_resolved", outcome.get("resolved", 0), trigger="sweeper")
+    elif name in ("deliver", "redeliver"):
+        for status in outcome if isinstance(outcome, list) else [outcome]:
+            count(connection, "deliveries", status=status)
+
+
+class OpsMixin:
+    """What the Procfile's worker adds to RQ's: JSON logs (RQ's own handlers replaced), no job descriptions in
+    the logs (an argument may be a private screen), the sweeper chain seeded at start (as ``python -m
+    workers`` does), the channel senders preloaded (`preload`), job ids bound to every line a job logs, and job
+    metrics (`record_job`)."""
+
+    take_over_logging = True  # False in tests, where pytest owns the logging
+
+    def __init__(self, *args, **kwargs):
+        if self.take_over_logging:
+            logs.configure("worker")
+        kwargs["log_job_description"] = False
+        super().__init__(*args, **kwargs)
+        preload()
+
+    def work(self, *args, **kwargs):
+        try:
+            seed_sweeper(self.connection)
+        except Exception:
+            log.exception("could not seed the sweeper (the first deadline job will)")
+        return super().work(*args, **kwargs)
+
+    def perform_job(self, job, queue):
+        started = time.perf_counter()
+        with logs.bind(**job_ids(job)):
+            ok = super().perform_job(job, queue)
+            try:
+                outcome = getattr(job, "_result", None) if ok else "failed"
+                record_job(self.connection, job, outcome, time.perf_counter() - started)
+            except Exception as exc:
+                log.debug("job metrics not recorded: %s", exc)
+        return ok
+
+
+class OpsWorker(OpsMixin, RQWorker):
+    """``rq worker -w workers.worker.OpsWorker``: the forking worker (a fresh work horse per job)."""
+
+
+class OpsSimpleWorker(OpsMixin, SimpleWorker):
+    """``rq worker -w workers.worker.OpsSimpleWorker``: jobs in the worker process (faster; no isolation)."""
+
+
+PRELOAD = ("service.channels.telegram.sender", "service.channels.sms.sender")
+
+
+def preload() -> None:
+    """Import the channel senders in the worker parent, so that each forked job does not import them again
+    (python-telegram-bot alone is ~0.5 s per job cold). Nothing is connected here: the senders open their
+    clients lazily, per process."""
+    spec = get_settings().sender.partition(":")[0]
+    for module in PRELOAD + ((spec,) if "." in spec else ()):
+        try:
+            importlib.import_module(module)
+        except Exception as exc:  # a missing optional channel must not stop the worker
+            log.warning("could not preload %s: %s", module, exc)
+
+
+def seed_sweeper(connection) -> bool:
+    """Schedule the periodic sweep now (idempotent: one sweep per slot whoever asks)."""
+    ctx = wiring.build(connection, get_settings())
+    return scheduling.sweep(ctx, ctx.clock())
