@@ -85,6 +85,8 @@ class Game:
     def __init__(self, state: State) -> None:
         self.s = state
         self.memo: dict[Any, Any] = {}  # derived values (upcoming tasks, live options) of this state; reset on change
+        self.players: int = state["config"]["players"]  # the number of seats: fixed for the game
+        self._hunted = range(1, self.players)
 
     # ------------------------------------------------------------------ serialisation
     def to_json(self) -> str:
@@ -116,12 +118,8 @@ class Game:
     def winner(self) -> str | None:
         return self.s["winner"]
 
-    @property
-    def players(self) -> int:
-        return self.s["config"]["players"]
-
     def hunted_seats(self) -> range:
-        return range(1, self.s["config"]["players"])
+        return self._hunted
 
     def waiting_for(self) -> list[int]:
         w = self.s["window"]
