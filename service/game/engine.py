@@ -25,10 +25,10 @@ from service.game.cards import (
     SURVIVAL_CARDS,
     WILL_MAX,
 )
-from service.game.rules import LIVE_ACTIONS, QUESTIONS, TASKS
+from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, QUESTIONS, TASKS
 from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, open_window, shuffled
-from service.game.rules.explore import explore_options, play
-from service.game.rules.play_cards import card_options, creature_card_options, place_tokens, token_options
+from service.game.rules.explore import explore_options
+from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
 from service.game.state import FORMAT_VERSION, Action, Event, State, Task, Window, migrate, new_this_turn
@@ -366,12 +366,6 @@ class Game:
             return creature_card_options(self, 2) + token_options(self)
         return card_options(self, seat, 3 if kind == "reckoning" else 4)
 
-    def _card_names(self, seat: int) -> list[str]:
-        w = self.s["window"]
-        assert w is not None
-        phase = 3 if w["kind"] == "reckoning" else 4
-        return sorted({o["card"] for o in card_options(self, seat, phase) if o["type"] != "pass"})
-
     def _offer_responses(self, w: Window) -> None:
         """After a card in a card window, ask again any seat that can now answer with a card it could not play
         before (a Dodge after a Detour onto the Creature token, a Cataclysm after a Wrong Track...)."""
@@ -379,7 +373,7 @@ class Game:
         for seat in range(self.players):
             if w["live"][seat] == "wait":
                 continue
-            names = self._card_names(seat)
+            names = card_names(self, seat)
             before = w.get("passed", {}).get(str(seat), [])
             if set(names) - set(before):
                 w["live"][seat] = "wait"
@@ -388,30 +382,17 @@ class Game:
         kind = action["type"]
         w = self.s["window"]
         assert w is not None
-        if kind == "side":
-            self.s["side"] = action["side"]
-            events.append({"type": "side", "side": action["side"], "visible_to": None})
+        LIVE_ACTIONS[kind](self, seat, action, events)
+        if kind in ANSWERS_THAT_CLOSE:
             w["live"][seat] = "done"
-        elif kind == "play":
-            play(self, seat, action, events)
-            w["live"][seat] = "done"
-        elif kind == "tokens":
-            place_tokens(self, seat, action, events)
-            w["live"][seat] = "done"
-        elif kind == "pass":
-            if w["kind"] in ("reckoning", "end"):
-                w.setdefault("passed", {})[str(seat)] = self._card_names(seat)
-            w["live"][seat] = "done"
-        else:
-            LIVE_ACTIONS[kind](self, seat, action, events)
-            self.memo = {}
-            if self.s["window"] is not w:
-                return
-            if w["kind"] in ("reckoning", "end"):
-                options = self.live_options(seat)
-                if all(o["type"] == "pass" for o in options):
-                    w["live"][seat] = "done"
-                self._offer_responses(w)
-            elif seat == CREATURE and w["kind"] == "explore" and len(self.live_options(seat)) <= 1:
+            return
+        self.memo = {}
+        if self.s["window"] is not w:
+            return
+        if w["kind"] in ("reckoning", "end"):
+            options = self.live_options(seat)
+            if all(o["type"] == "pass" for o in options):
                 w["live"][seat] = "done"
-
+            self._offer_responses(w)
+        elif seat == CREATURE and w["kind"] == "explore" and len(self.live_options(seat)) <= 1:
+            w["live"][seat] = "done"

@@ -51,21 +51,10 @@ class Tokens(TypedDict):
     artemia: list[int]
 
 
-class HuntCardPlayed(TypedDict, total=False):
-    """A Hunt card played this turn: the action's fields but ``type``, and ``as`` (the effect; Flashback's copy).
-    Shown as such in views and events."""
-    card: str
-    copy: str
-    places: list[int]
-    place: int
-    seat: int
-    to: int
-    # "from" and "as" are Python keywords: these entries are built and read as plain dicts
-
-
 class ThisTurn(TypedDict):
     """What happened this turn; reset when a turn starts."""
-    hunt_cards: list[dict[str, Any]]  # HuntCardPlayed entries, with "as"
+    hunt_cards: list[dict[str, Any]]  # the hunt_card actions played, without "type", with "as" (the effect played:
+    #                                   Flashback's copy); views and events show these entries as they are
     hunt_effects: list[str]           # the effects of those cards (Flashback counts as its copy)
     hunt_card_limit: int              # how many Hunt cards the Creature may play this turn (2 after Tracking)
     survival_played: list[int]        # seats that played a Survival card this turn (one each)

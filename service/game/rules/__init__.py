@@ -63,11 +63,17 @@ QUESTIONS: dict[str, Callable[..., list[Action]]] = {
     "artemia": reckoning.artemia_question,
 }
 
-# Live actions other than play / tokens / pass / side, which the driver handles with the window.
+# Live actions: a window's own questions, applied at once.
 LIVE_ACTIONS: dict[str, LiveFn] = {
+    "side": turn.side,
+    "play": explore.play,
+    "tokens": play_cards.place_tokens,
+    "pass": turn.pass_window,
     "keep_survival": explore.keep_survival,
     "resist": explore.resist,
     "giveup": explore.giveup,
     "survival": play_cards.do_survival,
     "hunt_card": play_cards.do_hunt_card,
 }
+# The live actions after which the seat has answered the window (the others may be followed by more).
+ANSWERS_THAT_CLOSE = {"side", "play", "tokens", "pass"}

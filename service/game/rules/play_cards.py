@@ -55,6 +55,14 @@ def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
     return options + [{"type": "pass"}] if options else []
 
 
+def card_names(g: "Game", seat: int) -> list[str]:
+    """The cards a seat may play in the open card window (Reckoning or end of turn)."""
+    w = g.s["window"]
+    assert w is not None
+    phase = 3 if w["kind"] == "reckoning" else 4
+    return sorted({o["card"] for o in card_options(g, seat, phase) if o["type"] != "pass"})
+
+
 def do_survival(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
     card = action["card"]
     params = {k: v for k, v in action.items() if k not in ("type", "card")}

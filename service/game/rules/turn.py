@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from service.game.cards import ARTEMIA_SPACES, HUNT_HAND
 from service.game.rules.common import CREATURE, draw, move_counter, open_window, player
-from service.game.rules.play_cards import card_options, creature_card_options
+from service.game.rules.play_cards import card_names, card_options, creature_card_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
-from service.game.state import Event, Task, new_this_turn
+from service.game.state import Action, Event, Task, new_this_turn
 
 if TYPE_CHECKING:
     from service.game.engine import Game
@@ -23,6 +23,21 @@ def choose_side(g: "Game", events: list[Event]) -> bool:
     open_window(g, "setup", [CREATURE])
     g.s["agenda"][0] = ["start_turn"]
     return False
+
+
+def side(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+    """The Creature's answer in the setup window: the board side."""
+    g.s["side"] = action["side"]
+    events.append({"type": "side", "side": action["side"], "visible_to": None})
+
+
+def pass_window(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+    """No (more) cards in this window. In a card window, remember which cards the seat could play: a card played
+    later that lets it play another one asks it again (engine ``_offer_responses``)."""
+    w = g.s["window"]
+    assert w is not None
+    if w["kind"] in ("reckoning", "end"):
+        w.setdefault("passed", {})[str(seat)] = card_names(g, seat)
 
 
 def start_turn(g: "Game", events: list[Event]) -> bool:
