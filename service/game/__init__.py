@@ -18,6 +18,7 @@ Public face
     game.private_view(s)   -> only the seat's own secrets (hand, Survival cards / Hunt cards); cheap
     game.visible_discards(s) -> each Hunted's discard pile as seat s sees it (None where Smokescreen hides it)
     game.is_over, game.winner ("creature" | "hunted" | None), game.turn
+    game.is_terminal(), game.returns() -> OpenSpiel's names: is_over, and +1 / -1 per seat by side (0 before)
     game.to_json() / Game.from_json(text)
 
 Events are dicts ``{"type": ..., "visible_to": None | [seats], ...}``; ``visible_to`` None means public.

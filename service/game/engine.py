@@ -118,6 +118,19 @@ class Game:
     def winner(self) -> str | None:
         return self.s["winner"]
 
+    def is_terminal(self) -> bool:
+        """OpenSpiel's name for ``is_over``."""
+        return self.s["winner"] is not None
+
+    def returns(self) -> list[float]:
+        """Each seat's result, OpenSpiel style: 1 for the winning side's seats, -1 for the others, 0 before the
+        end."""
+        winner = self.s["winner"]
+        if winner is None:
+            return [0.0] * self.players
+        creature_won = winner == "creature"
+        return [1.0 if (seat == CREATURE) == creature_won else -1.0 for seat in range(self.players)]
+
     def hunted_seats(self) -> range:
         return self._hunted
 
