@@ -2,7 +2,7 @@
 
 Places keep their numbers (1..10) as ids, Hunt and Survival cards their ids from ``service/game/cards.json``.
 English names are the published ones. Czech names of the places, of Klon, Přelud and Šestý smysl and of the
-game's words (Bytost, Lovení, vůle, žetony…) are the Czech rulebook's (``../shared/seed/``); every other Czech
+game's words (Bytost, Lovení, vůle, žetony…) are the Czech rulebook's; every other Czech
 card name is **ours** (the rulebook excerpt does not name those cards) — `czech_is_ours()` tells which, and a
 player who owns the Czech edition may find different names printed on the cards.
 
