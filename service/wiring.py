@@ -39,10 +39,18 @@ def build(connection: redis.Redis, settings: Settings, sender: Sender | None = N
                                                                                           connection, settings)))
 
 
+def job_connection() -> redis.Redis:
+    """The Redis connection of the running RQ job (for the job functions, which run only inside one)."""
+    job = get_current_job()
+    if job is None:
+        raise RuntimeError("no RQ job is running: job functions get their connection from their job")
+    return job.connection
+
+
 def current() -> Context:
     """The context of the running RQ job: the one registered for its connection, else one built from the
     environment's settings."""
-    connection = get_current_job().connection
+    connection = job_connection()
     found = context.lookup(connection)
     if found is None:
         found = build(connection, get_settings())

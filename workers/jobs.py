@@ -5,11 +5,9 @@ Wiring only: each job takes the context of its connection (`service.wiring.curre
 the work.
 """
 
-from rq import get_current_job
-
 from service.channels.telegram import jobs as telegram_jobs
 from service.pipeline import resolution, upkeep
-from service.wiring import current
+from service.wiring import current, job_connection
 
 
 def resolve(game_id: str, window: int) -> str:
@@ -43,5 +41,5 @@ def sweep() -> dict[str, int]:
 def edit_screen(chat_id: int, message_id: int, text: str, keyboard: list | None, game_id: str, slot: str,
                 version: int) -> str:
     """The next screen of a Telegram decision message after a button press."""
-    return telegram_jobs.edit_message(get_current_job().connection, chat_id, message_id, text, keyboard, game_id,
+    return telegram_jobs.edit_message(job_connection(), chat_id, message_id, text, keyboard, game_id,
                                       slot, version)

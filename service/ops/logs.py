@@ -95,7 +95,7 @@ class JsonFormatter(logging.Formatter):
             message = record.getMessage()
         except Exception:  # a bad format string must not lose the line
             message = str(record.msg)
-        line = {
+        line: dict[str, object] = {
             "ts": dt.datetime.fromtimestamp(record.created, dt.UTC).isoformat(timespec="milliseconds"),
             "level": record.levelname,
             "logger": record.name,

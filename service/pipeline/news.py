@@ -22,6 +22,9 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, cast
+
+import redis
 
 from service import i18n
 from service.game import Game
@@ -43,7 +46,7 @@ def names_of(meta: dict) -> dict[int, str]:
 class Readers:
     """Who reads a game's chats, in which language (a few Redis reads, done once per step)."""
 
-    redis: object
+    redis: redis.Redis | None  # None: no Redis reads (a player's own language and blocks are not looked up)
     meta: dict
 
     def seats(self) -> list[int]:
@@ -70,7 +73,7 @@ class Readers:
         player = self.meta["players"].get(str(seat), {})
         chosen = None
         if chat_kind(player.get("chat")) == "telegram" and player.get("user") and self.redis is not None:
-            raw = self.redis.get(keys.telegram_lang(player["user"]))
+            raw = cast(bytes | None, self.redis.get(keys.telegram_lang(player["user"])))
             chosen = raw.decode() if raw else None
         return i18n.choose(chosen, player.get("lang") or self.group_lang())
 
@@ -290,7 +293,7 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
     parts = split_turns(step.news, step.events, step.notices)
     segment, closed = next_segments(step.news, step.events, step.notices)
     private = {seat: private_turns(step.news, step.events, seat) for seat in readers.seats()}
-    news_after = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {},
+    news_after: dict[str, Any] = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {},
                   "segment": segment.to_news()}
     for seat, parts_of_seat in private.items():  # what each seat's living turn message shows so far
         if readers.kind(seat) in LIVING_MESSAGES and parts_of_seat[-1].items:

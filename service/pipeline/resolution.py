@@ -38,6 +38,8 @@ class Opening:
 def bot_answer(game: Game, seat: int) -> list[dict]:
     """The auto-play answer of ``seat`` for the open window (several actions when one is not enough)."""
     trial = Game.from_json(game.to_json())
+    if trial.window is None:
+        raise ValueError(f"seat {seat} has no window to answer: the game is over")
     window, actions = trial.window["id"], []
     while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
         action = trial.autoplay(seat)
@@ -98,7 +100,8 @@ def _apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[
 
 def _autoplay_rest(game: Game, window: int, applied: list[tuple[int, dict]]) -> tuple[list[dict], list[int]]:
     """Auto-play every seat the window still waits for. -> (events, seats auto-played)."""
-    events, played = [], []
+    events: list[dict] = []
+    played: list[int] = []
     for _ in range(MAX_AUTOPLAY_STEPS):
         if game.window is None or game.window["id"] != window or not game.waiting_for():
             return events, played
@@ -122,13 +125,15 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
         outcome = "resolved"
         scheduling.cancel_timers(ctx, game_id, window, snap.opened, snap.deadline)
         follow_up(ctx, game_id, committed, resolve_next=False)
+        if committed.window is None:
+            break  # the game is over: no next window to resolve
         snap, window = committed, committed.window
     return outcome
 
 
 def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     """Apply the answers of the closed window and commit. -> the new snapshot, or None if another run won."""
-    store, game_id, window = ctx.store, snap.game_id, snap.window
+    store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
     answers, expected, streaks, meta = store.window_state(game_id)
 
@@ -203,12 +208,12 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         return
     scheduling.deliveries(ctx, game_id, batch_for_version(snap.version))
     if snap.status == "collecting":
-        scheduling.deadline(ctx, game_id, snap.window, snap.deadline)
-        scheduling.next_reminder(ctx, game_id, snap.window, snap.opened, snap.deadline)
+        scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
+        scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = snap.deadline
     elif snap.status == "resolving":
         if resolve_next:
-            scheduling.resolve(ctx, game_id, snap.window)
+            scheduling.resolve(ctx, game_id, snap.current_window)
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:
         due = None

@@ -34,6 +34,8 @@ def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
         return "deferred"
     status, deadline = ctx.store.close_at_deadline(game_id, window, now)
     if status == "EARLY":
+        if deadline is None:
+            raise RuntimeError(f"game {game_id} window {window}: the deadline moved but the store did not say to when")
         scheduling.deadline(ctx, game_id, window, deadline)
         return "early"
     if status == "NOOP":
@@ -72,9 +74,9 @@ def credit_downtime(ctx: Context) -> float:
         snap = store.load(game_id)
         if snap is None or snap.status != "collecting":
             continue
-        deadline = store.extend_deadline(game_id, snap.window, lost)
+        deadline = store.extend_deadline(game_id, snap.current_window, lost)
         if deadline is not None:
-            scheduling.deadline(ctx, game_id, snap.window, deadline)
+            scheduling.deadline(ctx, game_id, snap.current_window, deadline)
             store.set_due(game_id, deadline)
     return lost
 
@@ -96,12 +98,12 @@ def check_game(ctx: Context, game_id: str) -> str:
         if now < snap.deadline:
             store.set_due(game_id, snap.deadline)
             return "waiting"
-        return fire_deadline(ctx, game_id, snap.window)
+        return fire_deadline(ctx, game_id, snap.current_window)
     stuck_since = snap.closed or snap.opened
     if now - stuck_since < ctx.settings.resolve_grace_seconds:
         store.set_due(game_id, stuck_since + ctx.settings.resolve_grace_seconds)
         return "resolving"
-    return resolve_window(ctx, game_id, snap.window)
+    return resolve_window(ctx, game_id, snap.current_window)
 
 
 def sweep(ctx: Context) -> dict[str, int]:

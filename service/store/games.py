@@ -5,7 +5,8 @@ Knows Redis and the shape of our keys; knows nothing of the rules (the engine JS
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import cast
 
 import redis
 
@@ -27,6 +28,13 @@ class Snapshot:
     json: str
     news: str = ""  # the channels' running summary of the turn (JSON, opaque here), written by the commits
 
+    @property
+    def current_window(self) -> int:
+        """The window being collected or resolved; a game that is over has none (ValueError)."""
+        if self.window is None:
+            raise ValueError(f"game {self.game_id} v{self.version} is {self.status}: it has no open window")
+        return self.window
+
 
 @dataclass(frozen=True)
 class Commit:
@@ -43,7 +51,8 @@ class Commit:
     prefilled: dict[int, list[dict]]
     streaks: dict[int, int]
     messages: list[dict]
-    actions: list[tuple[int, dict]] = ()  # applied in this step, in order (appended to the action log)
+    # applied in this step, in order (appended to the action log)
+    actions: list[tuple[int, dict]] = field(default_factory=list)
     config: dict | None = None  # the game's config: written as the action log's first line (version 0 only)
     extra: dict[str, str] | None = None  # more snapshot fields to set (the group status message's news)
 
@@ -129,11 +138,11 @@ class Store:
 
     def snap_field(self, game_id: str, name: str) -> str | None:
         """One extra field of the snapshot hash (written by a commit's ``extra``)."""
-        raw = self.redis.hget(keys.snap(game_id), name)
+        raw = cast(bytes | None, self.redis.hget(keys.snap(game_id), name))
         return raw.decode() if raw else None
 
     def resolution_log(self, game_id: str) -> list[str]:
-        return [entry.decode() for entry in self.redis.lrange(keys.log(game_id), 0, -1)]
+        return [entry.decode() for entry in cast(list[bytes], self.redis.lrange(keys.log(game_id), 0, -1))]
 
     # --- the atomic steps ------------------------------------------------------------------------------------
 
@@ -220,10 +229,10 @@ class Store:
         pipe.execute()
 
     def games_of_user(self, user: str) -> set[str]:
-        return {g.decode() for g in self.redis.smembers(keys.user_games(user))}
+        return {g.decode() for g in cast(set[bytes], self.redis.smembers(keys.user_games(user)))}
 
     def game_of_chat(self, chat: str) -> str | None:
-        game_id = self.redis.get(keys.chat_game(chat))
+        game_id = cast(bytes | None, self.redis.get(keys.chat_game(chat)))
         return game_id.decode() if game_id else None
 
     def set_streak(self, game_id: str, seat: int, n: int) -> None:
@@ -246,10 +255,11 @@ class Store:
         self.redis.zrem(keys.DUE, game_id)
 
     def due_games(self, now: float, limit: int = 500) -> list[str]:
-        return [g.decode() for g in self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0, num=limit)]
+        return [g.decode() for g in cast(list[bytes], self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0,
+                                                                                 num=limit))]
 
     def open_games(self) -> list[str]:
-        return [g.decode() for g in self.redis.zrange(keys.DUE, 0, -1)]
+        return [g.decode() for g in cast(list[bytes], self.redis.zrange(keys.DUE, 0, -1))]
 
     # --- outbox ----------------------------------------------------------------------------------------------
 
@@ -276,7 +286,7 @@ class Store:
         self.redis.delete(keys.sent(game_id, batch, index))
 
     def send_state(self, game_id: str, batch: str, index: int) -> str | None:
-        state = self.redis.get(keys.sent(game_id, batch, index))
+        state = cast(bytes | None, self.redis.get(keys.sent(game_id, batch, index)))
         return state.decode() if state else None
 
 

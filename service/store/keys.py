@@ -86,7 +86,8 @@ def outbox(game_id: str, batch: str) -> str:
     return f"{_g(game_id)}:out:{batch}"
 
 
-def sent(game_id: str, batch: str, index: int) -> str:
+def sent(game_id: str, batch: str, index: int | str) -> str:
+    """A message's delivery marker (``index`` "": the common prefix of a batch's markers)."""
     return f"{_g(game_id)}:sent:{batch}:{index}"
 
 

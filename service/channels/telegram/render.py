@@ -17,6 +17,7 @@ plain lines are also the fallback when a screen cannot be drawn.
 
 import logging
 from collections.abc import Callable
+from functools import partial
 
 import redis
 
@@ -87,8 +88,7 @@ class TelegramChannel:
                 continue
             if not group:  # no table chat: the player is told what the table would be, in their own chat
                 out += plain.table(news, chat, seat)
-            out += _guarded(lambda seat=seat, chat=chat: self._private(news, seat, chat),
-                            lambda seat=seat, chat=chat: plain.private(news, seat, chat),
+            out += _guarded(partial(self._private, news, seat, chat), partial(plain.private, news, seat, chat),
                             f"turn message of seat {seat}")
         return out
 
@@ -165,7 +165,7 @@ class TelegramChannel:
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
-            screen = ui.locked_in(ui.Choice(refresh.game_id, refresh.snap.window), refresh.answers[seat],
+            screen = ui.locked_in(ui.Choice(refresh.game_id, refresh.snap.current_window), refresh.answers[seat],
                                   refresh.snap.deadline, lang, tz=meta.get("tz"))
             private = refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn \
                 else []

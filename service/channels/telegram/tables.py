@@ -8,6 +8,8 @@ a table's Telegram place. Keys (all under ``tg:``, global like the user indexes)
     tg:blocked:<user>     the user blocked the bot
 """
 
+from typing import cast
+
 import redis
 
 from service.store import keys
@@ -24,10 +26,10 @@ class Tables:
         self.dedup_ttl = dedup_ttl
 
     def set_lang(self, user: int, lang: str) -> None:
-        self.redis.set(keys.telegram_lang(user), lang)
+        self.redis.set(keys.telegram_lang(str(user)), lang)
 
     def lang(self, user: int) -> str | None:
-        raw = self.redis.get(keys.telegram_lang(user))
+        raw = cast(bytes | None, self.redis.get(keys.telegram_lang(str(user))))
         return raw.decode() if raw else None
 
     def seen(self, update_id: int) -> bool:
@@ -39,6 +41,6 @@ class Tables:
 
     def set_blocked(self, user: int, blocked: bool) -> None:
         if blocked:
-            self.redis.set(keys.telegram_blocked(user), 1)
+            self.redis.set(keys.telegram_blocked(str(user)), 1)
         else:
-            self.redis.delete(keys.telegram_blocked(user))
+            self.redis.delete(keys.telegram_blocked(str(user)))
