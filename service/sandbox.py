@@ -1,12 +1,14 @@
 """The local sandbox: play one seat in the terminal against bots, through the real pipeline.
 
-``python -m service.sandbox [--seat N | --side creature|hunted] [--players P] [--seed S] [--deadline SECONDS]``
+``python -m service.sandbox [--seat N | --side creature|hunted] [--players P] [--seed S] [--deadline SECONDS]
+[--lang en|cs]``
 ``python -m service.sandbox --bots-only --seed S``  plays a whole game with bots and prints the transcript.
 
 Same command language, store, Lua scripts, RQ jobs, deadlines and outbox as production. Without REDIS_URL
 the Redis is embedded (fakeredis with Lua, in this process) and an in-process RQ ``SimpleWorker`` (burst runs
 with the scheduler, pumped by the main loop) does the jobs; bots are seats the pipeline auto-plays the moment
-a window opens. What you type goes through ``service.pipeline.ingest.submit`` exactly as a Telegram message would.
+a window opens. What you type goes through ``service.pipeline.ingest.submit`` exactly as a Telegram message would,
+and its result is worded as Telegram words it (`service.channels.plain.submitted`), in the language of the game.
 """
 
 import argparse
@@ -21,7 +23,8 @@ import redis
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
-from service import commands, wiring
+from service import commands, i18n, wiring
+from service.channels import plain
 from service.channels.console.sender import ConsoleSender
 from service.config import get_settings
 from service.game import Game
@@ -50,14 +53,16 @@ def parse_args(argv):
     parser.add_argument("--deadline", type=int, default=30, help="seconds you get per step")
     parser.add_argument("--bots-only", action="store_true", help="bots play every seat; print the transcript")
     parser.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
+    parser.add_argument("--lang", choices=i18n.LANGS, default=i18n.DEFAULT_LANG, help="the language of the game")
     return parser.parse_args(argv)
 
 
 def choose_seat(args, ask) -> int:
     if args.seat is not None:
         return args.seat
-    side = args.side or ask("Play the Creature or a Hunted? [c/h] ").strip().lower()[:1]
-    return 0 if side == "c" else 1
+    _ = i18n.translator(getattr(args, "lang", i18n.DEFAULT_LANG)).gettext
+    side = args.side or ask(_("Play the Creature or a Hunted? [c/h] ")).strip().lower()[:1]
+    return 0 if side in ("c", "b") else 1  # Creature, Bytost
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,24 +75,26 @@ def main(argv: list[str] | None = None) -> int:
     })
     connection = connect(settings.redis_url)
     human = None if args.bots_only else choose_seat(args, input)
-    labels = {TABLE: "table", YOU: "you"}
+    _ = i18n.translator(args.lang).gettext
+    labels = {TABLE: _("table"), YOU: _("you")}
     players = {}
     for seat in range(args.players):
         chat = YOU if seat == human else (f"console:seat{seat}" if args.bots_only else None)
-        players[str(seat)] = {"name": "You" if seat == human else f"Bot {seat}", "chat": chat, "user": chat}
+        players[str(seat)] = {"name": _("You") if seat == human else f"Bot {seat}", "chat": chat, "user": chat,
+                              "lang": args.lang}
         if args.bots_only:
-            labels[chat] = f"seat {seat}"
-    meta = {"players": players, "group": TABLE, "deadline_seconds": args.deadline, "lang": "en",
+            labels[chat] = _("seat {n}").format(n=seat)
+    meta = {"players": players, "group": TABLE, "deadline_seconds": args.deadline, "lang": args.lang,
             "bots": [s for s in range(args.players) if s != human]}
     ctx = wiring.build(connection, settings, sender=ConsoleSender(labels=labels))
     context.register(ctx)
     game_id = f"sandbox{seed}_{uuid.uuid4().hex[:6]}"
     scheduling.sweep(ctx, ctx.clock())  # the sweeper chain (and its heartbeat)
     start_game(ctx, game_id, {"players": args.players, "seed": seed, "side": None, "expert": False}, meta)
-    return run(ctx, game_id, human, args.timeout)
+    return run(ctx, game_id, human, args.timeout, args.lang)
 
 
-def run(ctx, game_id: str, human: int | None, timeout: float) -> int:
+def run(ctx, game_id: str, human: int | None, timeout: float, lang: str = i18n.DEFAULT_LANG) -> int:
     worker = SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
     lines = _stdin_lines() if human is not None else None
     started = time.monotonic()
@@ -99,28 +106,30 @@ def run(ctx, game_id: str, human: int | None, timeout: float) -> int:
             line = lines.get()
             if line is None or line.strip() == "quit":
                 return 0
-            print(f"  -> {answer(ctx, game_id, human, line)}", flush=True)
+            print(f"  -> {answer(ctx, game_id, human, line, lang)}", flush=True)
             continue
         time.sleep(0.05)
-    print(f"sandbox: the game did not end within {timeout:.0f} s", file=sys.stderr)
+    print(i18n.translator(lang).gettext("sandbox: the game did not end within {n} s").format(n=f"{timeout:.0f}"),
+          file=sys.stderr)
     return 1
 
 
-def answer(ctx, game_id: str, seat: int, text: str) -> str:
-    """One line typed by the human: help, status, or an answer for the open step."""
+def answer(ctx, game_id: str, seat: int, text: str, lang: str = i18n.DEFAULT_LANG) -> str:
+    """One line typed by the human: help, status, or an answer for the open step, answered in ``lang``."""
     snap = ctx.store.load(game_id)
     game = Game.from_json(snap.json)
     try:
-        actions = commands.parse(text, game, seat)
+        actions = commands.parse(text, game, seat, lang=lang)
     except commands.CommandError as exc:
         return str(exc)
     if actions[0]["type"] == "_help":
-        return commands.help_text(game, seat)
+        return commands.help_text(game, seat, lang)
     if actions[0]["type"] == "_status":
-        return json.dumps(game.view(seat))
+        return json.dumps(game.view(seat), ensure_ascii=False)
     if snap.status == "over":
-        return "The game is over."
-    return ingest.submit(ctx, game_id, seat, actions, snap.window, dedup_id=None).text
+        return i18n.translator(lang).gettext("This game is over.")
+    result = ingest.submit(ctx, game_id, seat, actions, snap.window, dedup_id=None, snap=snap)
+    return plain.submitted(result, game, seat, lang)
 
 
 def _deliveries_pending(ctx) -> bool:

@@ -6,7 +6,7 @@ from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 from service.game import Game
 from service.ops import metrics
 from service.pipeline import ingest
-from service.pipeline.ingest import Status
+from service.pipeline.ingest import Reason, Status
 from service.pipeline.resolution import resolve_window, start_game
 from service.store import keys
 
@@ -37,26 +37,30 @@ def test_first_window_asks_the_hunted(ctx):
 def test_an_illegal_answer_is_refused_and_changes_nothing(ctx):
     before = ctx.store.redis.hgetall(keys.snap(G))
     result = ingest.submit(ctx, G, 1, [{"type": "play", "cards": [99]}], 1, "d1")
-    assert result.status is Status.INVALID and result.text.startswith("Not allowed")
-    assert ingest.submit(ctx, G, 1, [{"type": "nonsense"}], 1, "d1").status is Status.INVALID
-    assert ingest.submit(ctx, G, 1, [], 1, "d1").status is Status.INVALID
+    assert (result.status, result.reason) == (Status.INVALID, Reason.ILLEGAL)
+    assert result.params["action"] == {"type": "play", "cards": [99]} and result.params["detail"]  # the engine's
+    nonsense = ingest.submit(ctx, G, 1, [{"type": "nonsense"}], 1, "d1")
+    assert nonsense.status is Status.INVALID and nonsense.reason in (Reason.ILLEGAL, Reason.MALFORMED)
+    assert (ingest.submit(ctx, G, 1, [], 1, "d1").status, ingest.submit(ctx, G, 1, [], 1, "d1").reason) == \
+        (Status.INVALID, Reason.EMPTY)
     assert ctx.store.answers(G) == {}
     assert ctx.store.redis.hgetall(keys.snap(G)) == before
     assert not ctx.store.redis.sismember(keys.dedup(G), "d1")  # a refused answer does not burn its dedup id
 
 
 def test_wrong_seat_unknown_game_and_expired_window_get_clear_replies(ctx):
-    assert ingest.submit(ctx, "nope", 1, play(ctx, 1), 1).status is Status.INVALID
+    nogame = ingest.submit(ctx, "nope", 1, play(ctx, 1), 1)
+    assert (nogame.status, nogame.reason) == (Status.INVALID, Reason.NO_GAME)
     assert ingest.submit(ctx, G, 9, play(ctx, 1), 1).status is Status.INVALID
     stale = ingest.submit(ctx, G, 1, play(ctx, 1), 0)
-    assert stale.status is Status.STALE and "expired" in stale.text
+    assert (stale.status, stale.reason, stale.params) == (Status.STALE, Reason.EXPIRED, {"window": 0, "now": 1})
 
 
 def test_accept_then_duplicate_then_last_answer_enqueues_one_resolution(ctx):
     first = ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-1")
-    assert (first.status, first.waiting) == (Status.ACCEPTED, 1)
-    assert "waiting for 1 more" in first.text
-    assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-1").status is Status.DUP
+    assert (first.status, first.waiting, first.actions, first.reason) == (Status.ACCEPTED, 1, tuple(play(ctx, 1)), None)
+    dup = ingest.submit(ctx, G, 1, play(ctx, 1), 1, "upd-1")
+    assert (dup.status, dup.reason) == (Status.DUP, Reason.DUP)
     last = ingest.submit(ctx, G, 2, play(ctx, 2), 1, "upd-2")
     assert last.status is Status.RESOLVE
     assert [j for j in ctx.queue.job_ids if j.startswith("resolve-")] == [f"resolve-{G}-1"]
@@ -111,5 +115,31 @@ def test_only_plans_may_follow_the_move_that_completes_a_window():
     window, tokens = game.window["id"], bot_answer(game, 0)
     plan = {"type": "plan", "orders": [{"type": "pass"}]}
     assert ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + [plan], window) is None
-    assert ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + tokens, window).startswith("Too many")
-    assert ingest.check_answer(Game.from_json(game.to_json()), 0, ["junk"], window).startswith("Not")
+    too_many = ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + tokens, window)
+    assert (too_many.reason, too_many.params) == (Reason.TOO_MANY, {"n": len(tokens)})
+    assert ingest.check_answer(Game.from_json(game.to_json()), 0, ["junk"], window).reason in (Reason.ILLEGAL,
+                                                                                            Reason.MALFORMED)
+
+
+def test_the_result_is_data_and_each_language_words_it(ctx):
+    """No words in the result: the channels word it (`service.channels.plain.submitted`) in the player's language."""
+    from service.channels.plain import submitted
+
+    game = Game.from_json(ctx.store.load(G).json)
+    first = ingest.submit(ctx, G, 1, play(ctx, 1), 1, "w1")
+    assert not any(isinstance(v, str) and " " in v for v in vars(first).values())  # nothing worded
+    assert submitted(first, game, 1, "en").startswith("Locked in: play ") and "waiting for 1 more answer." in \
+        submitted(first, game, 1, "en")
+    assert submitted(first, game, 1, "cs").startswith("Zaznamenáno: hraj ") and "čeká se ještě na 1 odpověď." in \
+        submitted(first, game, 1, "cs")
+    illegal = ingest.submit(ctx, G, 2, [{"type": "play", "cards": [10]}], 1)  # not in the hand
+    cs = submitted(illegal, game, 2, "cs")
+    assert cs.startswith("Tohle teď nejde") and "Teď můžeš: " in cs and "hraj" in cs, cs
+    assert illegal.params["detail"] not in cs  # the engine's English words are for the logs
+    stale = ingest.submit(ctx, G, 2, play(ctx, 2), 0)
+    assert submitted(stale, game, 2, "cs") == "Tahle volba už neplatí: krok 0 skončil (teď je krok 1)."
+    assert submitted(stale, game, 2, "en") == "That choice has expired: step 0 is over (now at step 1)."
+    for reason in Reason:  # every reason has words in both languages, different in each
+        params = {"window": 1, "now": 2, "n": 2, "action": play(ctx, 1)[0], "detail": "x", "game": game}
+        result = ingest.SubmitResult(Status.INVALID, reason=reason, params=params)
+        assert submitted(result, game, 1, "en") != submitted(result, game, 1, "cs"), reason

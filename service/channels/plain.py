@@ -6,16 +6,70 @@ Shared by the channels (which never import each other); worded with `service.i18
 
 from datetime import UTC, datetime
 
+from babel.dates import format_datetime
+
 from service import commands
+from service.game import Game
 from service.i18n import translator
 from service.i18n.events import game_over, line, notice_text, reveal, seat_name
+from service.pipeline.ingest import Reason, Status, SubmitResult
 from service.pipeline.news import MAX_NEWS_LINES, StepNews, Unreachable, message, names_of, sees
 
 MAX_TEXT = 4000  # Telegram allows 4096 characters
 
 
-def when(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%a %d %b %H:%M:%S UTC")
+def when(ts: float, lang: str = "en") -> str:
+    """A moment in UTC, in the reader's language: "Tue 01 Dec 18:30:00 UTC" / "út 01 pro 18:30:00 UTC"."""
+    return format_datetime(datetime.fromtimestamp(ts, UTC), "EEE dd MMM HH:mm:ss 'UTC'", locale=lang)
+
+
+def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep: str = "\n") -> str:
+    """The reply to an answer (`service.pipeline.ingest.submit`'s result) in the player's language. ``game``: the
+    game the answer was checked against (the options shown after a refused move); ``sep`` joins the options."""
+    _, ngettext = translator(lang).gettext, translator(lang).ngettext
+    said = ", ".join(_describe(a, lang) for a in result.actions)
+    if result.stored:
+        if result.status is Status.RESOLVE:
+            return _("Locked in: {actions} — everyone has answered.").format(actions=said)
+        return ngettext("Locked in: {actions} — waiting for {n} more answer.",
+                        "Locked in: {actions} — waiting for {n} more answers.", result.waiting).format(
+            actions=said, n=result.waiting)
+    params, reason = result.params, result.reason
+    if reason is Reason.INCOMPLETE:
+        options = _options(commands.summary(params["game"], seat, lang), sep)
+        return _("Not complete yet, you still need to answer: {options}").format(options=options)
+    if reason is Reason.TOO_MANY:
+        return ngettext("Too many moves: the step is complete after the first {n} move.",
+                        "Too many moves: the step is complete after the first {n} moves.",
+                        params["n"]).format(n=params["n"])
+    if reason in (Reason.ILLEGAL, Reason.MALFORMED):
+        move = _describe(params["action"], lang) if reason is Reason.ILLEGAL else ""
+        head = _("Not possible now: {move}.").format(move=move) if move else _("Not understood.")
+        options = commands.summary(game, seat, lang) if game is not None and not game.is_over else []
+        return head + (" " + _("You may now: {options}").format(options=_options(options, sep)) if options else "")
+    if reason is Reason.EXPIRED:
+        return _("That choice has expired: step {window} is over (now at step {now}).").format(**params)
+    return {
+        Reason.DUP: _("Already got that one."),
+        Reason.NO_GAME: _("There is no such game."),
+        Reason.OVER: _("This game is over."),
+        Reason.MOVED_ON: _("That choice has expired: the step moved on."),
+        Reason.RESOLVING: _("Too late: this step is being resolved."),
+        Reason.EMPTY: _("Nothing to record: send a move."),
+    }[reason]
+
+
+def _options(lines: list[str], sep: str) -> str:
+    """The summary lines of what may be answered, joined by ``sep`` (each on its own line after a newline)."""
+    return ("\n" if sep == "\n" else "") + sep.join(lines)
+
+
+def _describe(action: dict, lang: str) -> str:
+    """The action as a command; "" for one that cannot be written (a malformed or forged action)."""
+    try:
+        return commands.describe(action, lang)
+    except (AttributeError, KeyError, IndexError, TypeError, ValueError):
+        return ""
 
 
 def chunks(lines: list[str]) -> list[str]:
@@ -69,7 +123,7 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
     elif step.asked and game.window:
         who = ", ".join(seat_name(names, s, lang) for s in step.asked)
         out.append(_("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
-            who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline)))
+            who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)))
     return [message(chat, text, seat, seat is None) for text in chunks(out)]
 
 
@@ -81,7 +135,7 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
     if seat in step.asked and game.window is not None:
         _ = translator(lang).gettext
         out.append(_("Your move (turn {turn}, step {step}), answer by {time}:").format(
-            turn=game.turn, step=game.window["id"], time=when(step.deadline)))
+            turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)))
         out.append("\n".join(commands.summary(game, seat, lang)))
         out.append(_("(send help for more)"))
     return [message(chat, text, seat, False) for text in chunks(out)]

@@ -2,7 +2,10 @@
 
 ``submit`` validates the answer against the stored engine snapshot first (on a copy: an invalid answer changes
 nothing), then records it with the atomic submit script. The single caller that completes the window enqueues
-its resolution under a deterministic job id. The returned ``SubmitResult`` carries the reply for the player.
+its resolution under a deterministic job id. The returned ``SubmitResult`` is data, never words: the status, how
+many answers are still missing, the recorded actions, and for a refusal its reason code (`Reason`) and
+parameters. Each channel words it in its player's language (`service.channels.plain.submitted`, the SMS
+routing).
 
 An answer is on the webhook's hot path, so it costs three Redis round trips: the snapshot read (skipped when
 the channel has read it already), the submit script, and one pipeline with the answer counter and the status
@@ -10,10 +13,10 @@ refresh job.
 """
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
-from service import commands
 from service.game import Game, IllegalAction
 from service.ops import metrics
 from service.pipeline import scheduling
@@ -32,11 +35,43 @@ class Status(str, Enum):
     INVALID = "INVALID"  # unknown game, wrong seat, or not a legal answer: nothing done
 
 
+class Reason(str, Enum):
+    """Why an answer was not stored; the parameters a channel may word are named in the comment."""
+
+    DUP = "dup"  # already recorded
+    NO_GAME = "no_game"  # there is no such game
+    OVER = "over"  # the game is over
+    EXPIRED = "expired"  # the answered window is over: ``window`` (answered), ``now`` (the open one)
+    MOVED_ON = "moved_on"  # the window changed while the answer was being stored
+    RESOLVING = "resolving"  # too late: the window is being resolved
+    EMPTY = "empty"  # no action at all
+    TOO_MANY = "too_many"  # the window was complete after the first ``n`` actions (only plans may follow)
+    ILLEGAL = "illegal"  # the engine refused an action: ``action`` (the action), ``detail`` (the engine's words,
+    # English, for logs: show the options instead)
+    MALFORMED = "malformed"  # an action or seat the engine cannot read: ``detail`` (for logs)
+    INCOMPLETE = "incomplete"  # legal so far, but the seat must still answer: ``game`` (the game as the answer
+    # leaves it: its legal actions for the seat are what is missing)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why an answer is not a complete legal answer (`check_answer`)."""
+
+    reason: Reason
+    params: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class SubmitResult:
     status: Status
-    waiting: int  # expected answers still missing (ACCEPTED only)
-    text: str  # the reply to show the player
+    waiting: int = 0  # expected answers still missing (ACCEPTED only)
+    actions: tuple[dict, ...] = ()  # what was recorded (ACCEPTED, RESOLVE)
+    reason: Reason | None = None  # why nothing was recorded (any other status)
+    params: dict[str, Any] = field(default_factory=dict)  # the reason's parameters (see `Reason`)
+
+    @property
+    def stored(self) -> bool:
+        return self.status in (Status.ACCEPTED, Status.RESOLVE)
 
 
 def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id: int,
@@ -51,26 +86,24 @@ def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id
     if snap is None:
         return _refused("NOGAME")
     if snap.status == "over":
-        return SubmitResult(Status.CLOSED, 0, "This game is over.")
+        return SubmitResult(Status.CLOSED, reason=Reason.OVER)
     if snap.window != window_id:
-        return SubmitResult(Status.STALE, 0, f"That choice has expired: step {window_id} is over "
-                                             f"(now at step {snap.window}).")
+        return SubmitResult(Status.STALE, reason=Reason.EXPIRED, params={"window": window_id, "now": snap.window})
     if snap.status != "collecting":
         return _refused("CLOSED")
     problem = check_answer(Game.from_json(snap.json), seat, actions, window_id)
     if problem:
-        return SubmitResult(Status.INVALID, 0, problem)
+        return SubmitResult(Status.INVALID, reason=problem.reason, params=problem.params)
 
     status, missing = store.submit(game_id, window_id, seat, actions, dedup_id, ctx.clock())
-    said = ", ".join(commands.describe(a) for a in actions)
     if status == "ACCEPTED":
         _after_accepted(ctx, game_id, window_id, seat)
-        return SubmitResult(Status.ACCEPTED, missing, f"Locked in: {said} — waiting for {missing} more.")
+        return SubmitResult(Status.ACCEPTED, missing, tuple(actions))
     if status == "RESOLVE":
         metrics.answer_stored(store.redis)
         store.set_due(game_id, ctx.clock() + ctx.settings.resolve_grace_seconds)
         scheduling.resolve(ctx, game_id, window_id)
-        return SubmitResult(Status.RESOLVE, 0, f"Locked in: {said} — everyone has answered.")
+        return SubmitResult(Status.RESOLVE, 0, tuple(actions))
     return _refused(status)  # the window changed between our read and the script
 
 
@@ -86,33 +119,34 @@ def _after_accepted(ctx: Context, game_id: str, window_id: int, seat: int) -> No
         log.warning("answer to %s stored, but its count or status refresh was not: %s", game_id, exc)
 
 
-REFUSALS = {  # submit script reply -> (status, reply)
-    "DUP": (Status.DUP, "Already got that one."),
-    "NOGAME": (Status.INVALID, "There is no such game."),
-    "STALE": (Status.STALE, "That choice has expired: the step moved on."),
-    "CLOSED": (Status.CLOSED, "Too late: this step is being resolved."),
+REFUSALS = {  # submit script reply -> (status, reason)
+    "DUP": (Status.DUP, Reason.DUP),
+    "NOGAME": (Status.INVALID, Reason.NO_GAME),
+    "STALE": (Status.STALE, Reason.MOVED_ON),
+    "CLOSED": (Status.CLOSED, Reason.RESOLVING),
 }
 
 
-def _refused(reason: str) -> SubmitResult:
-    status, text = REFUSALS[reason]
-    return SubmitResult(status, 0, text)
+def _refused(reply: str) -> SubmitResult:
+    status, reason = REFUSALS[reply]
+    return SubmitResult(status, reason=reason)
 
 
-def check_answer(game: Game, seat: int, actions: list[dict], window_id: int) -> str | None:
-    """Why ``actions`` is not a complete legal answer of ``seat`` in window ``window_id``, or None if it is."""
+def check_answer(game: Game, seat: int, actions: list[dict], window_id: int) -> Refusal | None:
+    """Why ``actions`` is not a complete legal answer of ``seat`` in window ``window_id``, or None if it is.
+    ``game`` is changed (pass a copy)."""
     if not actions:
-        return "Nothing to record: send a move."
+        return Refusal(Reason.EMPTY)
     asked = seat in game.waiting_for()
     for n, action in enumerate(actions):
         try:
             if (game.window is None or game.window["id"] != window_id) and action["type"] != "plan":
-                return f"Too many moves: the step is complete after the first {n}."  # only plans may follow
+                return Refusal(Reason.TOO_MANY, {"n": n})  # only plans may follow
             game.apply(seat, action)
         except IllegalAction as exc:
-            return f"Not allowed: {exc}"
+            return Refusal(Reason.ILLEGAL, {"action": action, "detail": str(exc)})
         except (AttributeError, KeyError, IndexError, TypeError, ValueError) as exc:  # malformed action or seat
-            return f"Not understood: {exc}"
+            return Refusal(Reason.MALFORMED, {"detail": f"{type(exc).__name__}: {exc}"})
     if asked and game.window is not None and game.window["id"] == window_id and seat in game.waiting_for():
-        return "Not complete yet, you still need to answer:\n" + "\n".join(commands.summary(game, seat, "en"))
+        return Refusal(Reason.INCOMPLETE, {"game": game})
     return None

@@ -50,7 +50,8 @@ class Games(Protocol):
 
     def table(self, game_id: str) -> Table | None: ...
 
-    def submit(self, game_id: str, seat: int, actions: list[dict], window: int, dedup_id: str | None) -> str: ...
+    def submit(self, game_id: str, seat: int, actions: list[dict], window: int,
+               dedup_id: str | None) -> ingest.SubmitResult: ...
 
     def hand_to_bot(self, game_id: str, seat: int, bot: bool) -> None: ...
 
@@ -64,8 +65,9 @@ class PipelineGames:
     def table(self, game_id: str) -> Table | None:
         return table(self.ctx, game_id)
 
-    def submit(self, game_id: str, seat: int, actions: list[dict], window: int, dedup_id: str | None) -> str:
-        return ingest.submit(self.ctx, game_id, seat, actions, window, dedup_id).text
+    def submit(self, game_id: str, seat: int, actions: list[dict], window: int,
+               dedup_id: str | None) -> ingest.SubmitResult:
+        return ingest.submit(self.ctx, game_id, seat, actions, window, dedup_id)
 
     def hand_to_bot(self, game_id: str, seat: int, bot: bool) -> None:
         hand_to_bot(self.ctx, game_id, seat, bot)

@@ -30,9 +30,10 @@ class ConsoleChannel:
         for seat in reminder.seats:
             chat = readers.chat(seat)
             if readers.kind(seat) == "console" and chat:
-                text = translator(readers.lang(seat)).gettext(
+                lang = readers.lang(seat)
+                text = translator(lang).gettext(
                     "Reminder: step {step} needs your answer by {time}; after that a move is played for you.").format(
-                    step=reminder.window, time=plain.when(reminder.deadline))
+                    step=reminder.window, time=plain.when(reminder.deadline, lang))
                 out.append(message(chat, text, seat, False))
         return out
 

@@ -28,8 +28,10 @@ changes nothing.
 import unicodedata
 
 from service import commands
+from service.channels import plain
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, chat_of
+from service.i18n import N_, translator
 from service.pipeline.lobby import Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
 
@@ -45,58 +47,46 @@ LANG_WORDS = {"LANG", "JAZYK"}
 DEADLINES = {"LIVE": "live", "FAST": "fast", "DAILY": "daily", "ZIVE": "live", "RYCHLE": "fast", "DENNE": "daily"}
 MAX_NAME = 20
 
-REPLIES = {
-    "help": ("Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill "
-             "seats). Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no "
-             "accents, LANG CS. STOP ends messages, START resumes.",
-             "Artemia, Nejsme tu sami po SMS. NOVA [2-7] založí hru, PRIPOJ <kód> přidá, ZACNI spustí (prázdná "
-             "místa hrají boti). Odpověz např. 'hraj 3'; ve více hrách začni kódem. ? = možnosti. ASCII ON = bez "
-             "diakritiky, JAZYK EN. STOP zastaví zprávy, START obnoví."),
-    "stopped": ("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back.",
-                "Artemia: žádné další zprávy. Za tebe hrají boti, nic se neztratí. Návrat: napiš START."),
-    "resumed": ("Artemia: welcome back, your seats are yours again.", "Artemia: vítej zpět, hraješ zase sám."),
-    "no_game": ("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more.",
-                "Nejsi v žádné hře. NOVA založí hru, PRIPOJ <kód> tě přidá, NAPOVEDA poradí."),
-    "join_usage": ("Text JOIN and the game's code, e.g. JOIN K7QX. NEW opens a game.",
-                   "Napiš PRIPOJ a kód hry, např. PRIPOJ K7QX. NOVA založí hru."),
-    "not_in": ("You are not in game {code}. Your games: {codes}.", "Ve hře {code} nejsi. Tvoje hry: {codes}."),
-    "opened": ("Game {code} is open{size}. Friends text JOIN {code} (on Telegram: /join {code}). GO starts it.",
-               "Hra {code} je založena{size}. Přátelé napíšou PRIPOJ {code} (v Telegramu /join {code}). "
-               "ZACNI ji spustí."),
-    "size": (" for {size}, bots in empty seats", " pro {size}, zbytek hrají boti"),
-    "joined": ("You joined {code} ({n}/{size}). It starts when its creator texts GO.",
-               "Jsi ve hře {code} ({n}/{size}). Začne, až zakladatel napíše ZACNI."),
-    "seated": ("{code} has begun. You are {role}; your questions come by SMS.",
-               "{code} začala. Hraješ za: {role}; otázky přijdou SMS."),
-    "volunteer": ("OK: you will be the Creature in {code}.", "OK: ve hře {code} budeš Bytost."),
-    "left": ("You left {code}.", "Opustil jsi hru {code}."),
-    "not_at_table": ("You have not joined {code}: text JOIN {code} first.",
-                     "Ve hře {code} nejsi: napiš nejdřív PRIPOJ {code}."),
-    "unknown": ("There is no game {code}: check the code.", "Hra {code} neexistuje: zkontroluj kód."),
-    "already": ("You are already in {code}.", "Ve hře {code} už jsi."),
-    "full": ("Game {code} is full.", "Hra {code} je plná."),
-    "begun": ("Game {code} has already begun.", "Hra {code} už začala."),
-    "not_creator": ("Only whoever opened {code} can start it.", "Hru {code} může spustit jen zakladatel."),
-    "too_few": ("{code} needs 2 to 7 players: wait for a JOIN, or open it with NEW 3 for bots.",
-                "{code} potřebuje 2 až 7 hráčů: počkej na další, nebo založ NOVA 3 s boty."),
-    "no_lobby": ("You have no game waiting to start.", "Nemáš žádnou hru čekající na start."),
-    "ascii": ("OK: messages without accents.", "OK: zprávy bez diakritiky."),
-    "accents": ("OK: messages with accents.", "OK: zprávy s diakritikou."),
-    "lang": ("OK: English.", "OK: česky."),
-    "game_over": ("{code}: this game is over.", "{code}: hra skončila."),
-    "creature": ("the Creature", "Bytost"),
-    "hunted": ("Hunted {n}", "Lovený {n}"),
+REPLIES = {  # key -> message (English, translated in the catalogues; the keys include the lobby's refusals)
+    "help": N_("Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill seats). "
+               "Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no accents, "
+               "LANG CS. STOP ends messages, START resumes."),
+    "stopped": N_("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back."),
+    "resumed": N_("Artemia: welcome back, your seats are yours again."),
+    "no_game": N_("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more."),
+    "join_usage": N_("Text JOIN and the game's code, e.g. JOIN K7QX. NEW opens a game."),
+    "not_in": N_("You are not in game {code}. Your games: {codes}."),
+    "opened": N_("Game {code} is open{size}. Friends text JOIN {code} (on Telegram: /join {code}). GO starts it."),
+    "size": N_(" for {size}, bots in empty seats"),
+    "joined": N_("You joined {code} ({n}/{size}). It starts when its creator texts GO."),
+    "seated": N_("{code} has begun. You are {role}; your questions come by SMS."),
+    "volunteer": N_("OK: you will be the Creature in {code}."),
+    "left": N_("You left {code}."),
+    "not_at_table": N_("You have not joined {code}: text JOIN {code} first."),
+    "unknown": N_("There is no game {code}: check the code."),
+    "already": N_("You are already in {code}."),
+    "full": N_("Game {code} is full."),
+    "begun": N_("Game {code} has already begun."),
+    "not_creator": N_("Only whoever opened {code} can start it."),
+    "too_few": N_("{code} needs 2 to 7 players: wait for a JOIN, or open it with NEW 3 for bots."),
+    "no_lobby": N_("You have no game waiting to start."),
+    "ascii": N_("OK: messages without accents."),
+    "accents": N_("OK: messages with accents."),
+    "lang": N_("OK: English."),
+    "game_over": N_("{code}: this game is over."),
+    "creature": N_("the Creature"),
+    "hunted": N_("Hunted {n}"),
 }
 
 
 def fold(word: str) -> str:
     """A keyword as matched: upper case, no diacritics, no trailing punctuation ("Přípoj!" -> "PRIPOJ")."""
-    plain = unicodedata.normalize("NFKD", word)
-    return "".join(ch for ch in plain if not unicodedata.combining(ch)).upper().strip(".!")
+    decomposed = unicodedata.normalize("NFKD", word)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).upper().strip(".!")
 
 
 def reply(key: str, lang: str, **params) -> str:
-    return REPLIES[key][lang == "cs"].format(**params)
+    return translator(lang).gettext(REPLIES[key]).format(**params)
 
 
 class Router:
@@ -249,4 +239,5 @@ class Router:
             return f"{table.game_id}: {exc}"
         if actions[0]["type"] in ("_help", "_status"):
             return sms_text.question(table.game_id, table.game, seat, table.deadline, lang, prefs.tz)
-        return f"{table.game_id}: {self.games.submit(table.game_id, seat, actions, table.window, message_id)}"
+        result = self.games.submit(table.game_id, seat, actions, table.window, message_id)
+        return f"{table.game_id}: {plain.submitted(result, table.game, seat, lang, sep='; ')}"

@@ -18,7 +18,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from babel.dates import format_datetime
+
 from service import commands
+from service.i18n import N_, translator
 
 GSM_BASIC = set(
     "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
@@ -81,30 +84,36 @@ def prepare(text: str, ascii: bool) -> str:
 
 # ---------------------------------------------------------------------------------------------- the game texts
 
-WORDS = {
-    "turn": ("T{n}", "K{n}"),
-    "by": ("By {when}.", "Do {when}."),
-    "waiting": ("Nothing to answer now.", "Teď nic nečekáme."),
-    "seat": ("p{n}", "h{n}"),
-    "creature": ("Creature", "Bytost"),
-    "hunted": ("Hunted", "Lovení"),
-    "revealed": ("Places: {items}.", "Lokace: {items}."),
-    "tokens": ("Tokens: {items}.", "Žetony: {items}."),
-    "caught": ("Caught: {items}.", "Chyceni: {items}."),
-    "will": ("Will: {items}.", "Vůle: {items}."),
-    "rescue": ("Rescue {n}", "Záchrana {n}"),
-    "assimilation": ("Assim. {n}", "Asim. {n}"),
-    "over": ("Game over: {winner} won.", "Konec hry: vyhráli {winner}."),
-    "token_creature": ("C", "B"),
-    "token_target": ("T", "C"),
-    "token_artemia": ("A", "A"),
+WORDS = {  # key -> message (English, translated in the catalogues): short, an SMS has little room
+    "turn": N_("T{n}"),
+    "by": N_("By {when}."),
+    "waiting": N_("Nothing to answer now."),
+    "seat": N_("p{n}"),
+    "creature": N_("Creature"),
+    "hunted": N_("Hunted"),
+    "revealed": N_("Places: {items}."),
+    "tokens": N_("Tokens: {items}."),
+    "caught": N_("Caught: {items}."),
+    "will": N_("Will: {items}."),
+    "rescue": N_("Rescue {n}"),
+    "assimilation": N_("Assim. {n}"),
+    "over": N_("Game over: {winner} won."),
+    "token_creature": N_("C{places}"),
+    "token_target": N_("T{places}"),
+    "token_artemia": N_("A{places}"),
+    # the window kinds, as the question names them
+    "setup": N_("choose the board side"),
+    "explore": N_("Exploration"),
+    "hunt": N_("Hunting"),
+    "prereveal": N_("Before the reveal"),
+    "reckoning": N_("Reckoning"),
+    "end": N_("End of turn"),
 }
-DAYS = {"en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"), "cs": ("po", "út", "st", "čt", "pá", "so", "ne")}
 PHASES = {"setup", "explore", "hunt", "prereveal", "reckoning", "end"}
 
 
 def _w(key: str, lang: str, **params) -> str:
-    return WORDS[key][lang == "cs"].format(**params)
+    return translator(lang).gettext(WORDS[key]).format(**params)
 
 
 def _seat(seat: int, lang: str) -> str:
@@ -114,7 +123,7 @@ def _seat(seat: int, lang: str) -> str:
 def deadline_text(ts: float, tz: str, lang: str) -> str:
     """An absolute local time with its zone: "Tue 18:05 CET" / "út 18:05 CET"."""
     local = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(tz))
-    return f"{DAYS[lang][local.weekday()]} {local:%H:%M} {local.tzname()}"
+    return f"{format_datetime(local, 'EEE', locale=lang)} {local:%H:%M} {local.tzname()}"
 
 
 def news(events: list[dict], seat: int, lang: str) -> str:
@@ -127,7 +136,7 @@ def news(events: list[dict], seat: int, lang: str) -> str:
         if kind == "reveal":
             revealed = [f"{_seat(int(s), lang)} {'+'.join(map(str, p))}" for s, p in sorted(event["played"].items())]
         elif kind == "tokens":
-            tokens = [f"{_w('token_' + t, lang)}{'+'.join(map(str, ps))}" for t, ps in event["tokens"].items() if ps]
+            tokens = [_w("token_" + t, lang, places="+".join(map(str, ps))) for t, ps in event["tokens"].items() if ps]
         elif kind == "caught":
             caught.append(f"{_seat(event['seat'], lang)}@{event['place']}")
         elif kind == "will":
@@ -158,7 +167,7 @@ def question(code: str, game, seat: int, deadline: float, lang: str, tz: str) ->
     if game.is_over:
         return head
     choices = "; ".join(commands.summary(game, seat, lang))
-    phase = commands.MESSAGES[game.window["kind"]][lang == "cs"] if game.window["kind"] in PHASES else ""
+    phase = _w(game.window["kind"], lang) if game.window["kind"] in PHASES else ""
     if not choices:
         return f"{head} {phase}: {_w('waiting', lang)}"
     return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang))}"

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from service import commands, i18n
 from service.cardnames import fold, name, spellings
+from service.channels import plain
 from service.channels.telegram import ui
 from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, Update
@@ -431,14 +432,14 @@ def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, 
     snap = env.ctx.store.load(game_id)
     game = Game.from_json(snap.json)
     try:
-        actions = commands.parse(text, game, seat)
+        actions = commands.parse(text, game, seat, lang=lang)
     except commands.CommandError as exc:
         raise Refused(str(exc)) from exc
     if any(a["type"].startswith("_") for a in actions):
         return reply(message, commands.help_text(game, seat, lang))
     result = ingest.submit(env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}",
                            snap)
-    return reply(message, result.text)
+    return reply(message, plain.submitted(result, game, seat, lang))
 
 
 # ---------------------------------------------------------------------------------------------- buttons
@@ -469,7 +470,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
     if stage.complete:
         result = ingest.submit(env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap)
         if result.status not in ANSWERED and result.status is not ingest.Status.DUP:
-            return answer_query(query, result.text)
+            return answer_query(query, plain.submitted(result, game, seat, lang, sep=" "))
         said = _t(lang, "Locked in.")
         if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)            # (one job per press, not two); a repeat: shown already
