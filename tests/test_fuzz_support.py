@@ -18,6 +18,9 @@ from collections import Counter
 
 from redis_state import redis_state  # noqa: F401  (re-exported for the fuzz tests)
 
+from service.pipeline.context import Context
+from service.pipeline.resolution import resolve_window
+
 FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "800"))
 FUZZ_SEED = int(os.environ.get("FUZZ_SEED", "0"))
 COUNTS: Counter = Counter()
@@ -157,6 +160,26 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
 
 def dumps(value) -> bytes:
     return json.dumps(value, ensure_ascii=rng_for("dumps").random() < 0.5).encode()
+
+
+# ---------------------------------------------------------------------------------------------- the game
+
+
+def settle(ctx: Context, game_id: str, rounds: int = 50) -> None:
+    """Resolve in process whatever window closed (as a worker would), so the game goes on. A resolution that
+    fails fails the test: the webhook accepted answers that the pipeline cannot then resolve (``FUZZ_SEED``
+    repeats it)."""
+    for _ in range(rounds):
+        snap = ctx.store.load(game_id)
+        assert snap is not None, f"game {game_id} is gone"
+        if snap.status != "resolving":
+            return
+        try:
+            resolve_window(ctx, game_id, snap.current_window)
+        except Exception as exc:
+            raise AssertionError(f"resolving window {snap.window} of game {game_id} failed (FUZZ_SEED={FUZZ_SEED}): "
+                                 f"{type(exc).__name__}: {exc}") from exc
+    raise AssertionError(f"game {game_id} is still resolving after {rounds} resolutions")
 
 
 # ---------------------------------------------------------------------------------------------- redis
