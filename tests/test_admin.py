@@ -121,9 +121,10 @@ def test_export_replays_to_the_stored_game(ctx):
             answer(ctx, "adm1", seat)
         run_jobs(ctx)
     text, complete = admin.export(ctx, "adm1")
-    if not complete:
-        pytest.skip("this tree's commits keep no action log ({g:G}:actions) yet")
+    assert complete, f"the commits kept no action log ({{g:G}}:actions) to export:\n{text}"
     assert text.startswith("# game adm1") and "hidden" in text.splitlines()[1]
+    moves = [line for line in text.splitlines() if line and not line.startswith("#")][1:]  # after the config
+    assert moves, text
     assert admin.check_export(ctx, "adm1", text)
 
 
