@@ -209,7 +209,10 @@ def test_replay_is_deterministic(players, seed):
     g = new_game(config(seed, players))
     rng = random.Random(seed)
     log, states, events = [], [g.to_json()], []
-    snapshot = lambda value: json.loads(json.dumps(value))
+
+    def snapshot(value):
+        return json.loads(json.dumps(value))
+
     while not g.is_over:
         seat, action = choose(g, rng)
         log.append((seat, snapshot(action)))
