@@ -8,6 +8,7 @@ import fakeredis
 import pytest
 from pipeline_support import make_ctx, table
 from prometheus_client.parser import text_string_to_metric_families
+from real_redis import wait_for
 from rq import Worker
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -144,19 +145,33 @@ def test_webhook_requests_are_counted_per_channel_and_status(ctx):
     assert not any(name == "artemia_updates_total" and ("channel", "healthz") in labels for name, labels in got)
 
 
+class WatchedCounts(metrics.BufferedCounts):
+    """Buffered counts that note each read of their interval: the writer task reads it as it goes to sleep."""
+
+    def __init__(self, interval: float):
+        self.slept: list[float] = []
+        super().__init__(interval)
+
+    @property
+    def interval(self) -> float:
+        self.slept.append(self._interval)
+        return self._interval
+
+    @interval.setter
+    def interval(self, value: float) -> None:
+        self._interval = value
+
+
 def test_request_counts_are_written_by_the_lifespan_task_and_at_shutdown(ctx):
     app = make_app(ctx)
-    app.state.counts.interval = 0.05
+    app.state.counts = counts = WatchedCounts(0.05)
     field = "updates|channel=telegram,status=200"
     with TestClient(app) as client:
         client.post("/telegram/webhook")
-        for _ in range(100):  # the writer task runs every 0.05 s
-            if ctx.store.redis.hget(metrics.COUNTERS_KEY, field):
-                break
-            time.sleep(0.02)
+        wait_for(lambda: ctx.store.redis.hget(metrics.COUNTERS_KEY, field), 5, "the writer task to write the count")
         assert ctx.store.redis.hget(metrics.COUNTERS_KEY, field) == b"1"
-        app.state.counts.interval = 3600  # no more periodic writes: only the shutdown writes the next one
-        time.sleep(0.1)
+        counts.interval = 3600  # no more periodic writes: only the shutdown writes the next one
+        wait_for(lambda: 3600 in counts.slept, 5, "the writer task to go to sleep for the long interval")
         client.post("/telegram/webhook")
         assert ctx.store.redis.hget(metrics.COUNTERS_KEY, field) == b"1"
     assert ctx.store.redis.hget(metrics.COUNTERS_KEY, field) == b"2"
