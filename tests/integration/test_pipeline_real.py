@@ -18,6 +18,7 @@ from service.game import Game
 from service.pipeline import ingest, scheduling
 from service.pipeline.ingest import Status
 from service.pipeline.resolution import bot_answer, start_game
+from service.store import keys
 from tests.real_redis import wait_for
 
 pytestmark = pytest.mark.integration
@@ -37,6 +38,27 @@ def settled(ctx, game_ids) -> bool:
     return (all(ctx.store.load(g).status != "resolving" for g in game_ids)
             and all(q.count == 0 and StartedJobRegistry(queue=q).count == 0 for q in ctx.queues)
             and ScheduledJobRegistry(queue=ctx.send_queue).count == 0)
+
+
+def late_work_done(ctx, jobs: tuple[str, ...], since: float, ignore: tuple[str, ...] = ()) -> bool:
+    """Whether nothing is left that could still act late: none of ``jobs`` (job ids, or prefixes ending in "-")
+    is queued, being taken, running or scheduled (a retry), but the entries in ``ignore`` (running ones read
+    "<job id>:<execution id>"), and a sweep begun after ``since`` is over (one beat since, and none runs now).
+    Read in one transaction, so a job moving from one list to the next is seen in one of them."""
+    pipe = ctx.store.redis.pipeline(transaction=True)
+    pipe.get(keys.HEARTBEAT)
+    for q in ctx.queues:
+        pipe.lrange(q.key, 0, -1)
+        pipe.lrange(q.intermediate_queue_key, 0, -1)
+        pipe.zrange(q.started_job_registry.key, 0, -1)
+        pipe.zrange(q.scheduled_job_registry.key, 0, -1)
+    beat, *lists = pipe.execute()
+    running = [e.decode() for i, entries in enumerate(lists) if i % 4 != 3 for e in entries]
+    scheduled = [e.decode() for i, entries in enumerate(lists) if i % 4 == 3 for e in entries]
+    pending = [e for e in running + scheduled if e not in ignore
+               and any(e.partition(":")[0] == j or (j.endswith("-") and e.startswith(j)) for j in jobs)]
+    swept = beat is not None and float(beat) > since and not any(e.startswith("sweep-") for e in running)
+    return swept and not pending
 
 
 def outbox_total(ctx, game_ids) -> int:
@@ -142,7 +164,10 @@ def test_a_deadline_racing_the_last_answer_resolves_once(redis_url, ctx_for, wor
     assert set(last.values()) <= {Status.RESOLVE, Status.CLOSED, Status.STALE, Status.ACCEPTED}
     for g in games:
         assert windows_resolved(ctx, g).count(1) == 1
-    time.sleep(1)
+    # a late duplicate would come from a deadline or resolution job of window 1 still on its way, or a sweep
+    window_1 = tuple(p for g in games for p in (f"deadline-{g}-1-", f"resolve-{g}-1"))
+    since = time.time()
+    wait_for(lambda: late_work_done(ctx, window_1, since), 30, "the jobs of window 1 and a sweep to be over")
     for g in games:
         assert windows_resolved(ctx, g).count(1) == 1
 
@@ -172,16 +197,21 @@ def test_a_worker_killed_mid_resolution_loses_and_doubles_nothing(redis_url, ctx
     assert result.status is Status.RESOLVE
     started = StartedJobRegistry(queue=ctx.queue)
     wait_for(lambda: "resolve-kill-1" in started.get_job_ids(), 10, "the resolution to start")
-    time.sleep(0.5)
+    time.sleep(0.5)  # aims the kill into the 3 s pause before the commit (checked below: still resolving)
     workers.kill(victim)  # SIGKILL, mid-resolution (it pauses 3 s before committing)
     assert ctx.store.load("kill").status == "resolving"
+    killed = tuple(e.decode() for e in ctx.store.redis.zrange(started.key, 0, -1) if e.startswith(b"resolve-kill-1:"))
     workers.start(redis_url, n=1)
     wait_for(lambda: ctx.store.load("kill").version >= 2, 30, "another worker to finish the window")
     assert windows_resolved(ctx, "kill")[0] == 1
     # (the killed job itself stays in RQ's started registry until RQ declares it abandoned and retries it)
     wait_for(lambda: ctx.store.load("kill").status != "resolving"
              and len(ctx.sender.sent()) == outbox_total(ctx, ["kill"]), 20, "the game to settle")
-    time.sleep(2)  # a late duplicate resolution or send would show up here
+    # a late duplicate resolution or send would come from a job of this game still on its way (but the killed one,
+    # left in the started registry until RQ declares it abandoned), or from a sweep
+    since = time.time()
+    wait_for(lambda: late_work_done(ctx, ("resolve-kill-", "deliver-kill-"), since, ignore=killed), 30,
+             "the game's jobs and a sweep to be over")
     assert windows_resolved(ctx, "kill").count(1) == 1
     assert len(ctx.sender.sent()) == outbox_total(ctx, ["kill"])
 
