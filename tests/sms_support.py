@@ -36,19 +36,27 @@ TG_SECRET = "tg-secret"
 
 
 class Telegram:
-    """Telegram users writing to the bot (in private, or in a group) through ``POST /telegram/webhook``."""
+    """Telegram users writing to the bot (in private, or in a group) through ``POST /telegram/webhook``.
+    ``langs`` and ``names``: a user's Telegram language code (default "en") and first name (default "Tg<id>");
+    ``replies``: every answer of the webhook (the Bot API method in its HTTP reply), in order."""
 
     def __init__(self, client):
         self.client, self.ids = client, itertools.count(1)
+        self.langs: dict[int, str] = {}
+        self.names: dict[int, str] = {}
+        self.replies: list[dict] = []
 
-    @staticmethod
-    def user(user_id: int, lang: str = "en") -> dict:
-        return {"id": user_id, "is_bot": False, "first_name": f"Tg{user_id}", "language_code": lang}
+    def user(self, user_id: int, lang: str | None = None) -> dict:
+        return {"id": user_id, "is_bot": False, "first_name": self.names.get(user_id, f"Tg{user_id}"),
+                "language_code": lang or self.langs.get(user_id, "en")}
 
     def post(self, update: dict, update_id: int | None = None):
         update = {"update_id": update_id or next(self.ids), **update}
-        return self.client.post("/telegram/webhook", content=json.dumps(update),
-                                headers={SECRET_HEADER: TG_SECRET, "Content-Type": "application/json"})
+        response = self.client.post("/telegram/webhook", content=json.dumps(update),
+                                    headers={SECRET_HEADER: TG_SECRET, "Content-Type": "application/json"})
+        if response.status_code == 200 and response.content:
+            self.replies.append(response.json())
+        return response
 
     def say(self, user_id: int, text: str, chat: dict | None = None, update_id: int | None = None) -> str | None:
         """The text of the bot's reply (None when it says nothing); ``chat`` defaults to the private chat."""
@@ -59,11 +67,11 @@ class Telegram:
         assert response.status_code == 200, response.text
         return response.json()["text"] if response.content else None
 
-    def press(self, user_id: int, data: str) -> str | None:
+    def press(self, user_id: int, data: str, message_id: int = 55) -> str | None:
         n = next(self.ids)
         response = self.post({"callback_query": {
             "id": f"q{n}", "from": self.user(user_id), "chat_instance": "c", "data": data,
-            "message": {"message_id": 55, "date": 1, "chat": {"id": user_id, "type": "private"}}}}, n)
+            "message": {"message_id": message_id, "date": 1, "chat": {"id": user_id, "type": "private"}}}}, n)
         assert response.status_code == 200, response.text
         return response.json().get("text")
 
