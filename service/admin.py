@@ -4,7 +4,7 @@
     show GAME [--json]             one game: where it stands, who is asked / has answered (never what), auto-play
                                    streaks, the resolution log and the public view
     export GAME [-o FILE] [--snapshot FILE]
-                                   the game as a replay log (``python -m service.game.replay FILE``): the config
+                                   the game as a replay log (``python -m service.replay FILE``): the config
                                    line, then one ``seat: {action}`` line per applied action. It holds every
                                    hidden pick: treat it as a secret.
     resolve GAME [--window W]      force the open (or stuck) window to resolve now, here in this process, as if
@@ -33,10 +33,10 @@ import redis
 from service import wiring
 from service.config import get_settings
 from service.game import Game
-from service.game.replay import replay, write_log
 from service.ops import health, logs
 from service.ops import web as ops_web
 from service.pipeline import cancelling, resolution, scheduling
+from service.replay import replay, write_log
 from service.store import keys
 
 

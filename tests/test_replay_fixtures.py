@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from service.game.replay import ReplayError, replay
+from service.replay import ReplayError, replay
 
 FIXTURES = sorted((pathlib.Path(__file__).parent / "fixtures").glob("*.log"))
 

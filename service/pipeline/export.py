@@ -1,11 +1,11 @@
-"""A stored game as a replayable log (`service.game.replay` format): for bug reports and the admin export.
+"""A stored game as a replayable log (`service.replay` format): for bug reports and the admin export.
 
 Every commit appends the (seat, action) pairs it applied to ``{g:G}:actions`` in the same atomic step as the
 resolution, after the game's config; so the log always matches the stored snapshot, and replaying it
-(``python -m service.game.replay FILE``) rebuilds the game exactly.
+(``python -m service.replay FILE``) rebuilds the game exactly.
 """
 
-from service.game import replay
+from service import replay
 from service.store import Store
 
 

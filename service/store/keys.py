@@ -8,7 +8,7 @@ Per game ``G``:
     {g:G}:meta            hash  players, group chat, deadline seconds, bots, language
     {g:G}:log             list  "<version>:<resolved window>" per commit: the audit trail of resolutions
     {g:G}:actions         list  the config JSON, then one JSON ``[seat, action]`` per applied action, appended by
-                                the same commit as the resolution (replayable: `service.game.replay`)
+                                the same commit as the resolution (replayable: `service.replay`)
     {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder); deleted with
                                 its markers once every message of it is sent
     {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message

@@ -1,10 +1,12 @@
 """Game logs and their replay: the format of bug reports and of scenario-test fixtures.
 
+It lives beside the engine, not in it, because a log line may be a typed command (`service.commands`).
+
 A log is plain text. The first non-comment line is the game's config as JSON; every other line is
 ``seat: command``, where the command is either the text command language (``2: play 3``) or a JSON action
 (``2: {"type": "play", "cards": [3]}``). Lines starting with ``#`` and blank lines are ignored.
 
-    python -m service.game.replay FILE      (or: artemia-replay FILE; FILE "-" reads standard input)
+    python -m service.replay FILE      (or: artemia-replay FILE; FILE "-" reads standard input)
 
 prints one JSON line per window that opens (its public view) and a final JSON line with the result; a line that
 cannot be applied prints an error line naming it and the command exits with status 1.
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from service import commands
 from service.game.engine import Game, IllegalAction, new_game
 
 
@@ -51,8 +54,6 @@ def to_actions(game: Game, seat: int, command: str) -> list[dict[str, Any]]:
     if command.startswith("{"):
         action: dict[str, Any] = json.loads(command)
         return [action]
-    from service import commands  # the text language lives outside the engine; imported only when used
-
     return commands.parse(command, game, seat)
 
 
@@ -91,7 +92,7 @@ def result(game: Game) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m service.game.replay FILE   (FILE '-' for standard input)", file=sys.stderr)
+        print("usage: python -m service.replay FILE   (FILE '-' for standard input)", file=sys.stderr)
         return 2
     text = sys.stdin.read() if args[0] == "-" else Path(args[0]).read_text(encoding="utf-8")
 
