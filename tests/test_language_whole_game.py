@@ -15,6 +15,7 @@ from; Czech is a Czech letter with a diacritic, a common Czech word, a Czech car
 translation.
 """
 
+import io
 import json
 import random
 import re
@@ -47,7 +48,7 @@ ENGLISH_WORDS = {
     "opened", "open", "starts", "start", "left", "too", "late", "possible", "understood", "record",
     "move", "moves", "may", "need", "needs", "still", "yet", "got", "one", "until", "after", "before", "reveal",
     "setup", "side", "board", "counter", "marker", "beach", "spaces", "survival", "power", "show", "back",
-    "by", "of", "is",
+    "by", "of", "is", "help", "send",
 }
 CZECH_WORDS = {
     "jsi", "hra", "hry", "hru", "hraj", "kolo", "kola", "nic", "ted", "muzes", "ceka", "neni", "tah", "tahu",
@@ -215,6 +216,7 @@ class Table:
         if cs:
             assert self.sms(SMS_A, "JAZYK CS") == "OK: česky."
             assert self.sms(SMS_B, "jazyk cs") == "OK: česky."
+            assert self.sms(SMS_B, "ASCII ON") == "OK: zpravy bez diakritiky."  # Czech still, without accents
         self.tg(TG_A, "/newgame", chat=GROUP)
         self.code = world.lobby.at(str(GROUP["id"])).code
         self.tg(TG_B, "/join", chat=GROUP)
@@ -374,3 +376,17 @@ def test_a_whole_english_game_by_sms_and_telegram_has_no_czech_line(world):
     czech = [(who, line, czech_in(line)) for who, line in got if czech_in(line)]
     assert not czech, "\n".join(f"{who}: {line}  <- {found}" for who, line, found in czech[:40])
     assert any("Locked in" in line for who, line in got if who.startswith("+420"))
+
+
+def test_the_sandbox_talks_in_the_language_of_its_game(monkeypatch, capsys):
+    """The console channel and the sandbox's replies to typed answers (the ingest's result) in Czech."""
+    from service import sandbox
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("nápověda\nblabla\nhraj 1\nhraj 2\n"))
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20", "--lang", "cs"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    assert "  -> Zaznamenáno: hraj 1 (Doupě) — odpověděli už všichni." in lines
+    assert any(line.startswith("  -> Nerozumím") for line in lines)
+    assert any(line.startswith("[ty] Jsi na tahu") for line in lines)
+    english = [(line, english_in(line)) for line in lines if english_in(line)]
+    assert not english, "\n".join(f"{line}  <- {found}" for line, found in english[:40])
