@@ -231,8 +231,8 @@ def play(connection, api, base, web, worker):
         snap = ctx.store.load(game_id)
         if snap.status == "over":
             break
-        if snap.status != "collecting":
-            time.sleep(0.02)
+        if snap.status != "collecting":  # resolving: the next window opens when a worker is done
+            wait_for(lambda: ctx.store.load(game_id).status != "resolving", 30, "the resolution to finish")
             continue
         if windows_done >= 4 and "web" not in restarted:  # the web crashes; Telegram retries meanwhile
             restarted.add("web")
@@ -261,17 +261,17 @@ def play(connection, api, base, web, worker):
     assert len(resolved) == len(set(resolved)), "a window was resolved twice"
     assert {window for window, _ in acknowledged} <= set(resolved)
     assert ctx.store.streaks(game_id) == {}, "no seat was ever auto-played"
-    config, applied = ctx.store.action_log(game_id) if hasattr(ctx.store, "action_log") else (None, [])
-    if config is not None:
-        applied_pairs = [(seat, json.dumps(action, sort_keys=True)) for seat, action in applied]
-        for (window, seat), actions in acknowledged.items():
-            for action in actions:
-                if (seat, json.dumps(action, sort_keys=True)) in applied_pairs:
-                    continue
-                # A Hunted's answer recorded in the same window as a Creature's card (Cataclysm, Detour) may
-                # become moot when the card is applied first (docs/rulings.md B, C): only then may it be absent.
-                creature = acknowledged.get((window, 0), [])
-                assert seat != 0 and any(a["type"] == "hunt_card" for a in creature), (window, seat, action)
+    config, applied = ctx.store.action_log(game_id)
+    assert config is not None and applied, f"no action log was kept for {game_id}"
+    applied_pairs = [(seat, json.dumps(action, sort_keys=True)) for seat, action in applied]
+    for (window, seat), actions in acknowledged.items():
+        for action in actions:
+            if (seat, json.dumps(action, sort_keys=True)) in applied_pairs:
+                continue
+            # A Hunted's answer recorded in the same window as a Creature's card (Cataclysm, Detour) may
+            # become moot when the card is applied first (docs/rulings.md B, C): only then may it be absent.
+            creature = acknowledged.get((window, 0), [])
+            assert seat != 0 and any(a["type"] == "hunt_card" for a in creature), (window, seat, action)
     # The last step's messages (the end of the game) were all delivered, by the restarted worker.
     final = ctx.store.load(game_id)
     batch = batch_for_version(final.version)
