@@ -45,8 +45,8 @@ def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep
     if reason in (Reason.ILLEGAL, Reason.MALFORMED):
         move = _describe(params["action"], lang) if reason is Reason.ILLEGAL else ""
         head = _("Not possible now: {move}.").format(move=move) if move else _("Not understood.")
-        options = commands.summary(game, seat, lang) if game is not None and not game.is_over else []
-        return head + (" " + _("You may now: {options}").format(options=_options(options, sep)) if options else "")
+        legal = commands.summary(game, seat, lang) if game is not None and not game.is_over else []
+        return head + (" " + _("You may now: {options}").format(options=_options(legal, sep)) if legal else "")
     if reason is Reason.EXPIRED:
         return _("That choice has expired: step {window} is over (now at step {now}).").format(**params)
     return {
@@ -56,7 +56,7 @@ def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep
         Reason.MOVED_ON: _("That choice has expired: the step moved on."),
         Reason.RESOLVING: _("Too late: this step is being resolved."),
         Reason.EMPTY: _("Nothing to record: send a move."),
-    }[reason]
+    }[reason or Reason.NO_GAME]
 
 
 def _options(lines: list[str], sep: str) -> str:
