@@ -34,9 +34,11 @@ def windows_resolved(ctx, game_id) -> list[int]:
 
 
 def settled(ctx, game_ids) -> bool:
-    """No window being resolved, no job queued or running, no delivery waiting."""
+    """No window being resolved, no job queued, being taken or running, no delivery waiting. (Read in the order
+    a job moves, so one moving is seen.)"""
     return (all(ctx.store.load(g).status != "resolving" for g in game_ids)
-            and all(q.count == 0 and StartedJobRegistry(queue=q).count == 0 for q in ctx.queues)
+            and all(q.count == 0 and not q.intermediate_queue.get_job_ids() and StartedJobRegistry(queue=q).count == 0
+                    for q in ctx.queues)
             and ScheduledJobRegistry(queue=ctx.send_queue).count == 0)
 
 
