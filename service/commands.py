@@ -68,6 +68,7 @@ from service.cardnames import fold, name, spellings, word
 from service.game import Game
 from service.game.cards import HUNT_CARDS, JUNGLE, LAIR, PLACE_NUMBERS, ROVER, SOURCE, SURVIVAL_CARDS, SWAMP
 from service.game.registry import CARD_RULES
+from service.i18n import N_, translator
 
 Action = dict[str, Any]
 Pattern = dict[str, Any]  # a partial action a command may mean; None marks a value the player left out
@@ -157,43 +158,38 @@ CREATURE_ONLY = {"side", "hunt_card", "tokens"}  # and every other answer but "p
 # What a planned use of the Rover's or the Source's power must say (one of).
 POWER_NEEDS = {ROVER: ("reserve",), SOURCE: ("heal", "draw")}
 
-MESSAGES: dict[str, tuple[str, str]] = {
-    "unknown": ("I don't understand '{word}'.", "Nerozumím „{word}“."),
-    "ambiguous_name": ("'{word}' could be {options}: type more letters.", "„{word}“ může být {options}: napiš víc."),
-    "no_place": ("There is no place {n} (places are 1-10).", "Lokace {n} není (lokace jsou 1–10)."),
-    "no_seat": ("There is no player {n} (players are p1-p{last}).", "Hráč {n} není (hráči jsou h1–h{last})."),
-    "incomplete": ("'{text}' needs more: which one?", "„{text}“: upřesni, co přesně."),
-    "not_now": ("'{text}' is not possible now.", "„{text}“ teď nejde."),
-    "ambiguous": ("'{text}' could mean: {options}. Say which.", "„{text}“ může znamenat: {options}. Upřesni."),
-    "not_plannable": ("You have nothing to answer now, and '{text}' cannot be answered ahead.",
-                      "Teď nemáš na co odpovídat a „{text}“ nejde zadat předem."),
-    "plan_bare": ("In a plan, say what '{text}' is for (keep, discard, back…).",
-                  "V plánu řekni, k čemu je „{text}“ (nech si, odhoď, zpět…)."),
-    "only_hunted": ("'{text}' is for the Hunted.", "„{text}“ je pro Lovené."),
-    "only_creature": ("'{text}' is for the Creature.", "„{text}“ je pro Bytost."),
-    "plan_where": ("Say which of your places: {text} at 3.", "Řekni, na které lokaci: {text} na 3."),
-    "empty": ("Type a command.", "Napiš příkaz."),
-    "game_over": ("The game is over.", "Hra skončila."),
-    "won_creature": ("The game is over: the Creature won.", "Hra skončila: vyhrála Bytost."),
-    "won_hunted": ("The game is over: the Hunted won.", "Hra skončila: vyhráli Lovení."),
-    "legal": ("Now you may: {lines}", "Teď můžeš: {lines}"),
-    "nothing": ("Nothing to answer now (waiting for {who}).", "Teď nemáš na co odpovídat (čeká se na: {who})."),
-    "ahead": (("Answer ahead: 'plan <command>', e.g. 'plan take 4'; 'plan pass' = no cards this turn. Skipping a "
-               "window leaks only what a quick 'pass' would leak at a table."),
-              ("Předem: „plán <příkaz>“, např. „plán vezmi 4“; „plán nic“ = tento tah žádné karty. Přeskočené okno "
-               "prozradí jen tolik, co rychlé „nic“ u stolu.")),
-    "also": ("Also: status, help. Places: {places}.", "Dále: stav, nápověda. Lokace: {places}."),
-    "of": ("<{n} of: {items}>", "<{n} z: {items}>"),
-    "will_cost": ("({n} Will)", "({n} vůle)"),
-    "e.g.": ("e.g.", "např."),
-    "turn": ("Turn {n}", "Kolo {n}"),
-    # window kinds
-    "setup": ("choose the board side", "zvol stranu desky"),
-    "explore": ("Exploration", "Průzkum"),
-    "hunt": ("Hunting", "Lov"),
-    "prereveal": ("Before the reveal", "Před odhalením"),
-    "reckoning": ("Reckoning", "Zúčtování"),
-    "end": ("End of turn", "Konec kola"),
+MESSAGES: dict[str, str] = {  # key -> English message id (service/i18n catalogues)
+    "unknown": N_("I don't understand '{word}'."),
+    "ambiguous_name": N_("'{word}' could be {options}: type more letters."),
+    "no_place": N_('There is no place {n} (places are 1-10).'),
+    "no_seat": N_('There is no player {n} (players are p1-p{last}).'),
+    "incomplete": N_("'{text}' needs more: which one?"),
+    "not_now": N_("'{text}' is not possible now."),
+    "ambiguous": N_("'{text}' could mean: {options}. Say which."),
+    "not_plannable": N_("You have nothing to answer now, and '{text}' cannot be answered ahead."),
+    "plan_bare": N_("In a plan, say what '{text}' is for (keep, discard, back…)."),
+    "only_hunted": N_("'{text}' is for the Hunted."),
+    "only_creature": N_("'{text}' is for the Creature."),
+    "plan_where": N_('Say which of your places: {text} at 3.'),
+    "empty": N_('Type a command.'),
+    "game_over": N_('The game is over.'),
+    "won_creature": N_('The game is over: the Creature won.'),
+    "won_hunted": N_('The game is over: the Hunted won.'),
+    "legal": N_('Now you may: {lines}'),
+    "nothing": N_('Nothing to answer now (waiting for {who}).'),
+    "ahead": N_("Answer ahead: 'plan <command>', e.g. 'plan take 4'; 'plan pass' = no cards this turn. Skipping "
+               "a window leaks only what a quick 'pass' would leak at a table."),
+    "also": N_('Also: status, help. Places: {places}.'),
+    "of": N_('<{n} of: {items}>'),
+    "will_cost": N_('({n} Will)'),
+    "e.g.": N_('e.g.'),
+    "turn": N_('Turn {n}'),
+    "setup": N_('choose the board side'),
+    "explore": N_('Exploration'),
+    "hunt": N_('Hunting'),
+    "prereveal": N_('Before the reveal'),
+    "reckoning": N_('Reckoning'),
+    "end": N_('End of turn'),
 }
 
 
@@ -210,7 +206,7 @@ class _Fail(Exception):
 
 
 def _msg(key: str, lang: str, **params: Any) -> str:
-    return MESSAGES[key][lang == "cs"].format(**params)
+    return translator(lang).gettext(MESSAGES[key]).format(**params)
 
 
 def _word(meaning: str, lang: str) -> str:

@@ -82,7 +82,7 @@ def _phrases(message: str) -> list[str]:
 
 
 def _messages() -> list[tuple[str, str]]:
-    """(English, Czech) of every message of the catalogues and of the command language's table."""
+    """(English, Czech) of every message of the catalogues (the command language's table included)."""
     with catalogues.po_path("cs").open("rb") as f:
         catalog = catalogues.read_po(f, locale="cs")
     pairs = []
@@ -91,7 +91,7 @@ def _messages() -> list[tuple[str, str]]:
             continue
         ids, strings = (m.id, m.string) if isinstance(m.id, tuple) else ((m.id,), (m.string,))
         pairs += [(en, cs) for en in ids for cs in strings]
-    return pairs + list(commands.MESSAGES.values())
+    return pairs
 
 
 def _card_names() -> list[tuple[str, str]]:

@@ -3,14 +3,13 @@ opened its table (``/cancel`` in the Telegram group). The game is marked over in
 running meanwhile loses its compare-and-set), leaves the due set, and the table and its players are told.
 """
 
+from service.i18n import DEFAULT_LANG, N_, translator
 from service.pipeline import scheduling
 from service.pipeline.context import Context
 from service.store import keys
 
-BY_OPERATOR = {"en": "This game of Not Alone was cancelled by the operator{reason}. Thank you for playing.",
-               "cs": "Tuto hru Nejsme tu sami zrušil správce{reason}. Díky za hru."}
-BY_PLAYER = {"en": "{who} cancelled this game of Not Alone{reason}. Thank you for playing.",
-             "cs": "{who} zrušil(a) tuto hru Nejsme tu sami{reason}. Díky za hru."}
+BY_OPERATOR = N_("This game of Not Alone was cancelled by the operator{reason}. Thank you for playing.")
+BY_PLAYER = N_("{who} cancelled this game of Not Alone{reason}. Thank you for playing.")
 BATCH = "cancel"
 
 # KEYS: snap, exp, ans      ARGV: now, reason
@@ -55,12 +54,11 @@ def cancel(ctx: Context, game_id: str, reason: str = "", notify: bool = True, by
 
 def cancel_messages(meta: dict, reason: str, by: str | None = None) -> list[dict]:
     """The notice for the table's group, and for each SMS player (Telegram players read it in the group)."""
-    lang = meta.get("lang", "en")
+    lang = meta.get("lang") or DEFAULT_LANG
     said = f" ({reason})" if reason else ""
-    texts = BY_PLAYER if by else BY_OPERATOR
 
     def text(language: str) -> str:
-        return texts.get(language, texts["en"]).format(reason=said, who=by)
+        return translator(language).gettext(BY_PLAYER if by else BY_OPERATOR).format(reason=said, who=by)
 
     out, chats = [], set()
     if meta.get("group"):
