@@ -30,6 +30,9 @@ Figures (printed, and written as JSON with ``--json``):
 * ``memory``: ``MEMORY USAGE`` summed over each game's keys (``{g:<id>}*``) while the games are running and once
   they are over, and the Telegram/lobby keys per game; plus ``used_memory`` growth per game.
 * ``messages``: Bot API calls per player per turn (``sendMessage`` alone and with the edits), group and private.
+
+One module of over 600 lines on purpose: a benchmark is read and run as one script (its processes, its bots,
+its measures and its report side by side); splitting it would scatter one measurement over several files.
 """
 
 import argparse
