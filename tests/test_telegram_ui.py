@@ -182,10 +182,3 @@ def test_reveal_and_game_end_texts():
     view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
     assert "The Hunted win!" in events.game_over(view, NAMES, "en")
     assert "Vyhráli Lovení!" in events.game_over(view, NAMES, "cs")
-
-
-def test_result_lines_skip_secret_events():
-    events = [{"type": "played", "seat": 1, "cards": [4], "visible_to": [1]},
-              {"type": "caught", "seat": 1, "place": 4, "visible_to": None},
-              {"type": "locked_in", "seat": 2, "visible_to": None}]
-    assert ui.results(events, NAMES, "en") == ["Anna was caught at 4 Beach."]

@@ -38,7 +38,7 @@ from service import commands
 from service.cardnames import name, word
 from service.game import Game, IllegalAction
 from service.i18n import translator
-from service.i18n.events import cards_text, counters, line, seat_name, tokens_text, winner
+from service.i18n.events import cards_text, counters, seat_name, tokens_text, winner
 
 CALLBACK_LIMIT = 64
 MAX_BUTTONS = 100
@@ -359,9 +359,3 @@ def status(view: dict, names: dict[int, str], asked_seats: list[int], answered: 
         list=" · ".join(f"{seat_name(names, h['seat'], lang)} {h['will']}" for h in view["hunted"])))
     placed = tokens_text(view["tokens"], lang)
     return "\n".join(lines + ([placed] if placed else []) + list(news))
-
-
-def results(events: list[dict], names: dict[int, str], lang: str) -> list[str]:
-    """Public result lines of a step (events seen by everyone)."""
-    out = [line(e, names, lang) for e in events if e.get("visible_to") is None]
-    return [text for text in out if text]
