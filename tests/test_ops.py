@@ -198,8 +198,5 @@ def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
 def test_job_log_context_names_game_and_window_never_arguments():
     job = SimpleNamespace(id="resolve-g1-4", func_name="workers.jobs.resolve", args=("g1", 4))
     assert job_ids(job) == {"job": "resolve-g1-4", "game": "g1", "window": 4}
-    edit = SimpleNamespace(id="x", func_name="workers.jobs.edit_screen",
-                           args=(42, 7, "Your hand: Lair, River", []))
-    assert job_ids(edit) == {"job": "x"}
     redeliver = SimpleNamespace(id="deliver-g2-v3-0-1", func_name="workers.jobs.redeliver", args=("g2-v3-0", 1, 0))
     assert job_ids(redeliver)["game"] == "g2"

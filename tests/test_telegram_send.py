@@ -4,10 +4,12 @@ import os
 
 import fakeredis
 import pytest
+from pipeline_support import make_ctx
 
 from service.channels.telegram import sender as tg
 from service.config import get_settings
-from service.pipeline import outbox
+from service.pipeline import outbox, screens, upkeep
+from service.store import keys
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
 KEYBOARD = [[{"text": "play 3 (River)", "data": "d:G1:4:0:"}, {"text": "Rules", "url": "https://t.me/x"}]]
@@ -111,22 +113,20 @@ def test_sender_raises_the_outbox_errors(api, sender, kind, arg, error):
     assert len(api.sent()) == 1
 
 
-def test_a_late_screen_edit_never_hides_the_next_question(api):
-    """The webhook's edit of a pressed turn message (made at version 4) runs after the outbox put the next
-    step's question (version 5) on that message: it is skipped; an edit still current goes through."""
-    from rq import Queue, SimpleWorker
-
-    from service.store import keys
-
-    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    queue = Queue("send", connection=connection)
-    question = tg.send(42, "question of window 9", KEYBOARD)
-    connection.hset(keys.slot_seqs("G1"), "42|G1:p3", 500)  # the outbox delivered version 5 to the slot
-    late = queue.enqueue("workers.jobs.edit_screen",
-                         args=(42, question.message_id, "✅ Locked in (window 8)", None, "G1", "G1:p3", 4))
-    current = queue.enqueue("workers.jobs.edit_screen",
-                            args=(42, question.message_id, "✅ Locked in (window 9)", None, "G1", "G1:p3", 5))
-    SimpleWorker([queue], connection=connection).work(burst=True)
-    assert late.return_value() == "superseded" and current.return_value() == "ok"
-    assert api.messages["42", question.message_id]["text"] == "✅ Locked in (window 9)"
-    assert not connection.exists(keys.slot_lock("G1", "42", "G1:p3"))
+def test_a_late_screen_never_hides_the_next_question(api):
+    """A button press's next screen goes through the outbox. One made at version 4 arrives after the outbox put
+    the next step's question (version 5) on that message: it is skipped; a screen still current edits the
+    message in place, under the slot's lock, without raising the slot's seq."""
+    ctx = make_ctx()
+    ctx.sender = tg.TelegramSender(ctx.store.redis)
+    ctx.sender.send("42", "question of window 9", KEYBOARD, slot="G1:p3")  # the turn message, as the outbox sent it
+    question = int(ctx.store.redis.hget(keys.telegram_slots("G1"), "42|G1:p3"))
+    ctx.store.raise_slot_seq("G1", "42", "G1:p3", 500)  # the outbox delivered version 5 to the slot
+    screens.show(ctx, "G1", "press-1", "42", 1, "G1:p3", 4, "✅ Locked in (window 8)", None)
+    screens.show(ctx, "G1", "press-2", "42", 1, "G1:p3", 5, "✅ Locked in (window 9)", None)
+    assert upkeep.deliver_batch(ctx, "G1", "kpress1") == ["done"]  # superseded: never shown
+    assert upkeep.deliver_batch(ctx, "G1", "kpress2") == ["sent"]
+    assert api.messages["42", question]["text"] == "✅ Locked in (window 9)"
+    assert len(api.sent("sendMessage")) == 1  # an edit of the turn message, not a new message
+    assert ctx.store.slot_seq("G1", "42", "G1:p3") == 500
+    assert not ctx.store.redis.exists(keys.slot_lock("G1", "42", "G1:p3"))

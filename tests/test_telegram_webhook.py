@@ -165,11 +165,15 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert answer == {"method": "answerCallbackQuery", "callback_query_id": answer["callback_query_id"],
                       "text": "Locked in."}
     assert env.ctx.store.answers(game_id)[seat] == ui.follow(game, seat, complete).actions
-    # the last answer of its window: the pressed message shows it locked in (an edit job on the send queue: edits
-    # are sends, they do not wait between resolutions); the next window's question will replace it
+    # the last answer of its window: the pressed message shows it locked in, through the outbox (a one-message
+    # batch on the send queue: edits are sends, they do not wait between resolutions), until the next window's
+    # question replaces it
     job = env.ctx.send_queue.jobs[-1]
-    assert job.func_name == "workers.jobs.edit_screen"
-    assert job.args[2].startswith("✅ Locked in:")
+    assert job.func_name == "workers.jobs.deliver"
+    game_id_of_job, batch = job.args
+    screen = env.ctx.store.message(game_id_of_job, batch, 0)
+    assert screen["text"].startswith("✅ Locked in:") and screen["slot"] == news.turn_slot(game_id, game.turn)
+    assert screen["until"] == news.step_seq(snap.version + 1) and screen["seat"] == seat
 
     resolve_window(env.ctx, game_id, snap.window)  # what a worker does next
     snap, game, seat, user, complete = first_asked(env, game_id, meta)

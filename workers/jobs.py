@@ -5,9 +5,8 @@ Wiring only: each job takes the context of its connection (`service.wiring.curre
 the work.
 """
 
-from service.channels.telegram import jobs as telegram_jobs
 from service.pipeline import resolution, upkeep
-from service.wiring import current, job_connection
+from service.wiring import current
 
 
 def resolve(game_id: str, window: int) -> str:
@@ -36,10 +35,3 @@ def refresh(game_id: str, window: int, seat: int) -> bool:
 
 def sweep() -> dict[str, int]:
     return upkeep.sweep(current())
-
-
-def edit_screen(chat_id: int, message_id: int, text: str, keyboard: list | None, game_id: str, slot: str,
-                version: int) -> str:
-    """The next screen of a Telegram decision message after a button press."""
-    return telegram_jobs.edit_message(job_connection(), chat_id, message_id, text, keyboard, game_id,
-                                      slot, version)

@@ -23,7 +23,7 @@ def job_ids(job) -> dict:
     name = job.func_name.rsplit(".", 1)[-1]
     args = list(job.args or ())
     ids = {"job": job.id}
-    if job.func_name.startswith("workers.jobs.") and args and name != "edit_screen":
+    if job.func_name.startswith("workers.jobs.") and args:
         if name == "redeliver":
             ids["game"] = str(args[0]).split("-", 1)[0]
         elif name != "sweep":

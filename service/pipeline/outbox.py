@@ -2,7 +2,8 @@
 
 Messages are written to Redis by the resolution step (``Store.commit``) or by a reminder before anything is
 sent; this module sends one of them. A message is ``{"chat", "text", "buttons", "seat", "group"}`` and, for a
-living message that later messages edit in place, ``"slot"`` and ``"seq"``; its id is ``<game>-<batch>-<index>``
+living message that later messages edit in place, ``"slot"`` and ``"seq"`` (or ``"until"``: a screen shown only until
+the slot holds that seq, `service.pipeline.screens`); its id is ``<game>-<batch>-<index>``
 (job-id safe). A slot message older (``seq``) than one already delivered to the same slot is skipped. A send is
 claimed with ``SET sent NX`` (only while its batch is stored) so that two deliverers never send the same message
 and a sent message is never sent again (still at-least-once if a process dies between the send and the mark).
@@ -109,6 +110,10 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
                 not store.raise_slot_seq(game_id, message["chat"], slot, int(message["seq"])):
             store.mark_sent(game_id, batch, index)
             return Outcome("done")  # superseded: a newer version of this living message is already out
+        if message.get("until") is not None and \
+                store.slot_seq(game_id, message["chat"], slot) >= int(message["until"]):
+            store.mark_sent(game_id, batch, index)
+            return Outcome("done")  # a screen made moot: a later step's question is on the message
         return _send(store, sender, settings, message, game_id, batch, index, failures, now)
     finally:
         store.redis.delete(lock)

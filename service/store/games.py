@@ -188,6 +188,11 @@ class Store:
         return bool(self._write_batch(keys=[keys.outbox(game_id, batch)],
                                       args=[self.outbox_ttl, *[json.dumps(m) for m in messages]]))
 
+    def slot_seq(self, game_id: str, chat: str, slot: str) -> int:
+        """The newest seq delivered to a living message (-1: none yet)."""
+        raw = cast(bytes | None, self.redis.hget(keys.slot_seqs(game_id), f"{chat}|{slot}"))
+        return int(raw) if raw else -1
+
     def raise_slot_seq(self, game_id: str, chat: str, slot: str, seq: int) -> bool:
         """Record ``seq`` as the newest delivered to a living message. -> False when a newer one was."""
         return bool(self._raise_seq(keys=[keys.slot_seqs(game_id)], args=[f"{chat}|{slot}", seq, self.outbox_ttl]))

@@ -2,8 +2,8 @@
 
 ``handle(update, env)`` returns the Bot API method to put in the webhook's HTTP reply (a dict such as
 ``{"method": "sendMessage", ...}`` or ``{"method": "answerCallbackQuery", ...}``), or None. It never calls
-Telegram itself: a decision message that must change after a button press is edited by a queued job
-(`service.channels.telegram.jobs`). Everything it stores is stored before it returns.
+Telegram itself: a decision message that must change after a button press gets its next screen through the outbox
+(`service.pipeline.screens`). Everything it stores is stored before it returns.
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a table opened here by /newgame has a join code that SMS
 players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
@@ -27,7 +27,7 @@ from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, Update
 from service.game import Game
 from service.game.cards import CARDS
-from service.pipeline import cancelling, ingest, news, scheduling
+from service.pipeline import cancelling, ingest, news, screens
 from service.pipeline.context import Context
 from service.pipeline.lobby import Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
 
@@ -476,15 +476,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
             return answer_query(query, said)            # (one job per press, not two); a repeat: shown already
         screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, tz=meta.get("tz"))
     if query.message is not None:
-        _enqueue_edit(env, query.message.chat.id, query.message.message_id, screen,
-                      (choice.game_id, news.turn_slot(choice.game_id, game.turn), snap.version))
+        # the pressed message is the seat's turn message: its next screen goes through the outbox
+        screens.show(env.ctx, choice.game_id, query.id, str(query.message.chat.id), seat,
+                     news.turn_slot(choice.game_id, game.turn), snap.version, screen.text, screen.keyboard)
     return answer_query(query, said)
-
-
-def _enqueue_edit(env: Env, chat_id: int, message_id: int, screen: ui.Screen, living: tuple[str, str, int]) -> None:
-    """The next screen of the pressed message, which is the seat's turn message: ``living`` (game, slot, version
-    seen) lets the job skip the edit once the next window's question has replaced the screen."""
-    env.ctx.send_queue.enqueue("workers.jobs.edit_screen",  # a send: keep it off resolutions
-                          args=(chat_id, message_id, screen.text, screen.keyboard, *living),
-                          failure_ttl=env.ctx.settings.job_failure_ttl_seconds,
-                          result_ttl=scheduling.RESULT_TTL, retry=scheduling.RETRY)
