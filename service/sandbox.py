@@ -79,11 +79,12 @@ def main(argv: list[str] | None = None) -> int:
     labels = {TABLE: _("table"), YOU: _("you")}
     players = {}
     for seat in range(args.players):
-        chat = YOU if seat == human else (f"console:seat{seat}" if args.bots_only else None)
+        chat = YOU if seat == human else None
+        if args.bots_only:  # no human seat: each bot seat is shown with a label of its own
+            chat = f"console:seat{seat}"
+            labels[chat] = _("seat {n}").format(n=seat)
         players[str(seat)] = {"name": _("You") if seat == human else f"Bot {seat}", "chat": chat, "user": chat,
                               "lang": args.lang}
-        if args.bots_only:
-            labels[chat] = _("seat {n}").format(n=seat)
     meta = {"players": players, "group": TABLE, "deadline_seconds": args.deadline, "lang": args.lang,
             "bots": [s for s in range(args.players) if s != human]}
     ctx = wiring.build(connection, settings, sender=ConsoleSender(labels=labels))
@@ -102,7 +103,8 @@ def run(ctx, game_id: str, human: int | None, timeout: float, lang: str = i18n.D
         worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
         if ctx.store.load(game_id).status == "over" and not _deliveries_pending(ctx):
             return 0
-        if lines is not None and not lines.empty():  # one line per turn of the loop: its effects come first
+        # one line per turn of the loop: its effects come first (there are lines only when a seat is human)
+        if human is not None and lines is not None and not lines.empty():
             line = lines.get()
             if line is None or line.strip() == "quit":
                 return 0

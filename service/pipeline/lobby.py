@@ -36,6 +36,7 @@ import random
 import secrets
 import zoneinfo
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from service.config import DEADLINE_PRESETS, deadline_seconds
 from service.pipeline.context import Context
@@ -166,16 +167,16 @@ class Lobby:
 
     def at(self, place: str) -> Table | None:
         """The table of a Telegram group or topic (a running or finished game's table too)."""
-        code = self.redis.get(_place_key(place))
+        code = cast(bytes | None, self.redis.get(_place_key(place)))
         return self.get(code.decode()) if code else None
 
     def last_opened(self, address: str) -> str | None:
-        code = self.redis.get(f"artemia:opened:{address}")
+        code = cast(bytes | None, self.redis.get(f"artemia:opened:{address}"))
         return code.decode() if code else None
 
     def games_of(self, address: str) -> list[tuple[str, int]]:
         """(game, seat) of every game the address plays, the most recently begun first."""
-        ids = [g.decode() for g in self.redis.zrevrange(f"artemia:joined:{address}", 0, -1)]
+        ids = [g.decode() for g in cast(list[bytes], self.redis.zrevrange(f"artemia:joined:{address}", 0, -1))]
         seats = self.redis.hmget(f"artemia:seats:{address}", ids) if ids else []
         return [(g, int(s)) for g, s in zip(ids, seats) if s is not None]
 
@@ -221,7 +222,8 @@ class Lobby:
             pipe.set(place_key, table.code)
             return True
 
-        return self.redis.transaction(attempt, place_key, _key(table.code), value_from_callable=True)
+        # value_from_callable: the reply is what ``attempt`` returned
+        return cast(bool, self.redis.transaction(attempt, place_key, _key(table.code), value_from_callable=True))
 
     def change(self, code: str, edit) -> Table:
         """Apply ``edit(table)`` atomically (it mutates the table, or raises LobbyError to refuse)."""
@@ -240,7 +242,7 @@ class Lobby:
                 pipe.set(key, table.to_json(), keepttl=True)
             return table
 
-        return self.redis.transaction(attempt, key, value_from_callable=True)
+        return cast(Table, self.redis.transaction(attempt, key, value_from_callable=True))  # attempt's table
 
     def join(self, code: str, player: Player) -> tuple[Table, Started | None]:
         """Seat the player (LobbyError: unknown, begun, already, full). A join that fills a sized table begins
@@ -346,6 +348,9 @@ class Lobby:
         return Started(table, dict(table.seats), creature)
 
     def _start(self, table: Table) -> None:
+        game = table.game
+        if game is None:
+            raise ValueError(f"table {table.code} has not begun: it has no game to start")
         size = max(table.size or 0, len(table.players))
         players = {str(s): {"name": f"Bot {s}", "chat": None, "user": None} for s in range(size)}
         for p in table.players:
@@ -359,11 +364,11 @@ class Lobby:
         now = self.ctx.clock()
         pipe = self.redis.pipeline()
         for address, seat in table.seats.items():
-            pipe.zadd(f"artemia:joined:{address}", {table.game: now})
-            pipe.hset(f"artemia:seats:{address}", table.game, seat)
+            pipe.zadd(f"artemia:joined:{address}", {game: now})
+            pipe.hset(f"artemia:seats:{address}", game, seat)
         pipe.execute()
         try:
-            start_game(self.ctx, table.game, config, meta)
+            start_game(self.ctx, game, config, meta)
         except GameExists:
             pass  # a retried start: the game is there already
 

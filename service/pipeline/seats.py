@@ -41,7 +41,7 @@ def hand_to_bot(ctx: Context, game_id: str, seat: int, bot: bool) -> None:
         snap = store.load(game_id)
         if snap and snap.status == "collecting" and seat in store.expected(game_id) \
                 and seat not in store.answers(game_id):
-            ingest.submit(ctx, game_id, seat, bot_answer(Game.from_json(snap.json), seat), snap.window)
+            ingest.submit(ctx, game_id, seat, bot_answer(Game.from_json(snap.json), seat), snap.current_window)
     store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after if bot else 0)  # after the submit, which clears it
 
 

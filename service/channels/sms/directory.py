@@ -10,8 +10,10 @@ A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.c
 """
 
 from dataclasses import dataclass
+from typing import cast
 
 import redis
+from redis.typing import EncodableT, FieldT
 
 from service.store import keys
 
@@ -42,13 +44,15 @@ class Directory:
         self.dedup_ttl = dedup_ttl
 
     def prefs(self, number: str) -> Prefs:
-        raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(keys.sms_number(number)).items()}
+        stored = cast(dict[bytes, bytes], self.redis.hgetall(keys.sms_number(number)))
+        raw = {k.decode(): v.decode() for k, v in stored.items()}
         return Prefs(stopped=raw.get("stopped") == "1", ascii=raw.get("ascii") == "1",
                      lang=raw.get("lang", "en"), tz=raw.get("tz", self.default_tz))
 
-    def set_prefs(self, number: str, **fields) -> None:
+    def set_prefs(self, number: str, **fields: bool | str) -> None:
         """Change some settings: stopped / ascii (bool), lang / tz (str)."""
-        values = {k: ("1" if v else "0") if isinstance(v, bool) else v for k, v in fields.items()}
+        values: dict[FieldT, EncodableT] = {k: ("1" if v else "0") if isinstance(v, bool) else v
+                                            for k, v in fields.items()}
         self.redis.hset(keys.sms_number(number), mapping=values)
 
     def first_time(self, message_sid: str) -> bool:

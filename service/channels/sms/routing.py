@@ -26,6 +26,7 @@ changes nothing.
 """
 
 import unicodedata
+from collections.abc import Sequence
 
 from service import commands
 from service.channels import plain
@@ -211,7 +212,7 @@ class Router:
         return reply("lang", lang)
 
     @staticmethod
-    def _player(number: str, lang: str, name: list[str] = ()) -> Player:
+    def _player(number: str, lang: str, name: Sequence[str] = ()) -> Player:
         label = " ".join(name)[:MAX_NAME] or f"SMS {number[-4:]}"
         return Player(sms_address(number), label, lang, chat_of(number))
 
@@ -230,9 +231,12 @@ class Router:
             games = [(code, dict(games)[code])]
             text = text.split(None, 1)[1] if len(words) > 1 else "?"
         tables = [(self.games.table(game_id), seat) for game_id, seat in games]
-        table, seat = next(((t, s) for t, s in tables if t and not t.over), (None, None))
-        if table is None:
+        live = next(((t, s) for t, s in tables if t and not t.over), None)
+        if live is None:
             return reply("game_over", lang, code=games[0][0])
+        table, seat = live
+        if table.window is None:  # only a game that is over has no open window
+            return reply("game_over", lang, code=table.game_id)
         try:
             actions = commands.parse(text, table.game, seat, lang=lang)
         except commands.CommandError as exc:

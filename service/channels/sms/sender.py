@@ -71,9 +71,11 @@ class TwilioSender:
 
 
 def _seconds(header: str | None) -> float:
+    if header is None:
+        return DEFAULT_RETRY_AFTER
     try:
         return max(1.0, float(header))
-    except (TypeError, ValueError):
+    except ValueError:
         return DEFAULT_RETRY_AFTER
 
 

@@ -24,8 +24,9 @@ DEFAULT_PORTS = {"https": 443, "http": 80}
 def signature(secret: str, url: str, params: dict[str, list[str]] | None = None,
               algorithm: str = "HMAC_SHA1") -> str:
     """The signature Twilio computes for ``url`` and the form ``params`` (name -> list of values)."""
+    params = params or {}
     data = url
-    for name in sorted(params or {}):
+    for name in sorted(params):
         for value in sorted(set(params[name])):
             data += name + value
     digest = hmac.new(secret.encode(), data.encode(), ALGORITHMS[algorithm]).digest()

@@ -28,6 +28,7 @@ A keyboard is a list of rows of buttons; a button is ``{"text": ..., "data": ...
 """
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
@@ -291,6 +292,9 @@ def decision(game: Game, seat: int, choice: Choice, deadline: float, lang: str,
     Raises `BadCallback` / `ExpiredChoice` for a choice that names nothing valid."""
     _ = translator(lang).gettext
     stage = follow(game, seat, choice)
+    window = game.window
+    if window is None:  # follow() has refused it already
+        raise ExpiredChoice(f"window {choice.window} is not open")
     if stage.complete:
         raise BadCallback("the answer is complete: lock it in instead")
     legal = stage.game.legal_actions(seat)
@@ -304,7 +308,7 @@ def decision(game: Game, seat: int, choice: Choice, deadline: float, lang: str,
         keyboard.append([{"text": "« " + _("Back"), "data": choice.open(choice.menu[:-1]).data()}])
     if choice.chosen:
         keyboard.append([{"text": "↺ " + _("Start over"), "data": Choice(choice.game_id, choice.window).data()}])
-    kind = game.window["kind"]
+    kind = window["kind"]
     lines = [f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
              _question(kind, seat, lang), _situation(stage.game, seat, lang)]
     if stage.actions:
@@ -332,7 +336,7 @@ def expired(lang: str) -> str:
 
 
 def status(view: dict, names: dict[int, str], asked_seats: list[int], answered: set[int], deadline: float | None,
-           lang: str, news: list[str] = (), tz: str | None = None) -> str:
+           lang: str, news: Sequence[str] = (), tz: str | None = None) -> str:
     """The group's living status message of the current turn, from ``game.public_view()``: who has answered
     (never what), the deadline, the counters, the Beach marker, the Artemia spaces, Will, tokens, and ``news``:
     the result lines so far (`results`)."""
