@@ -4,7 +4,7 @@ Webhook in (the real app, in process over ASGI), real Redis, the real pipeline j
 status refreshes, the decision-message edits of button presses) run in this process, and the fake Bot API out:
 `telegram_send.send` / `edit` hand their calls straight to the fake's handlers (same message store, same
 "not modified" / "not found" answers) instead of going through python-telegram-bot and HTTP — that leg is what
-the other end-to-end tests and test_telegram_send cover, and skipping it keeps 200 games within a minute or two. Every seat is a Telegram user whose move
+the other end-to-end tests and test_telegram_sender cover, and skipping it keeps 200 games within a minute or two. Every seat is a Telegram user whose move
 is the engine's auto-play, pressed as a button (its callback data, exactly as the keyboard would carry it).
 
 After each round (every game's asked seats press, then every queued job runs) each new outgoing message — texts
