@@ -150,7 +150,7 @@ def test_run_prints_and_health_fails_without_workers(ctx, capsys):
 def test_main_against_the_test_redis(tmp_path, capsys, monkeypatch):
     url = os.environ.get("ARTEMIA_TEST_REDIS_URL")
     if not url:
-        pytest.skip("ARTEMIA_TEST_REDIS_URL is not set: run through tools/with-redis.sh (make test)")
+        pytest.fail("ARTEMIA_TEST_REDIS_URL is not set: run through tools/with-redis.sh (make test)")
     url = url.rsplit("/", 1)[0] + "/15"
     connection = redis.Redis.from_url(url)
     connection.flushdb()

@@ -155,7 +155,7 @@ def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
             for button in row:
                 assert button.get("data", "\0") not in text
     # Engine state and answers never appear either.
-    for marker in ('"hand"', '"surv"', '"type": "play"', '"type":"play"', '"tokens"', "Your hand"):
+    for marker in ('"hand"', '"survival"', '"drawn_to_choose"', '"type": "play"', '"type":"play"', '"tokens"', "Your hand"):
         assert marker not in text, marker
     for seat in range(1, 4):
         assert json.dumps(game.s["players"][seat]["hand"]) not in text
