@@ -1,9 +1,9 @@
 """Worker entry point: ``python -m workers [--burst] [--simple]``.
 
 Runs an RQ worker with its scheduler on the configured queues with the JSON serializer, and makes sure the
-periodic sweep is scheduled. Equivalent to the Procfile's worker line (``rq worker -w workers.worker.OpsWorker
---with-scheduler -S json ...``): the same worker class and timings, so that a dead worker's job is back within two
-minutes (docs/platform-notes.md §5).
+periodic sweep is scheduled: the Procfile's worker (`workers.worker`), with its timings, so that a dead worker's
+job is back within two minutes (docs/platform-notes.md §5). ``--simple`` runs jobs in the worker process
+(``OpsSimpleWorker``, the Procfile's choice); without it each job runs in a forked work horse (``OpsWorker``).
 """
 
 import argparse
