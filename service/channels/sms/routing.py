@@ -26,7 +26,7 @@ changes nothing.
 """
 
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from service import commands
 from service.channels import plain
@@ -169,24 +169,22 @@ class Router:
         return self._seated(number, started.table, prefs.lang)
 
     def _creature(self, number: str, args: list[str], prefs: Prefs) -> str:
-        code = args[0].upper() if args else self._waiting_table(number)
-        if not code:
-            return reply("no_lobby", prefs.lang)
-        try:
-            self.lobby.volunteer(code, sms_address(number))
-        except LobbyError as exc:
-            return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
-        return reply("volunteer", prefs.lang, code=code)
+        return self._at_table(number, args, prefs, self.lobby.volunteer, "volunteer")
 
     def _leave(self, number: str, args: list[str], prefs: Prefs) -> str:
+        return self._at_table(number, args, prefs, self.lobby.leave, "left")
+
+    def _at_table(self, number: str, args: list[str], prefs: Prefs, act: Callable[[str, str], object],
+                  done: str) -> str:
+        """Do ``act`` at the table named (or the one the number opened last, if it has not begun)."""
         code = args[0].upper() if args else self._waiting_table(number)
         if not code:
             return reply("no_lobby", prefs.lang)
         try:
-            self.lobby.leave(code, sms_address(number))
+            act(code, sms_address(number))
         except LobbyError as exc:
             return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
-        return reply("left", prefs.lang, code=code)
+        return reply(done, prefs.lang, code=code)
 
     def _waiting_table(self, number: str) -> str | None:
         """The code of the table the number opened last, if it has not begun."""
