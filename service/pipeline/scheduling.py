@@ -2,7 +2,7 @@
 
 RQ job ids allow only ``[A-Za-z0-9_-]``. Immediate jobs use ``enqueue(..., unique=True)``; timed jobs use
 ``Job.create`` + ``queue.schedule_job(job, when, unique=True)`` because ``enqueue_at`` ignores ``unique`` in
-rq 2.12 (TECH-NOTES §3.2). A timed job's id carries its due time in milliseconds: when a deadline moves
+rq 2.12 (docs/platform-notes.md §4.2). A timed job's id carries its due time in milliseconds: when a deadline moves
 (downtime added back), the new time gets a new job and the old one finds nothing to do when it fires.
 A ``DuplicateJobError`` means the job is already waiting or running: that is success here. Finished jobs are
 not kept, so the same id may run again later; every job is idempotent (a resolution is a compare-and-set, a
