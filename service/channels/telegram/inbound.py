@@ -17,14 +17,12 @@ button, forged data, a command in the wrong chat, /begin by someone else — get
 nothing.
 """
 
-from dataclasses import dataclass
-
 from service import commands, i18n
 from service.cardnames import fold, name, spellings
 from service.channels import plain
 from service.channels.telegram import ui
 from service.channels.telegram.tables import Tables, place_of
-from service.channels.telegram.update import CallbackQuery, Message, Update
+from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
 from service.game import Game
 from service.game.cards import CARDS
 from service.pipeline import cancelling, ingest, news, screens
@@ -34,21 +32,18 @@ from service.pipeline.lobby import Lobby, LobbyError, Player, Table, looks_like_
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
 
 
-@dataclass
 class Env:
     """What handling an update needs: the pipeline context, the Telegram-only state, the bot's username, the
-    shared lobby (built on the context when not given) and the SMS number shown to SMS players (TWILIO_FROM)."""
+    shared lobby (built on the context when not given) and the SMS number shown to SMS players (TWILIO_FROM when
+    not given)."""
 
-    ctx: Context
-    tables: Tables
-    bot_username: str
-    lobby: Lobby | None = None
-    sms_number: str | None = None
-
-    def __post_init__(self):
-        self.lobby = self.lobby or Lobby(self.ctx)
-        if self.sms_number is None:
-            self.sms_number = self.ctx.settings.twilio_from
+    def __init__(self, ctx: Context, tables: Tables, bot_username: str, lobby: Lobby | None = None,
+                 sms_number: str | None = None):
+        self.ctx = ctx
+        self.tables = tables
+        self.bot_username = bot_username
+        self.lobby: Lobby = lobby or Lobby(ctx)
+        self.sms_number: str = ctx.settings.twilio_from if sms_number is None else sms_number
 
 
 class Refused(Exception):
@@ -83,7 +78,7 @@ def handle(update: Update, env: Env) -> dict | None:
         env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
         return None
     message = update.message
-    if message is None or message.sender is None or message.sender.is_bot:
+    if not isinstance(message, SentMessage) or message.sender.is_bot:  # none, or no sender (parsed as a Message)
         return None
     if message.migrate_to_chat_id:
         return None  # the sender follows the move when it next writes there (telegram_send)
@@ -121,9 +116,9 @@ def _command(text: str, bot_username: str) -> tuple[str | None, list[str]]:
     return command.lower(), words[1:]
 
 
-def _lang(env: Env, message: Message, private: bool) -> str:
+def _lang(env: Env, message: SentMessage, private: bool) -> str:
     table = None if private else env.lobby.at(_place(message))
-    return i18n.choose(env.tables.lang(message.sender.id) if private else None, table and table.lang,
+    return i18n.choose(env.tables.lang(message.sender.id) if private else None, table.lang if table else None,
                        message.sender.language_code)
 
 
@@ -347,7 +342,7 @@ def _take_back_seats(user_id: int, env: Env) -> None:
                 store.set_streak(game_id, int(seat), 0)
 
 
-def on_private(message: Message, command: str | None, args: list[str], lang: str, env: Env) -> dict:
+def on_private(message: SentMessage, command: str | None, args: list[str], lang: str, env: Env) -> dict:
     user = message.sender
     if command == "start":
         env.tables.set_blocked(user.id, False)
@@ -385,11 +380,11 @@ def on_private(message: Message, command: str | None, args: list[str], lang: str
         if len(games) > 1:
             raise Refused(_t(lang, "You are asked in several games: use the buttons, or start with the game's "
                                    "code ({codes}).").format(codes=" ".join(g for g, _ in games)))
-        return typed_answer(message, games[0], lang, env, message.text)
+        return typed_answer(message, games[0], lang, env, message.text or "")
     raise Refused(_t(lang, "Unknown command. /help"))
 
 
-def join_by_code(message: Message, code: str, lang: str, env: Env) -> dict:
+def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
     """Join the table of ``code`` from a private chat (the deep link of a group's lobby, or /join <code> for a
     table opened elsewhere, by SMS say)."""
     table = env.lobby.get(code)
@@ -430,6 +425,10 @@ def asked_games(env: Env, user: int) -> list[tuple[str, int]]:
 def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, text: str) -> dict:
     game_id, seat = asked
     snap = env.ctx.store.load(game_id)
+    if snap is None:  # gone (cancelled, expired) since asked_games read it
+        raise Refused(_t(lang, "There is no such game."))
+    if snap.window is None:  # over since asked_games read it (what submit would answer)
+        raise Refused(_t(lang, "This game is over."))
     game = Game.from_json(snap.json)
     try:
         actions = commands.parse(text, game, seat, lang=lang)
@@ -453,7 +452,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         return answer_query(query, _t(lang, "This button is not valid."))
     snap, meta = env.ctx.store.load_with_meta(choice.game_id)
     seat = seat_of(meta, query.sender.id) if snap else None
-    if seat is None:
+    if snap is None or seat is None:
         return answer_query(query, _t(lang, "This is not your game."))
     if snap.window != choice.window or snap.status != "collecting":
         return answer_query(query, ui.expired(lang))

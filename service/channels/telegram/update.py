@@ -46,6 +46,13 @@ class Message(_Model):
         return self.message_thread_id if self.is_topic_message else None
 
 
+class SentMessage(Message):
+    """A `Message` with its sender ("from" is optional in the Bot API): what the handlers of `inbound` act on.
+    `Update.message` is parsed as one whenever the sender is there."""
+
+    sender: User = Field(alias="from")
+
+
 class CallbackQuery(_Model):
     id: str
     sender: User = Field(alias="from")
@@ -71,7 +78,7 @@ class ChatMemberUpdated(_Model):
 
 class Update(_Model):
     update_id: int
-    message: Message | None = None
+    message: SentMessage | Message | None = Field(None, union_mode="left_to_right")  # SentMessage when it can be
     callback_query: CallbackQuery | None = None
     my_chat_member: ChatMemberUpdated | None = None
 
