@@ -1,8 +1,9 @@
 """A lean model of the few Telegram ``Update`` fields Artemia uses, parsed straight from the webhook body.
 
-Not python-telegram-bot's ``Update.de_json``: that costs ~0.4 ms per update against ~10 µs here (TECH-NOTES
-§1.1). Unknown fields are ignored. ``parse_update`` returns None for update kinds we have no use for (edited
-messages, channel posts, polls...) and raises `MalformedUpdate` for a body that is not a Telegram update.
+Not python-telegram-bot's ``Update.de_json``: that costs ~0.4 ms per update against ~10 µs here
+(docs/platform-notes.md §2). Unknown fields are ignored. ``parse_update`` returns None for update kinds we have no
+use for (edited messages, channel posts, polls...) and raises `MalformedUpdate` for a body that is not a Telegram
+update.
 """
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
