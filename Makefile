@@ -23,6 +23,8 @@ run: venv
 # Lint (ruff), types (mypy) and the architecture's contracts (import-linter, pyproject.toml), then the tests.
 lint: venv
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
 # pytest exits 5 when it collected no tests: that is a failure here, not a success.

@@ -1,4 +1,5 @@
 """Run every ``bench/bench_*.py`` module's ``main()`` in sorted order (``python -m bench``)."""
+
 import importlib
 import pathlib
 import sys

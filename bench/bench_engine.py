@@ -60,14 +60,18 @@ def main():
     print("engine speed: random full games per CPU second (goal: >= 100 five-player games/s)")
     for players in range(2, 8):
         print(f"  {players} players: {random_games_per_second(players, seconds):7.1f} games/s")
-    print(f"waits per turn over {games} bot games per player count (goal: median <= 2, p90 <= 3; "
-          f"Board Game Arena ~ 6 + Hunted)")
+    print(
+        f"waits per turn over {games} bot games per player count (goal: median <= 2, p90 <= 3; "
+        f"Board Game Arena ~ 6 + Hunted)"
+    )
     print("  players  bots    turns  median  p90  max  BGA")
     for players in range(2, 8):
         for eager in (True, False):
             waits = waits_per_turn(players, games, eager)
-            print(f"  {players:7d}  {'eager' if eager else 'plain':5s} {len(waits):7d}  {statistics.median(waits):6.1f}"
-                  f"  {percentile(waits, 0.9):3d}  {waits[-1]:3d}  {6 + players - 1:3d}")
+            print(
+                f"  {players:7d}  {'eager' if eager else 'plain':5s} {len(waits):7d}  {statistics.median(waits):6.1f}"
+                f"  {percentile(waits, 0.9):3d}  {waits[-1]:3d}  {6 + players - 1:3d}"
+            )
 
 
 if __name__ == "__main__":

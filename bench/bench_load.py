@@ -11,9 +11,24 @@ def main() -> dict | None:
     if not (os.environ.get("ARTEMIA_TEST_REDIS_URL") or os.environ.get("REDIS_URL")):
         print("bench_load: skipped, no ARTEMIA_TEST_REDIS_URL or REDIS_URL (run it with make bench)")
         return None
-    return load.main(["--games", os.environ.get("BENCH_LOAD_GAMES", "8"), "--players", "4", "--workers", "2",
-                      "--rate-seconds", "3", "--rate-games", "10", "--timeout",
-                      os.environ.get("BENCH_LOAD_TIMEOUT", "90"), "--memory-every", "10"])
+    return load.main(
+        [
+            "--games",
+            os.environ.get("BENCH_LOAD_GAMES", "8"),
+            "--players",
+            "4",
+            "--workers",
+            "2",
+            "--rate-seconds",
+            "3",
+            "--rate-games",
+            "10",
+            "--timeout",
+            os.environ.get("BENCH_LOAD_TIMEOUT", "90"),
+            "--memory-every",
+            "10",
+        ]
+    )
 
 
 if __name__ == "__main__":

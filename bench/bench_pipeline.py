@@ -40,9 +40,13 @@ def noop() -> None:
 
 def meta(players: int) -> dict:
     """Every Hunted is a person; the Creature is a bot."""
-    return {"players": {str(s): {"name": f"P{s}", "chat": f"c{s}" if s else None, "user": None}
-                        for s in range(players)},
-            "group": "grp", "deadline_seconds": 3600, "lang": "en", "bots": [0]}
+    return {
+        "players": {str(s): {"name": f"P{s}", "chat": f"c{s}" if s else None, "user": None} for s in range(players)},
+        "group": "grp",
+        "deadline_seconds": 3600,
+        "lang": "en",
+        "bots": [0],
+    }
 
 
 def fresh(url: str) -> context.Context:
@@ -76,8 +80,10 @@ def bench_submits(url: str, seconds: float = 2.0) -> None:
     for i in range(n):
         r.set(f"bench:set:{i % 1000}", payload)
     set_rate = n / (time.perf_counter() - started)
-    print(f"submits through ingest: {ingest_rate:8.0f}/s   plain SET loop: {set_rate:8.0f}/s   "
-          f"ratio {ingest_rate / set_rate:.2f}")
+    print(
+        f"submits through ingest: {ingest_rate:8.0f}/s   plain SET loop: {set_rate:8.0f}/s   "
+        f"ratio {ingest_rate / set_rate:.2f}"
+    )
 
 
 def bench_resolutions(url: str, games: int = 200) -> None:
@@ -86,8 +92,7 @@ def bench_resolutions(url: str, games: int = 200) -> None:
     for _ in range(games):
         q.enqueue(noop)
     started = time.perf_counter()
-    SimpleWorker([q], connection=ctx.store.redis, serializer=JSONSerializer).work(burst=True,
-                                                                                    logging_level="WARNING")
+    SimpleWorker([q], connection=ctx.store.redis, serializer=JSONSerializer).work(burst=True, logging_level="WARNING")
     noop_rate = games / (time.perf_counter() - started)
 
     ids = [f"r{i}" for i in range(games)]
@@ -98,19 +103,43 @@ def bench_resolutions(url: str, games: int = 200) -> None:
         scheduling.resolve(ctx, g, 1)
     started = time.perf_counter()
     SimpleWorker([ctx.queue], connection=ctx.store.redis, serializer=JSONSerializer).work(
-        burst=True, logging_level="WARNING")
+        burst=True, logging_level="WARNING"
+    )
     elapsed = time.perf_counter() - started
     resolutions = sum(len(ctx.store.resolution_log(g)) - 1 for g in ids)  # chained bot windows included
     rate = resolutions / elapsed
-    print(f"resolutions per SimpleWorker: {rate:6.0f}/s ({resolutions} windows)   RQ no-op jobs: "
-          f"{noop_rate:6.0f}/s   ratio {rate / noop_rate:.2f} (goal >= 0.7)")
+    print(
+        f"resolutions per SimpleWorker: {rate:6.0f}/s ({resolutions} windows)   RQ no-op jobs: "
+        f"{noop_rate:6.0f}/s   ratio {rate / noop_rate:.2f} (goal >= 0.7)"
+    )
 
 
 def start_workers(url: str, n: int) -> list[subprocess.Popen]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "ARTEMIA_SENDER": "recording",
-           **{f"ARTEMIA_{k.upper()}": str(v) for k, v in UNLIMITED.items()}}
-    cmd = [sys.executable, "-m", "rq.cli", "worker", "-c", "workers.rqconfig", "-S", "json", "--with-scheduler",
-           "-w", "rq.worker.SimpleWorker", "--logging_level", "WARNING", "-u", url, "artemia", "artemia-send"]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "ARTEMIA_SENDER": "recording",
+        **{f"ARTEMIA_{k.upper()}": str(v) for k, v in UNLIMITED.items()},
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "rq.cli",
+        "worker",
+        "-c",
+        "workers.rqconfig",
+        "-S",
+        "json",
+        "--with-scheduler",
+        "-w",
+        "rq.worker.SimpleWorker",
+        "--logging_level",
+        "WARNING",
+        "-u",
+        url,
+        "artemia",
+        "artemia-send",
+    ]
     procs = [subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True) for _ in range(n)]
     connection = redis.Redis.from_url(url)
     while len(Worker.all(connection=connection)) < n:
@@ -153,8 +182,10 @@ def bench_latency(url: str, games: int = 200) -> None:
                 start_game(ctx, g, {**CONFIG, "seed": i}, meta(3))
             ms = latencies(ctx, ids, gap)
             p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
-            print(f"last answer -> first outgoing message, {games} games {label:12}: "
-                  f"p50 {statistics.median(ms):6.1f} ms   p99 {p99:6.1f} ms (goal p99 <= 250 ms)")
+            print(
+                f"last answer -> first outgoing message, {games} games {label:12}: "
+                f"p50 {statistics.median(ms):6.1f} ms   p99 {p99:6.1f} ms (goal p99 <= 250 ms)"
+            )
     finally:
         for proc in procs:
             proc.terminate()

@@ -61,8 +61,14 @@ def measure(players: int, games: int) -> dict:
                     cell[0] += segments
                     cell[1] += 1
                     lengths[setting].append((segments, message["text"]))
-    return {setting: (sorted(c[0] for c in per_turn[setting].values()),
-                      [c[1] for c in per_turn[setting].values()], lengths[setting]) for setting in SETTINGS}
+    return {
+        setting: (
+            sorted(c[0] for c in per_turn[setting].values()),
+            [c[1] for c in per_turn[setting].values()],
+            lengths[setting],
+        )
+        for setting in SETTINGS
+    }
 
 
 def main():
@@ -76,9 +82,11 @@ def main():
             within = sum(1 for s, _ in lengths if s <= TARGET_SEGMENTS) / len(lengths)
             longest = max(lengths)[0]
             p90 = segments[min(len(segments) - 1, int(0.9 * len(segments)))]
-            print(f"  {players:7d}  {lang:4s}  {'yes' if ascii else 'no':5s}  {statistics.mean(segments):13.2f}"
-                  f"  {p90:3d}  {segments[-1]:3d}   {statistics.mean(messages):9.2f}   {within:6.1%}"
-                  f"   {longest:3d} seg")
+            print(
+                f"  {players:7d}  {lang:4s}  {'yes' if ascii else 'no':5s}  {statistics.mean(segments):13.2f}"
+                f"  {p90:3d}  {segments[-1]:3d}   {statistics.mean(messages):9.2f}   {within:6.1%}"
+                f"   {longest:3d} seg"
+            )
     worst = max(measure(counts[-1], 3)[("cs", False)][2])
     print(f"longest Czech message without ASCII ({worst[0]} segments):\n  {worst[1]}")
 

@@ -68,8 +68,11 @@ DB = 13
 SECRET = "load-secret"
 BOT_USERNAME = "artemia_load_bot"
 TOKEN = "123:LOAD"
-UNLIMITED = {"ARTEMIA_RATE_GLOBAL_PER_SECOND": "1000000", "ARTEMIA_RATE_PRIVATE_PER_SECOND": "1000000",
-             "ARTEMIA_RATE_GROUP_PER_MINUTE": "100000000"}
+UNLIMITED = {
+    "ARTEMIA_RATE_GLOBAL_PER_SECOND": "1000000",
+    "ARTEMIA_RATE_PRIVATE_PER_SECOND": "1000000",
+    "ARTEMIA_RATE_GROUP_PER_MINUTE": "100000000",
+}
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -106,11 +109,19 @@ class Cluster:
     def __init__(self, redis_url: str, bot_base_url: str, extra_env: dict | None = None):
         self.redis_url = redis_url
         self.logs = pathlib.Path(tempfile.mkdtemp(prefix="artemia-load-"))
-        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "REDIS_URL": redis_url, "ARTEMIA_WEBHOOK_SECRET": SECRET,
-                    "ARTEMIA_BOT_USERNAME": BOT_USERNAME, "TELEGRAM_BOT_TOKEN": TOKEN,
-                    "TELEGRAM_API_BASE_URL": bot_base_url, "ARTEMIA_MIN_DEADLINE_SECONDS": "1",
-                    "PATH": f"{pathlib.Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
-                    **UNLIMITED, **(extra_env or {})}
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "REDIS_URL": redis_url,
+            "ARTEMIA_WEBHOOK_SECRET": SECRET,
+            "ARTEMIA_BOT_USERNAME": BOT_USERNAME,
+            "TELEGRAM_BOT_TOKEN": TOKEN,
+            "TELEGRAM_API_BASE_URL": bot_base_url,
+            "ARTEMIA_MIN_DEADLINE_SECONDS": "1",
+            "PATH": f"{pathlib.Path(sys.executable).parent}:{os.environ.get('PATH', '')}",
+            **UNLIMITED,
+            **(extra_env or {}),
+        }
         self.env.pop("ARTEMIA_SENDER", None)
         self.commands = procfile()
         self.web: list[tuple[subprocess.Popen, int]] = []
@@ -120,8 +131,14 @@ class Cluster:
     def _spawn(self, kind: str, command: str, env: dict) -> subprocess.Popen:
         self._n += 1
         log = open(self.logs / f"{kind}-{self._n}.log", "wb")
-        return subprocess.Popen(["bash", "-c", "exec " + command], env=env, cwd=ROOT, stdout=log,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            ["bash", "-c", "exec " + command],
+            env=env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def start_web(self, n: int = 1) -> list[str]:
         command = self.commands["web"].replace("--host 0.0.0.0", "--host 127.0.0.1")
@@ -224,8 +241,16 @@ def decision_of(params: dict) -> tuple[str, int] | None:
 class Driver:
     """Telegram as the bot players see it: posts updates to the web processes, reacts to the Bot API calls."""
 
-    def __init__(self, urls: list[str], redis_url: str, players: int, seed: int = 1, deadline: int = 3600,
-                 concurrency: int = 64, side: int = 1):
+    def __init__(
+        self,
+        urls: list[str],
+        redis_url: str,
+        players: int,
+        seed: int = 1,
+        deadline: int = 3600,
+        concurrency: int = 64,
+        side: int = 1,
+    ):
         self.urls = urls
         self.side = side  # the Creature's choice of board side (see --side)
         self.manual: set[str] = set()  # games the bots leave alone (the webhook rate measurement's)
@@ -233,7 +258,7 @@ class Driver:
         self.players = players
         self.rng = random.Random(seed)
         self.deadline = deadline
-        self.ids = iter(range(10 ** 6, 10 ** 9))
+        self.ids = iter(range(10**6, 10**9))
         self.loop: asyncio.AbstractEventLoop | None = None
         self.client: httpx.AsyncClient | None = None
         self.limit = asyncio.Semaphore(concurrency)
@@ -261,8 +286,11 @@ class Driver:
         async with self.limit:
             for attempt in range(5):  # Telegram retries a non-2xx answer; so do we (bounded)
                 try:
-                    response = await self.client.post(self.url() + "/telegram/webhook", json=update,
-                                                      headers={"X-Telegram-Bot-Api-Secret-Token": SECRET})
+                    response = await self.client.post(
+                        self.url() + "/telegram/webhook",
+                        json=update,
+                        headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+                    )
                 except httpx.HTTPError as exc:
                     self.errors[type(exc).__name__] += 1
                     await asyncio.sleep(0.2 * (attempt + 1))
@@ -275,18 +303,34 @@ class Driver:
 
     def message(self, user: int, chat: dict, text: str) -> dict:
         n = next(self.ids)
-        return {"update_id": n, "message": {"message_id": n, "date": int(time.time()), "chat": chat, "text": text,
-                                            "from": {"id": user, "is_bot": False, "first_name": f"P{user}",
-                                                     "language_code": "en"}}}
+        return {
+            "update_id": n,
+            "message": {
+                "message_id": n,
+                "date": int(time.time()),
+                "chat": chat,
+                "text": text,
+                "from": {"id": user, "is_bot": False, "first_name": f"P{user}", "language_code": "en"},
+            },
+        }
 
     def press(self, user: int, data: str) -> dict:
         """A button press on the user's newest question message (as Telegram sends it: with that message)."""
         n = next(self.ids)
-        return {"update_id": n, "callback_query": {
-            "id": f"q{n}", "chat_instance": "load", "data": data,
-            "from": {"id": user, "is_bot": False, "first_name": f"P{user}", "language_code": "en"},
-            "message": {"message_id": self.question_message.get(user, 1), "date": int(time.time()),
-                        "chat": {"id": user, "type": "private"}}}}
+        return {
+            "update_id": n,
+            "callback_query": {
+                "id": f"q{n}",
+                "chat_instance": "load",
+                "data": data,
+                "from": {"id": user, "is_bot": False, "first_name": f"P{user}", "language_code": "en"},
+                "message": {
+                    "message_id": self.question_message.get(user, 1),
+                    "date": int(time.time()),
+                    "chat": {"id": user, "type": "private"},
+                },
+            },
+        }
 
     # --- setting games up -------------------------------------------------------------------------------------
 
@@ -440,8 +484,16 @@ class Driver:
 def index_bytes(connection: redis.Redis) -> int:
     """The Telegram/lobby/index keys (not a game's own, not the per-update dedup keys), in bytes."""
     total = 0
-    for pattern in ("tg:*", "artemia:lobby:*", "artemia:place:*", "artemia:user:*", "artemia:chat:*",
-                    "artemia:seats:*", "artemia:joined:*", "artemia:opened:*"):
+    for pattern in (
+        "tg:*",
+        "artemia:lobby:*",
+        "artemia:place:*",
+        "artemia:user:*",
+        "artemia:chat:*",
+        "artemia:seats:*",
+        "artemia:joined:*",
+        "artemia:opened:*",
+    ):
         for key in connection.scan_iter(match=pattern, count=1000):
             if not key.startswith(b"tg:upd:"):
                 total += connection.memory_usage(key, samples=0) or 0
@@ -460,9 +512,13 @@ def memory(connection: redis.Redis, games: list[str], measured: int, index_befor
     other = index_bytes(connection) - index_before
     # The webhook's dedup keys are per update (kept 25 h), not per game: reported apart, per key.
     updates = [connection.memory_usage(k, samples=0) or 0 for k in connection.scan_iter(match="tg:upd:*", count=1000)]
-    return {"game_keys_mean": statistics.mean(own) if own else 0, "game_keys_max": max(own, default=0),
-            "index_keys_per_game": other / max(1, measured),
-            "update_dedup_keys": len(updates), "bytes_per_update_dedup_key": statistics.mean(updates) if updates else 0}
+    return {
+        "game_keys_mean": statistics.mean(own) if own else 0,
+        "game_keys_max": max(own, default=0),
+        "index_keys_per_game": other / max(1, measured),
+        "update_dedup_keys": len(updates),
+        "bytes_per_update_dedup_key": statistics.mean(updates) if updates else 0,
+    }
 
 
 async def rate(client: httpx.AsyncClient, make_request, seconds: float, concurrency: int) -> float:
@@ -505,8 +561,11 @@ async def measure_webhook(driver: Driver, games: list[str], seconds: float, conc
 
     async def answer_request():
         user, data = presses[driver.rng.randrange(len(presses))]
-        response = await client.post(driver.url() + "/telegram/webhook", json=driver.press(user, data),
-                                     headers={"X-Telegram-Bot-Api-Secret-Token": SECRET})
+        response = await client.post(
+            driver.url() + "/telegram/webhook",
+            json=driver.press(user, data),
+            headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+        )
         if response.status_code != 200 or "Locked in" not in response.text:
             driver.errors[f"webhook answer {response.status_code}: {response.text[:80]}"] += 1
         return response
@@ -518,10 +577,15 @@ async def measure_webhook(driver: Driver, games: list[str], seconds: float, conc
         real.append(await rate(client, answer_request, seconds, concurrency))
         answered += int(real[-1] * (time.perf_counter() - before))
     web = len(driver.urls)
-    return {"answers_per_s": statistics.mean(real) / web, "noop_per_s": statistics.mean(noop) / web,
-            "ratio": statistics.mean(real) / statistics.mean(noop), "concurrency": concurrency,
-            "presses": len(presses), "answers": answered - sum(driver.statuses.values()),
-            "runs": {"noop": noop, "answers": real}}
+    return {
+        "answers_per_s": statistics.mean(real) / web,
+        "noop_per_s": statistics.mean(noop) / web,
+        "ratio": statistics.mean(real) / statistics.mean(noop),
+        "concurrency": concurrency,
+        "presses": len(presses),
+        "answers": answered - sum(driver.statuses.values()),
+        "runs": {"noop": noop, "answers": real},
+    }
 
 
 async def drain(connection: redis.Redis, limit: float) -> float:
@@ -542,14 +606,17 @@ def message_figures(driver: Driver, turns: int) -> dict:
     edits = [c for c in ok if c[0] in ("editMessageText", "editMessageReplyMarkup")]
     group = {str(g["group"]) for g in driver.games.values()}
     player_turns = max(1, turns * driver.players)
-    return {"player_turns": player_turns, "players": players,
-            "sends_per_player_turn": len(sends) / player_turns,
-            "calls_per_player_turn": (len(sends) + len(edits)) / player_turns,
-            "group_sends_per_turn": sum(1 for c in sends if c[1] in group) / max(1, turns),
-            "private_sends_per_player_turn": sum(1 for c in sends if c[1] not in group) / player_turns,
-            "edits_per_player_turn": len(edits) / player_turns,
-            "private_sends_by_kind": dict(driver.private_sends.most_common(8)),
-            "by_method": dict(collections.Counter(c[0] for c in driver.calls))}
+    return {
+        "player_turns": player_turns,
+        "players": players,
+        "sends_per_player_turn": len(sends) / player_turns,
+        "calls_per_player_turn": (len(sends) + len(edits)) / player_turns,
+        "group_sends_per_turn": sum(1 for c in sends if c[1] in group) / max(1, turns),
+        "private_sends_per_player_turn": sum(1 for c in sends if c[1] not in group) / player_turns,
+        "edits_per_player_turn": len(edits) / player_turns,
+        "private_sends_by_kind": dict(driver.private_sends.most_common(8)),
+        "by_method": dict(collections.Counter(c[0] for c in driver.calls)),
+    }
 
 
 def game_turns(connection: redis.Redis, games: list[str]) -> int:
@@ -571,13 +638,17 @@ def resolutions(connection: redis.Redis, games: list[str]) -> int:
 async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
     driver.loop = asyncio.get_running_loop()
     figures: dict = {}
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=args.concurrency + 8),
-                                 timeout=30) as client:
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=args.concurrency + 8), timeout=30) as client:
         driver.client = client
         # 1. the webhook's rate on a few games set aside for it (their windows stay open)
         if args.rate_seconds > 0:
-            spare = [g for g in await asyncio.gather(*(driver.setup_game(10_000 + i, manual=True)
-                                                       for i in range(args.rate_games))) if g]
+            spare = [
+                g
+                for g in await asyncio.gather(
+                    *(driver.setup_game(10_000 + i, manual=True) for i in range(args.rate_games))
+                )
+                if g
+            ]
             await asyncio.gather(*(driver.open_wide_window(g) for g in spare))
             # the workers are paused meanwhile, so that both runs give the web process the same machine (on 2
             # cores the workers running the answers' refresh jobs would otherwise take CPU from one run only)
@@ -588,8 +659,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                 cluster.pause_workers(False)
             for game_id in spare:
                 driver.games.pop(game_id, None)
-            driver.redis.delete(*[k for g in spare for k in driver.redis.scan_iter(match="{g:" + g + "}*")] or
-                                ["-"])
+            driver.redis.delete(*[k for g in spare for k in driver.redis.scan_iter(match="{g:" + g + "}*")] or ["-"])
             driver.redis.zrem("artemia:due", *spare)
             figures["webhook"]["drain_s"] = await drain(driver.redis, 180)
         driver.answered.clear()
@@ -628,18 +698,32 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         turns = game_turns(driver.redis, games)
         resolved = resolutions(driver.redis, games)
         latencies = driver.latencies()
-        figures.update({
-            "games": len(games), "games_over": over, "setup_s": setup_s, "play_s": play_s, "turns": turns,
-            "resolutions": {"windows": resolved, "per_s": resolved / play_s,
-                            "per_s_per_worker": resolved / play_s / max(1, args.workers)},
-            "updates_per_s_during_play": sum(driver.statuses.values()) / max(0.001, setup_s + play_s),
-            "latency_ms": {"n": len(latencies), "p50": percentile(latencies, 0.5),
-                           "p99": percentile(latencies, 0.99), "max": max(latencies, default=float("nan"))},
-            "memory_active": active_memory or {},
-            "memory_finished": memory(driver.redis, games, len(games), index_before),
-            "messages": message_figures(driver, turns),
-            "statuses": dict(driver.statuses), "errors": dict(driver.errors),
-        })
+        figures.update(
+            {
+                "games": len(games),
+                "games_over": over,
+                "setup_s": setup_s,
+                "play_s": play_s,
+                "turns": turns,
+                "resolutions": {
+                    "windows": resolved,
+                    "per_s": resolved / play_s,
+                    "per_s_per_worker": resolved / play_s / max(1, args.workers),
+                },
+                "updates_per_s_during_play": sum(driver.statuses.values()) / max(0.001, setup_s + play_s),
+                "latency_ms": {
+                    "n": len(latencies),
+                    "p50": percentile(latencies, 0.5),
+                    "p99": percentile(latencies, 0.99),
+                    "max": max(latencies, default=float("nan")),
+                },
+                "memory_active": active_memory or {},
+                "memory_finished": memory(driver.redis, games, len(games), index_before),
+                "messages": message_figures(driver, turns),
+                "statuses": dict(driver.statuses),
+                "errors": dict(driver.errors),
+            }
+        )
     return figures
 
 
@@ -647,10 +731,14 @@ def run(args) -> dict:
     url = redis_url_from(args.redis_url)
     connection = redis.Redis.from_url(url)
     connection.flushdb()
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    dirty = bool(subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip())
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    dirty = bool(
+        subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+    )
     driver_box: dict = {}
     api = WatchedBotAPI(lambda *call: driver_box["driver"].on_call(*call))
     with serve(api) as base_url:
@@ -658,44 +746,73 @@ def run(args) -> dict:
         try:
             urls = cluster.start_web(args.web)
             cluster.start_workers(args.workers)
-            driver = Driver(urls, url, args.players, seed=args.seed, deadline=args.deadline,
-                            concurrency=args.concurrency, side=args.side)
+            driver = Driver(
+                urls,
+                url,
+                args.players,
+                seed=args.seed,
+                deadline=args.deadline,
+                concurrency=args.concurrency,
+                side=args.side,
+            )
             driver_box["driver"] = driver
             figures = asyncio.run(run_async(args, driver, cluster))
         finally:
             cluster.stop()
-    figures.update({"commit": commit + ("+dirty" if dirty else ""), "players": args.players, "web": args.web,
-                    "workers": args.workers, "cores": os.cpu_count(), "logs": str(cluster.logs)})
+    figures.update(
+        {
+            "commit": commit + ("+dirty" if dirty else ""),
+            "players": args.players,
+            "web": args.web,
+            "workers": args.workers,
+            "cores": os.cpu_count(),
+            "logs": str(cluster.logs),
+        }
+    )
     return figures
 
 
 def report(f: dict) -> None:
-    print(f"load: commit {f['commit']}, {f['cores']} cores, {f['web']} web, {f['workers']} workers, "
-          f"{f['games']} games x {f['players']} players (logs {f['logs']})")
+    print(
+        f"load: commit {f['commit']}, {f['cores']} cores, {f['web']} web, {f['workers']} workers, "
+        f"{f['games']} games x {f['players']} players (logs {f['logs']})"
+    )
     w = f.get("webhook") or {}
     if w:
-        print(f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
-              f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; workers paused; they then took "
-          f"{w.get('drain_s', 0):.0f} s for the {w['answers']} status refresh jobs it queued)")
-    print(f"  games over {f['games_over']}/{f['games']} in {f['play_s']:.1f} s (setup {f['setup_s']:.1f} s), "
-          f"{f['turns']} turns; updates/s during play {f['updates_per_s_during_play']:.0f}")
+        print(
+            f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
+            f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; workers paused; they then took "
+            f"{w.get('drain_s', 0):.0f} s for the {w['answers']} status refresh jobs it queued)"
+        )
+    print(
+        f"  games over {f['games_over']}/{f['games']} in {f['play_s']:.1f} s (setup {f['setup_s']:.1f} s), "
+        f"{f['turns']} turns; updates/s during play {f['updates_per_s_during_play']:.0f}"
+    )
     r = f["resolutions"]
     print(f"  window resolutions: {r['windows']} = {r['per_s']:.1f}/s = {r['per_s_per_worker']:.1f}/s per worker")
     lat = f["latency_ms"]
-    print(f"  last answer -> first message of the next window: p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, "
-          f"max {lat['max']:.0f} ms (n={lat['n']})")
+    print(
+        f"  last answer -> first message of the next window: p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, "
+        f"max {lat['max']:.0f} ms (n={lat['n']})"
+    )
     ma, mf = f["memory_active"], f["memory_finished"]
     if ma.get("samples"):
-        print(f"  memory per active game ({ma['samples']} samples): {ma['game_keys_mean'] / 1024:.1f} KB game keys (max "
-              f"{ma['game_keys_max'] / 1024:.1f}) + {ma['index_keys_per_game'] / 1024:.1f} KB index keys; "
-              f"used_memory growth {ma['used_memory_per_game'] / 1024:.1f} KB/game (goal <= 16 KB)")
-    print(f"  memory per finished game: {mf['game_keys_mean'] / 1024:.1f} KB game keys (max "
-          f"{mf['game_keys_max'] / 1024:.1f}) + {mf['index_keys_per_game'] / 1024:.1f} KB index keys; "
-          f"besides, {mf['update_dedup_keys']} update dedup keys of {mf['bytes_per_update_dedup_key']:.0f} B")
+        print(
+            f"  memory per active game ({ma['samples']} samples): {ma['game_keys_mean'] / 1024:.1f} KB game keys (max "
+            f"{ma['game_keys_max'] / 1024:.1f}) + {ma['index_keys_per_game'] / 1024:.1f} KB index keys; "
+            f"used_memory growth {ma['used_memory_per_game'] / 1024:.1f} KB/game (goal <= 16 KB)"
+        )
+    print(
+        f"  memory per finished game: {mf['game_keys_mean'] / 1024:.1f} KB game keys (max "
+        f"{mf['game_keys_max'] / 1024:.1f}) + {mf['index_keys_per_game'] / 1024:.1f} KB index keys; "
+        f"besides, {mf['update_dedup_keys']} update dedup keys of {mf['bytes_per_update_dedup_key']:.0f} B"
+    )
     m = f["messages"]
-    print(f"  messages per player per turn: {m['sends_per_player_turn']:.2f} sendMessage "
-          f"({m['private_sends_per_player_turn']:.2f} private + group {m['group_sends_per_turn']:.2f} per turn), "
-          f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}")
+    print(
+        f"  messages per player per turn: {m['sends_per_player_turn']:.2f} sendMessage "
+        f"({m['private_sends_per_player_turn']:.2f} private + group {m['group_sends_per_turn']:.2f} per turn), "
+        f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}"
+    )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
     if f["errors"]:
         print(f"  errors: {f['errors']}")
@@ -715,8 +832,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=600, help="give up playing after this many seconds")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--memory-every", type=float, default=10.0, help="seconds between memory samples")
-    p.add_argument("--side", type=int, default=1, choices=(1, 2),
-                   help="board side the Creature bots choose (side 2 hits a status-rendering bug at c47d0b0)")
+    p.add_argument(
+        "--side",
+        type=int,
+        default=1,
+        choices=(1, 2),
+        help="board side the Creature bots choose (side 2 hits a status-rendering bug at c47d0b0)",
+    )
     p.add_argument("--redis-url")
     p.add_argument("--json", help="also write the figures here")
     return p

@@ -70,9 +70,26 @@ class RedisServer:
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
-        self.proc = subprocess.Popen([self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--appendonly",
-                                      "yes", "--appendfsync", self.fsync, "--save", "", "--dir", str(self.dir),
-                                      "--logfile", str(self.dir / "redis.log")], start_new_session=True)
+        self.proc = subprocess.Popen(
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                self.fsync,
+                "--save",
+                "",
+                "--dir",
+                str(self.dir),
+                "--logfile",
+                str(self.dir / "redis.log"),
+            ],
+            start_new_session=True,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with contextlib.suppress(redis.RedisError):
@@ -114,6 +131,7 @@ class SoakDriver(Driver):
         if data:
             raw = self.redis.hget("{g:" + game_id + "}:snap", "json")
             from service.channels.telegram import ui
+
             self._pending[data, seat] = ui.follow(Game.from_json(raw), seat, ui.decode(data)).actions
         return data
 
@@ -213,8 +231,9 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
         if status != "over" and snap:
             deadline = float(snap.get(b"deadline", 0))
             closed = float(snap.get(b"closed") or snap.get(b"opened") or now)
-            if (status == "collecting" and now > deadline + grace) or (status == "resolving" and
-                                                                         now > closed + 3 * grace):
+            if (status == "collecting" and now > deadline + grace) or (
+                status == "resolving" and now > closed + 3 * grace
+            ):
                 out["windows lost (overdue)"] += 1
         events, applied = replay(connection, game_id)
         for (g, window, seat), actions in driver.acked.items():
@@ -224,7 +243,7 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
             played = applied.get((window, seat))
             if played is None and status != "over" and int(snap.get(b"window") or -1) == window:
                 out["answers acknowledged, window still open"] += 1
-            elif played is None or played[:len(actions)] != actions:
+            elif played is None or played[: len(actions)] != actions:
                 # An answer that another seat's answer, applied before it, made illegal (a card moved a token,
                 # the Beach was used: docs/rulings.md B, C) was replaced by a default, and its seat told: not a
                 # loss. A lost answer is one that was still legal where the resolution would have applied it.
@@ -267,9 +286,16 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
                 out["outbox messages"] += 1
                 if state is None:
                     out["outbox messages never sent"] += 1
-                    driver.unsent.append({"game": game_id, "batch": batch, "index": index.decode(), "chat": chat,
-                                          "slot": message.get("slot"),
-                                          "text": (message.get("text") or "")[:60]})
+                    driver.unsent.append(
+                        {
+                            "game": game_id,
+                            "batch": batch,
+                            "index": index.decode(),
+                            "chat": chat,
+                            "slot": message.get("slot"),
+                            "text": (message.get("text") or "")[:60],
+                        }
+                    )
                 elif state not in (b"sent",):
                     out[f"outbox messages marked {state.decode()[:20]}"] += 1
         ours = set(chats_of_game[game_id]) | {group_of_game[game_id]}
@@ -290,17 +316,21 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
     return dict(out)
 
 
-def lost_answer(driver: SoakDriver, game_id: str, window: int, seat: int, actions: list[dict],
-                applied: dict) -> dict:
+def lost_answer(driver: SoakDriver, game_id: str, window: int, seat: int, actions: list[dict], applied: dict) -> dict:
     """What the report says about one lost answer: what was acknowledged and played, and the faults near it."""
     at = driver.acked_at.get((game_id, window, seat), 0.0)
     near = [f"{kind} at {t - at:+.1f} s" for t, kind in driver.fault_times if abs(t - at) < 30]
     crashes = [t - at for t, kind in driver.fault_times if kind == "redis crash+restart" and t >= at]
-    return {"game": game_id, "window": window, "seat": seat, "acknowledged": actions,
-            "seconds to the next Redis crash": round(min(crashes), 3) if crashes else None,
-            "played": applied.get((window, seat)),
-            "window's other answers": {s: a for (w, s), a in applied.items() if w == window and s != seat},
-            "faults within 30 s of the acknowledgement": near}
+    return {
+        "game": game_id,
+        "window": window,
+        "seat": seat,
+        "acknowledged": actions,
+        "seconds to the next Redis crash": round(min(crashes), 3) if crashes else None,
+        "played": applied.get((window, seat)),
+        "window's other answers": {s: a for (w, s), a in applied.items() if w == window and s != seat},
+        "faults within 30 s of the acknowledgement": near,
+    }
 
 
 async def settle_sends(connection: redis.Redis, limit: float) -> float:
@@ -329,8 +359,11 @@ async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisSe
     async with httpx.AsyncClient(limits=httpx.Limits(max_connections=args.concurrency + 8), timeout=30) as client:
         driver.client = client
         next_game, active = 0, set()
-        timers = {"kill": started + args.kill_every, "redis": started + args.redis_every,
-                  "api": started + args.api_every}
+        timers = {
+            "kill": started + args.kill_every,
+            "redis": started + args.redis_every,
+            "api": started + args.api_every,
+        }
         while time.monotonic() < stop_at:
             with contextlib.suppress(redis.RedisError):
                 running = {g for g in active if driver.redis.hget("{g:" + g + "}:snap", "status") != b"over"}
@@ -387,8 +420,12 @@ async def soak_async(args, driver: SoakDriver, cluster: Cluster, server: RedisSe
         sends_settled_s = await settle_sends(driver.redis, args.settle_sends)
         for task in list(driver.tasks):
             task.cancel()
-    return {"faults": dict(faults), "play_s": play_s, "games_started": len(driver.games),
-            "send_jobs_settled_s": sends_settled_s}
+    return {
+        "faults": dict(faults),
+        "play_s": play_s,
+        "games_started": len(driver.games),
+        "send_jobs_settled_s": sends_settled_s,
+    }
 
 
 def run(args) -> dict:
@@ -396,25 +433,31 @@ def run(args) -> dict:
     server.start()
     driver_box: dict = {}
     api = WatchedBotAPI(lambda *call: driver_box["driver"].on_call(*call))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=load.ROOT, capture_output=True,
-                            text=True).stdout.strip()
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=load.ROOT, capture_output=True, text=True
+    ).stdout.strip()
     try:
         with serve(api) as base_url:
-            env = {"ARTEMIA_OUTBOX_KEEP_SENT": "1",  # the audit checks every stored message after the run
-                   "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2", "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
-                   "ARTEMIA_DOWNTIME_THRESHOLD_SECONDS": "3600"}
+            env = {
+                "ARTEMIA_OUTBOX_KEEP_SENT": "1",  # the audit checks every stored message after the run
+                "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
+                "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
+                "ARTEMIA_DOWNTIME_THRESHOLD_SECONDS": "3600",
+            }
             cluster = Cluster(server.url, base_url, env)
             try:
                 urls = cluster.start_web(args.web)
                 cluster.start_workers(args.workers)
-                driver = SoakDriver(urls, server.url, args.players, seed=args.seed, deadline=args.deadline,
-                                    concurrency=args.concurrency)
+                driver = SoakDriver(
+                    urls, server.url, args.players, seed=args.seed, deadline=args.deadline, concurrency=args.concurrency
+                )
                 driver_box["driver"] = driver
                 figures = asyncio.run(soak_async(args, driver, cluster, server, api))
                 lat = driver.latencies()
                 figures["latency_ms"] = {"p50": percentile(lat, 0.5), "p99": percentile(lat, 0.99), "n": len(lat)}
-                figures["audit"] = audit(driver, redis.Redis.from_url(server.url), list(api.calls),
-                                         grace=float(args.deadline))
+                figures["audit"] = audit(
+                    driver, redis.Redis.from_url(server.url), list(api.calls), grace=float(args.deadline)
+                )
                 figures["webhook_statuses"] = dict(driver.statuses)
                 figures["errors"] = dict(driver.errors)
                 figures["lost answers"] = driver.lost[:50]
@@ -423,44 +466,67 @@ def run(args) -> dict:
                 cluster.stop()
     finally:
         server.stop()
-    figures.update({"commit": commit, "fsync": args.fsync, "players": args.players, "workers": args.workers,
-                    "cores": os.cpu_count(), "logs": str(cluster.logs)})
+    figures.update(
+        {
+            "commit": commit,
+            "fsync": args.fsync,
+            "players": args.players,
+            "workers": args.workers,
+            "cores": os.cpu_count(),
+            "logs": str(cluster.logs),
+        }
+    )
     return figures
 
 
 def report(f: dict) -> None:
     a = f["audit"]
-    print(f"soak: commit {f['commit']}, appendfsync {f['fsync']}, {f['cores']} cores, {f['workers']} workers, "
-          f"{f['games_started']} games x {f['players']} players in {f['play_s']:.0f} s (logs {f['logs']})")
+    print(
+        f"soak: commit {f['commit']}, appendfsync {f['fsync']}, {f['cores']} cores, {f['workers']} workers, "
+        f"{f['games_started']} games x {f['players']} players in {f['play_s']:.0f} s (logs {f['logs']})"
+    )
     print(f"  faults: {f['faults']}")
-    print(f"  games finished {a.get('games finished', 0)}/{a.get('games', 0)}; windows resolved "
-          f"{a.get('windows resolved', 0)}, twice {a.get('windows resolved twice', 0)}, lost (overdue) "
-          f"{a.get('windows lost (overdue)', 0)}, version gaps {a.get('version gaps', 0)}")
+    print(
+        f"  games finished {a.get('games finished', 0)}/{a.get('games', 0)}; windows resolved "
+        f"{a.get('windows resolved', 0)}, twice {a.get('windows resolved twice', 0)}, lost (overdue) "
+        f"{a.get('windows lost (overdue)', 0)}, version gaps {a.get('version gaps', 0)}"
+    )
     moot = a.get("answers acknowledged, made impossible by an answer applied before it", 0)
-    print(f"  answers acknowledged {a.get('answers acknowledged', 0)}, lost {a.get('answers acknowledged and lost', 0)}, "
-          f"made impossible by an answer applied before it {moot}"
-          f" (window still open at the end: {a.get('answers acknowledged, window still open', 0)})")
-    before_crash = [x["seconds to the next Redis crash"] for x in f.get("lost answers", [])
-                    if x.get("seconds to the next Redis crash") is not None]
+    print(
+        f"  answers acknowledged {a.get('answers acknowledged', 0)}, lost {a.get('answers acknowledged and lost', 0)}, "
+        f"made impossible by an answer applied before it {moot}"
+        f" (window still open at the end: {a.get('answers acknowledged, window still open', 0)})"
+    )
+    before_crash = [
+        x["seconds to the next Redis crash"]
+        for x in f.get("lost answers", [])
+        if x.get("seconds to the next Redis crash") is not None
+    ]
     if before_crash:
-        print(f"  loss window: lost answers were acknowledged {min(before_crash):.2f}-{max(before_crash):.2f} s "
-              f"before a Redis crash ({len(before_crash)} of {len(f['lost answers'])} had a crash after them)")
+        print(
+            f"  loss window: lost answers were acknowledged {min(before_crash):.2f}-{max(before_crash):.2f} s "
+            f"before a Redis crash ({len(before_crash)} of {len(f['lost answers'])} had a crash after them)"
+        )
     for lost in f.get("lost answers", [])[:10]:
         print(f"    lost: {json.dumps(lost)}")
     for name in ("never sent", "sent twice"):
         for example in f.get(name, [])[:10]:
             print(f"    {name}: {json.dumps(example)}")
     print(f"  send jobs settled {f.get('send_jobs_settled_s', 0):.0f} s after the games ended")
-    print(f"  outbox messages {a.get('outbox messages', 0)}, never sent {a.get('outbox messages never sent', 0)}, "
-          f"new messages sent twice {a.get('new messages sent twice', 0)}, "
-          f"edits repeated with the same text {a.get('edits repeated with the same text', 0)}")
+    print(
+        f"  outbox messages {a.get('outbox messages', 0)}, never sent {a.get('outbox messages never sent', 0)}, "
+        f"new messages sent twice {a.get('new messages sent twice', 0)}, "
+        f"edits repeated with the same text {a.get('edits repeated with the same text', 0)}"
+    )
     secrets = {k: v for k, v in a.items() if k.startswith("secrets")}
     print(f"  secrets audit: {secrets}")
     other = {k: v for k, v in a.items() if k.startswith("outbox messages marked")}
     if other:
         print(f"  outbox states: {other}")
-    print(f"  latency last answer -> next decision: p50 {f['latency_ms']['p50']:.0f} ms, "
-          f"p99 {f['latency_ms']['p99']:.0f} ms; webhook {f['webhook_statuses']}; errors {f['errors']}")
+    print(
+        f"  latency last answer -> next decision: p50 {f['latency_ms']['p50']:.0f} ms, "
+        f"p99 {f['latency_ms']['p99']:.0f} ms; webhook {f['webhook_statuses']}; errors {f['errors']}"
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -474,8 +540,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--fsync", choices=("always", "everysec"), default="always")
     p.add_argument("--duration", type=float, default=1800, help="seconds of play with faults (upper bound)")
     p.add_argument("--settle", type=float, default=120, help="seconds, after the faults, for games to finish")
-    p.add_argument("--settle-sends", type=float, default=300,
-                   help="seconds, once the games are over, for abandoned and retried send jobs to run")
+    p.add_argument(
+        "--settle-sends",
+        type=float,
+        default=300,
+        help="seconds, once the games are over, for abandoned and retried send jobs to run",
+    )
     p.add_argument("--deadline", type=int, default=30, help="seconds per window (lost answers auto-play then)")
     p.add_argument("--kill-every", type=float, default=45)
     p.add_argument("--redis-every", type=float, default=120)

@@ -56,15 +56,23 @@ def list_games(ctx) -> list[dict]:
     """Every game with a snapshot (SCAN over the keyspace: an operator's command, not a request path)."""
     r, out = ctx.store.redis, []
     for key in r.scan_iter(match="{g:*}:snap", count=1000):
-        game_id = key.decode()[3:-len("}:snap")]
+        game_id = key.decode()[3 : -len("}:snap")]
         snap = ctx.store.load(game_id)
         if snap is None:
             continue
         meta = ctx.store.meta(game_id)
-        out.append({"game": game_id, "status": snap.status, "version": snap.version, "window": snap.window,
-                    "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
-                    "players": len(meta.get("players", {})), "channel": meta.get("channel"),
-                    "cancelled": r.hget(keys.snap(game_id), "cancelled") is not None})
+        out.append(
+            {
+                "game": game_id,
+                "status": snap.status,
+                "version": snap.version,
+                "window": snap.window,
+                "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
+                "players": len(meta.get("players", {})),
+                "channel": meta.get("channel"),
+                "cancelled": r.hget(keys.snap(game_id), "cancelled") is not None,
+            }
+        )
     return sorted(out, key=lambda g: g["game"])
 
 
@@ -80,15 +88,25 @@ def describe(ctx, game_id: str) -> dict:
     answered = sorted(store.answers(game_id)) if snap.status != "over" else []
     r = store.redis
     return {
-        "game": game_id, "status": snap.status, "version": snap.version, "window": snap.window,
-        "window_kind": game.window["kind"] if game.window else None, "turn": game.turn,
-        "opened": _iso(snap.opened), "closed": _iso(snap.closed),
+        "game": game_id,
+        "status": snap.status,
+        "version": snap.version,
+        "window": snap.window,
+        "window_kind": game.window["kind"] if game.window else None,
+        "turn": game.turn,
+        "opened": _iso(snap.opened),
+        "closed": _iso(snap.closed),
         "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
-        "followed": snap.followed, "winner": game.winner,
+        "followed": snap.followed,
+        "winner": game.winner,
         "cancelled": _iso(float(r.hget(keys.snap(game_id), "cancelled") or 0)) or None,
-        "players": {seat: {"name": p.get("name"), "channel": _channel(p.get("chat"))}
-                    for seat, p in sorted(meta.get("players", {}).items())},
-        "bots": meta.get("bots", []), "asked": asked, "answered": answered,
+        "players": {
+            seat: {"name": p.get("name"), "channel": _channel(p.get("chat"))}
+            for seat, p in sorted(meta.get("players", {}).items())
+        },
+        "bots": meta.get("bots", []),
+        "asked": asked,
+        "answered": answered,
         "autoplay_streaks": store.streaks(game_id),
         "due": _iso(r.zscore(keys.DUE, game_id)),
         "resolution_log": store.resolution_log(game_id),
@@ -118,9 +136,11 @@ def export(ctx, game_id: str) -> tuple[str, bool]:
         moves = [tuple(json.loads(line)) for line in raw[1:]]
         return header + write_log(config, moves), True
     config = json.loads(snap.json)["config"]
-    note = ("# no action log is stored for this game (it began before games kept one): its moves cannot be\n"
-            "# rebuilt from the stored snapshot. Only the config follows; `export --snapshot FILE` writes the\n"
-            "# current engine state (Game.from_json).\n")
+    note = (
+        "# no action log is stored for this game (it began before games kept one): its moves cannot be\n"
+        "# rebuilt from the stored snapshot. Only the config follows; `export --snapshot FILE` writes the\n"
+        "# current engine state (Game.from_json).\n"
+    )
     return header + note + write_log(config, []), False
 
 
@@ -161,13 +181,17 @@ def _print_table(games: list[dict]) -> None:
     print(f"{'game':<24} {'status':<11} {'ver':>4} {'window':>6}  {'deadline':<25} players channel")
     for g in games:
         status = "cancelled" if g["cancelled"] else g["status"]
-        print(f"{g['game']:<24} {status:<11} {g['version']:>4} {str(g['window'] or '-'):>6}  "
-              f"{g['deadline'] or '-':<25} {g['players']:>7} {g['channel'] or '-'}")
+        print(
+            f"{g['game']:<24} {status:<11} {g['version']:>4} {str(g['window'] or '-'):>6}  "
+            f"{g['deadline'] or '-':<25} {g['players']:>7} {g['channel'] or '-'}"
+        )
 
 
 def _print_game(d: dict) -> None:
-    print(f"game {d['game']}: {d['status']}{' (cancelled ' + d['cancelled'] + ')' if d['cancelled'] else ''}, "
-          f"version {d['version']}, turn {d['turn']}, window {d['window']} ({d['window_kind']})")
+    print(
+        f"game {d['game']}: {d['status']}{' (cancelled ' + d['cancelled'] + ')' if d['cancelled'] else ''}, "
+        f"version {d['version']}, turn {d['turn']}, window {d['window']} ({d['window_kind']})"
+    )
     print(f"  opened {d['opened']}  deadline {d['deadline']}  closed {d['closed']}  sweeper due {d['due']}")
     for seat, p in d["players"].items():
         print(f"  seat {seat}: {p['name']} [{p['channel']}]{' (bot)' if int(seat) in d['bots'] else ''}")
@@ -230,8 +254,11 @@ def run(ctx, args) -> int:
         if args.snapshot:
             with open(args.snapshot, "w") as out:
                 out.write(ctx.store.load(args.game).json)
-        print(("exported the whole action log" if complete else "no action log stored: config only")
-              + "; it holds hidden information", file=sys.stderr)
+        print(
+            ("exported the whole action log" if complete else "no action log stored: config only")
+            + "; it holds hidden information",
+            file=sys.stderr,
+        )
     elif args.command == "resolve":
         print(force_resolve(ctx, args.game, args.window))
     elif args.command == "cancel":

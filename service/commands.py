@@ -148,8 +148,18 @@ LAYOUT: dict[str, tuple[str, tuple[tuple[str, str | None], ...]]] = {
     "discard_survival": ("discard", (("card", None),)),
     "show": ("show", (("cards", None),)),
     "lose_will": ("lose", ()),
-    "power": ("power", (("place", None), ("use", "use"), ("via", "via"), ("take", "take"), ("reserve", "reserve"),
-                        ("heal", "heal"), ("draw", "draw"))),
+    "power": (
+        "power",
+        (
+            ("place", None),
+            ("use", "use"),
+            ("via", "via"),
+            ("take", "take"),
+            ("reserve", "reserve"),
+            ("heal", "heal"),
+            ("draw", "draw"),
+        ),
+    ),
     "takeback": ("back", (("card", None), ("place", "at"))),
 }
 # Answers that only make sense when asked, never in a plan answered later in the turn.
@@ -161,8 +171,8 @@ POWER_NEEDS = {ROVER: ("reserve",), SOURCE: ("heal", "draw")}
 MESSAGES: dict[str, str] = {  # key -> English message id (service/i18n catalogues)
     "unknown": N_("I don't understand '{word}'."),
     "ambiguous_name": N_("'{word}' could be {options}: type more letters."),
-    "no_place": N_('There is no place {n} (places are 1-10).'),
-    "no_seat": N_('There is no player {n} (players are p1-p{last}).'),
+    "no_place": N_("There is no place {n} (places are 1-10)."),
+    "no_seat": N_("There is no player {n} (players are p1-p{last})."),
     "incomplete": N_("'{text}' needs more: which one?"),
     "not_now": N_("'{text}' is not possible now."),
     "ambiguous": N_("'{text}' could mean: {options}. Say which."),
@@ -170,26 +180,28 @@ MESSAGES: dict[str, str] = {  # key -> English message id (service/i18n catalogu
     "plan_bare": N_("In a plan, say what '{text}' is for (keep, discard, back…)."),
     "only_hunted": N_("'{text}' is for the Hunted."),
     "only_creature": N_("'{text}' is for the Creature."),
-    "plan_where": N_('Say which of your places: {text} at 3.'),
-    "empty": N_('Type a command.'),
-    "game_over": N_('The game is over.'),
-    "won_creature": N_('The game is over: the Creature won.'),
-    "won_hunted": N_('The game is over: the Hunted won.'),
-    "legal": N_('Now you may: {lines}'),
-    "nothing": N_('Nothing to answer now (waiting for {who}).'),
-    "ahead": N_("Answer ahead: 'plan <command>', e.g. 'plan take 4'; 'plan pass' = no cards this turn. Skipping "
-               "a window leaks only what a quick 'pass' would leak at a table."),
-    "also": N_('Also: status, help. Places: {places}.'),
-    "of": N_('<{n} of: {items}>'),
-    "will_cost": N_('({n} Will)'),
-    "e.g.": N_('e.g.'),
-    "turn": N_('Turn {n}'),
-    "setup": N_('choose the board side'),
-    "explore": N_('Exploration'),
-    "hunt": N_('Hunting'),
-    "prereveal": N_('Before the reveal'),
-    "reckoning": N_('Reckoning'),
-    "end": N_('End of turn'),
+    "plan_where": N_("Say which of your places: {text} at 3."),
+    "empty": N_("Type a command."),
+    "game_over": N_("The game is over."),
+    "won_creature": N_("The game is over: the Creature won."),
+    "won_hunted": N_("The game is over: the Hunted won."),
+    "legal": N_("Now you may: {lines}"),
+    "nothing": N_("Nothing to answer now (waiting for {who})."),
+    "ahead": N_(
+        "Answer ahead: 'plan <command>', e.g. 'plan take 4'; 'plan pass' = no cards this turn. Skipping "
+        "a window leaks only what a quick 'pass' would leak at a table."
+    ),
+    "also": N_("Also: status, help. Places: {places}."),
+    "of": N_("<{n} of: {items}>"),
+    "will_cost": N_("({n} Will)"),
+    "e.g.": N_("e.g."),
+    "turn": N_("Turn {n}"),
+    "setup": N_("choose the board side"),
+    "explore": N_("Exploration"),
+    "hunt": N_("Hunting"),
+    "prereveal": N_("Before the reveal"),
+    "reckoning": N_("Reckoning"),
+    "end": N_("End of turn"),
 }
 
 
@@ -257,7 +269,7 @@ def _tokens(text: str) -> list[str]:
 
 
 def detect_language(text: str) -> str:
-    """"cs" when the text uses more Czech than English keywords, else "en"."""
+    """ "cs" when the text uses more Czech than English keywords, else "en"."""
     votes = [_LANGUAGE.get(t) for t in _tokens(text)]
     return "cs" if votes.count("cs") > votes.count("en") else "en"
 
@@ -276,14 +288,18 @@ class _Reader:
         """Places, cards and seats named by a legal action now: they win when a prefix fits several names."""
         if self._legal_values is None:
             values = (v for a in self.game.legal_actions(self.seat) for v in a.values())
-            self._legal_values = {x for v in values for x in (v if isinstance(v, list) else [v])
-                                  if not isinstance(x, bool)}
+            self._legal_values = {
+                x for v in values for x in (v if isinstance(v, list) else [v]) if not isinstance(x, bool)
+            }
         return self._legal_values
 
     def peek(self, labels: Collection[str] = ()) -> str | None:
         """The next token, skipping fillers that are not a label wanted here."""
-        while self.pos < len(self.tokens) and self.tokens[self.pos] in FILLERS \
-                and _MEANING.get(self.tokens[self.pos]) not in labels:
+        while (
+            self.pos < len(self.tokens)
+            and self.tokens[self.pos] in FILLERS
+            and _MEANING.get(self.tokens[self.pos]) not in labels
+        ):
             self.pos += 1
         return self.tokens[self.pos] if self.pos < len(self.tokens) else None
 
@@ -305,7 +321,7 @@ class _Reader:
         if token is None or token.isdigit() or token in _MEANING:
             return None
         words = [token]
-        for later in self.tokens[self.pos + 1:self.pos + 3]:
+        for later in self.tokens[self.pos + 1 : self.pos + 3]:
             if later.isdigit():
                 break
             words.append(later)
@@ -363,6 +379,7 @@ class _Reader:
 
 # Each reader returns the patterns its command may mean, in order of preference: partial actions matched against
 # the legal actions (see _fits). A None value marks something the player left out that the command needs.
+
 
 def _read_play(r: _Reader) -> list[Pattern]:
     return [{"type": "play", "cards": r.places() or None}]
@@ -440,8 +457,16 @@ def _read_power(r: _Reader, label: str | None, pattern: Pattern | None = None) -
     return [pattern]
 
 
-_POWER_FIELD = {"take": "take", "draw": "draw", "heal": "heal", "via": "via", "reserve": "reserve", "use": "use",
-                "copy": "use", "at": "at"}
+_POWER_FIELD = {
+    "take": "take",
+    "draw": "draw",
+    "heal": "heal",
+    "via": "via",
+    "reserve": "reserve",
+    "use": "use",
+    "copy": "use",
+    "at": "at",
+}
 
 
 def _starts_another_power(r: _Reader, pattern: Pattern) -> bool:
@@ -467,19 +492,30 @@ def _read_bare(r: _Reader) -> list[Pattern]:
         return _read_card(r, card) if card else []
     patterns = [{"type": kind, "cards": values} for kind in ("play", "discard", "show")]
     if len(values) == 1:
-        patterns += [{"type": "keep", "card": values[0]}, {"type": "side", "side": values[0]},
-                     {"type": "takeback", "card": values[0]}]
+        patterns += [
+            {"type": "keep", "card": values[0]},
+            {"type": "side", "side": values[0]},
+            {"type": "takeback", "card": values[0]},
+        ]
     if len(values) <= 2:
         patterns.append({"type": "tokens", **dict(zip(("creature", "artemia"), values, strict=False))})
     return patterns
 
 
 READERS: dict[str, Callable[[_Reader], list[Pattern]]] = {
-    "side": lambda r: [{"type": "side", "side": r.number()}], "play": _read_play, "resist": _read_resist,
-    "giveup": lambda r: [{"type": "giveup"}], "keep": _read_keep, "card": _read_card, "hunt": _read_hunt,
-    "pass": lambda r: [{"type": "pass"}], "discard": _read_discard,
-    "show": lambda r: [{"type": "show", "cards": r.places() or None}], "lose": lambda r: [{"type": "lose_will"}],
-    "back": _read_back, "bare": _read_bare,
+    "side": lambda r: [{"type": "side", "side": r.number()}],
+    "play": _read_play,
+    "resist": _read_resist,
+    "giveup": lambda r: [{"type": "giveup"}],
+    "keep": _read_keep,
+    "card": _read_card,
+    "hunt": _read_hunt,
+    "pass": lambda r: [{"type": "pass"}],
+    "discard": _read_discard,
+    "show": lambda r: [{"type": "show", "cards": r.places() or None}],
+    "lose": lambda r: [{"type": "lose_will"}],
+    "back": _read_back,
+    "bare": _read_bare,
     **{verb: functools.partial(_read_power, label=verb) for verb in POWER_WORDS},
 }
 
@@ -493,7 +529,7 @@ def _read_commands(reader: _Reader) -> list[Command]:
         patterns = READERS[verb](reader) if verb in READERS else []
         if verb == "bare" and not patterns:
             raise _Fail("unknown", word=reader.peek())
-        commands.append((verb, patterns, " ".join(reader.tokens[start:reader.pos])))
+        commands.append((verb, patterns, " ".join(reader.tokens[start : reader.pos])))
     return commands
 
 
@@ -596,8 +632,9 @@ def _complete_power(action: Action, game: Game, seat: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- parse
-def parse(text: str, game: Game, seat: int, lang: str | None = None,
-          names: dict[int, str] | None = None) -> list[Action]:
+def parse(
+    text: str, game: Game, seat: int, lang: str | None = None, names: dict[int, str] | None = None
+) -> list[Action]:
     """The engine action(s) `text` means for `seat` now (see the module docstring); raises CommandError.
 
     `lang` ("en"/"cs") words the error; by default the command's own language. `names` optionally maps seats to
@@ -691,8 +728,13 @@ def _command(action: Action, lang: str) -> str:
     """The action as a command, without the comment: "power 2 take 2 4"."""
     parts = [_word(LAYOUT[action["type"]][0], lang)]
     for field, label, value in _fields(action):
-        text = "" if value is True else " ".join(_item(field, v, lang) for v in value) \
-            if isinstance(value, list) else _item(field, value, lang)
+        text = (
+            ""
+            if value is True
+            else " ".join(_item(field, v, lang) for v in value)
+            if isinstance(value, list)
+            else _item(field, value, lang)
+        )
         if label:
             word_ = _word(label, lang)
             text = f"{word_}{text}" if len(word_) == 1 else f"{word_} {text}".strip()
@@ -705,8 +747,9 @@ def _gloss(action: Action, lang: str) -> str:
     places = []
     for field, _, value in _fields(action):
         if field not in ("side", *SEAT_FIELDS) and not isinstance(value, (_Alt, bool)):
-            places += [v for v in (value if isinstance(value, list) else [value])
-                       if isinstance(v, int) and v not in places]
+            places += [
+                v for v in (value if isinstance(value, list) else [value]) if isinstance(v, int) and v not in places
+            ]
     return ", ".join(name(p, lang) for p in places)
 
 
@@ -746,8 +789,11 @@ def _groups(legal: list[Action]) -> list[list[Action]]:
     """Legal actions grouped by what they are (type, card, place used) and their shape (fields, list lengths)."""
     groups: dict[Any, list[Action]] = {}
     for action in legal:
-        fixed = {k: v for k, v in action.items()
-                 if isinstance(v, str) or (action["type"] in ("power", "takeback") and k in ("place", "use"))}
+        fixed = {
+            k: v
+            for k, v in action.items()
+            if isinstance(v, str) or (action["type"] in ("power", "takeback") and k in ("place", "use"))
+        }
         shape = tuple((k, len(v) if isinstance(v, list) else None) for k, v in action.items() if k not in fixed)
         groups.setdefault((tuple(sorted(fixed.items())), tuple(sorted(shape))), []).append(action)
     return list(groups.values())

@@ -26,8 +26,12 @@ class Settings(BaseSettings):
     # Telegram: the Bot API base URL (a local Bot API server, or the tests' fake), the webhook's secret token
     # (checked on every update), the bot's @username (deep links, notices) and the public webhook URL
     # (registration).
-    telegram_api_base_url: str | None = Field(None, validation_alias=AliasChoices(
-        "TELEGRAM_API_BASE_URL", "ARTEMIA_TELEGRAM_API_BASE_URL", "telegram_api_base_url"))
+    telegram_api_base_url: str | None = Field(
+        None,
+        validation_alias=AliasChoices(
+            "TELEGRAM_API_BASE_URL", "ARTEMIA_TELEGRAM_API_BASE_URL", "telegram_api_base_url"
+        ),
+    )
     webhook_secret: str = ""
     bot_username: str = "artemia_bot"
     webhook_url: str | None = None
@@ -36,12 +40,15 @@ class Settings(BaseSettings):
     twilio_account_sid: str = Field("", validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "twilio_account_sid"))
     twilio_auth_token: str = Field("", validation_alias=AliasChoices("TWILIO_AUTH_TOKEN", "twilio_auth_token"))
     twilio_from: str = Field("", validation_alias=AliasChoices("TWILIO_FROM", "twilio_from"))
-    twilio_messaging_service_sid: str = Field("", validation_alias=AliasChoices(
-        "TWILIO_MESSAGING_SERVICE_SID", "twilio_messaging_service_sid"))
-    twilio_api_base_url: str = Field("https://api.twilio.com", validation_alias=AliasChoices(
-        "TWILIO_API_BASE_URL", "twilio_api_base_url"))
-    twilio_shared_keys: dict[str, str] = Field({}, validation_alias=AliasChoices(
-        "TWILIO_SHARED_KEYS", "twilio_shared_keys"))
+    twilio_messaging_service_sid: str = Field(
+        "", validation_alias=AliasChoices("TWILIO_MESSAGING_SERVICE_SID", "twilio_messaging_service_sid")
+    )
+    twilio_api_base_url: str = Field(
+        "https://api.twilio.com", validation_alias=AliasChoices("TWILIO_API_BASE_URL", "twilio_api_base_url")
+    )
+    twilio_shared_keys: dict[str, str] = Field(
+        {}, validation_alias=AliasChoices("TWILIO_SHARED_KEYS", "twilio_shared_keys")
+    )
     sms_public_url: str | None = Field(None, validation_alias=AliasChoices("SMS_PUBLIC_URL", "sms_public_url"))
     sms_trust_proxy: bool = Field(False, validation_alias=AliasChoices("SMS_TRUST_PROXY", "sms_trust_proxy"))
     sms_default_tz: str = Field("Europe/Prague", validation_alias=AliasChoices("SMS_DEFAULT_TZ", "sms_default_tz"))

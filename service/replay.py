@@ -85,8 +85,15 @@ def write_log(config: dict[str, Any], moves: list[tuple[int, dict[str, Any]]]) -
 
 
 def result(game: Game) -> dict[str, Any]:
-    return {"result": {"over": game.is_over, "winner": game.winner, "turn": game.turn,
-                       "rescue": game.s["rescue"], "assimilation": game.s["assimilation"]}}
+    return {
+        "result": {
+            "over": game.is_over,
+            "winner": game.winner,
+            "turn": game.turn,
+            "rescue": game.s["rescue"],
+            "assimilation": game.s["assimilation"],
+        }
+    }
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,11 +68,16 @@ def choose_seat(args, ask) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
-    settings = get_settings().model_copy(update={
-        "min_deadline_seconds": 1, "sweep_interval_seconds": 5, "resolve_grace_seconds": 5,
-        "rate_global_per_second": UNLIMITED, "rate_private_per_second": UNLIMITED,
-        "rate_group_per_minute": UNLIMITED,
-    })
+    settings = get_settings().model_copy(
+        update={
+            "min_deadline_seconds": 1,
+            "sweep_interval_seconds": 5,
+            "resolve_grace_seconds": 5,
+            "rate_global_per_second": UNLIMITED,
+            "rate_private_per_second": UNLIMITED,
+            "rate_group_per_minute": UNLIMITED,
+        }
+    )
     connection = connect(settings.redis_url)
     human = None if args.bots_only else choose_seat(args, input)
     _ = i18n.translator(args.lang).gettext
@@ -83,10 +88,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.bots_only:  # no human seat: each bot seat is shown with a label of its own
             chat = f"console:seat{seat}"
             labels[chat] = _("seat {n}").format(n=seat)
-        players[str(seat)] = {"name": _("You") if seat == human else f"Bot {seat}", "chat": chat, "user": chat,
-                              "lang": args.lang}
-    meta = {"players": players, "group": TABLE, "deadline_seconds": args.deadline, "lang": args.lang,
-            "bots": [s for s in range(args.players) if s != human]}
+        players[str(seat)] = {
+            "name": _("You") if seat == human else f"Bot {seat}",
+            "chat": chat,
+            "user": chat,
+            "lang": args.lang,
+        }
+    meta = {
+        "players": players,
+        "group": TABLE,
+        "deadline_seconds": args.deadline,
+        "lang": args.lang,
+        "bots": [s for s in range(args.players) if s != human],
+    }
     ctx = wiring.build(connection, settings, sender=ConsoleSender(labels=labels))
     context.register(ctx)
     game_id = f"sandbox{seed}_{uuid.uuid4().hex[:6]}"
@@ -111,8 +125,10 @@ def run(ctx, game_id: str, human: int | None, timeout: float, lang: str = i18n.D
             print(f"  -> {answer(ctx, game_id, human, line, lang)}", flush=True)
             continue
         time.sleep(0.05)
-    print(i18n.translator(lang).gettext("sandbox: the game did not end within {n} s").format(n=f"{timeout:.0f}"),
-          file=sys.stderr)
+    print(
+        i18n.translator(lang).gettext("sandbox: the game did not end within {n} s").format(n=f"{timeout:.0f}"),
+        file=sys.stderr,
+    )
     return 1
 
 

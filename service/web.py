@@ -38,8 +38,9 @@ def default_env() -> telegram.Env:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set")
     connection = redis.Redis.from_url(settings.redis_url)
-    return telegram.Env(wiring.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds),
-                        settings.bot_username)
+    return telegram.Env(
+        wiring.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds), settings.bot_username
+    )
 
 
 def handle_update(env: telegram.Env, update) -> dict | None:
@@ -65,12 +66,15 @@ async def telegram_webhook(request: Request) -> Response:
     return JSONResponse(answer) if answer else Response(status_code=200)
 
 
-def create_app(env: telegram.Env | None = None, secret: str | None = None,
-               sms_endpoint: sms.SmsEndpoint | None = None) -> Starlette:
+def create_app(
+    env: telegram.Env | None = None, secret: str | None = None, sms_endpoint: sms.SmsEndpoint | None = None
+) -> Starlette:
     app = Starlette(
-        routes=[Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
-                *sms.ROUTES,  # POST /sms/twilio
-                *ops_web.ROUTES],  # GET /healthz, GET /metrics
+        routes=[
+            Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
+            *sms.ROUTES,  # POST /sms/twilio
+            *ops_web.ROUTES,
+        ],  # GET /healthz, GET /metrics
         middleware=[Middleware(ops_web.MetricsMiddleware)],
         lifespan=ops_web.write_counts,
     )

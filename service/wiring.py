@@ -28,15 +28,21 @@ SENDERS = {"console": "service.channels.console.sender:make", "recording": "serv
 
 def channels(connection: redis.Redis, settings: Settings) -> dict[ChatKind, Channel]:
     directory = Directory(connection, default_tz=settings.sms_default_tz)
-    return {"telegram": TelegramChannel(connection, settings), "sms": SmsChannel(directory),
-            "console": ConsoleChannel()}
+    return {
+        "telegram": TelegramChannel(connection, settings),
+        "sms": SmsChannel(directory),
+        "console": ConsoleChannel(),
+    }
 
 
 def build(connection: redis.Redis, settings: Settings, sender: Sender | None = None) -> Context:
     """A context with the real channels; ``sender`` replaces the one the settings name (tests, the sandbox)."""
-    return context.build(connection, settings, channels(connection, settings),
-                         (lambda: sender) if sender is not None else (lambda: load_sender(settings.sender,
-                                                                                          connection, settings)))
+    return context.build(
+        connection,
+        settings,
+        channels(connection, settings),
+        (lambda: sender) if sender is not None else (lambda: load_sender(settings.sender, connection, settings)),
+    )
 
 
 def job_connection() -> redis.Redis:

@@ -89,8 +89,21 @@ def _set_deck(s, kind, cards):
     deck[:] = list(cards)
 
 
-def setup(g, *, creature=None, hunted=None, hunt_deck=None, hunt_discard=None, survival_deck=None,
-          survival_discard=None, rescue=None, assimilation=None, marker=None, limit=None, restart=True):
+def setup(
+    g,
+    *,
+    creature=None,
+    hunted=None,
+    hunt_deck=None,
+    hunt_discard=None,
+    survival_deck=None,
+    survival_discard=None,
+    rescue=None,
+    assimilation=None,
+    marker=None,
+    limit=None,
+    restart=True,
+):
     """Change the position, then (by default) restart the current turn so its windows see the change.
 
     hunted: {seat: {"hand": [...], "discard": [...], "will": n, "survival": [...], "pending": "river"|"artefact"}}
@@ -265,7 +278,8 @@ def check_invariants(g):
         assert 0 <= h["will"] <= 3, f"seat {seat} has {h['will']} Will"
     assert sorted(survival) == sorted(SURVIVAL_CARDS), f"survival cards not conserved: {sorted(survival)}"
     for r in RESERVE_PLACES:
-        owners = sum(r in s["players"][x]["hand"] + s["players"][x]["discard"] + s["players"][x]["played"]
-                     for x in range(1, n))
+        owners = sum(
+            r in s["players"][x]["hand"] + s["players"][x]["discard"] + s["players"][x]["played"] for x in range(1, n)
+        )
         assert s["reserve"][r] >= 0, f"reserve of {r} is negative"
         assert s["reserve"][r] + owners == RESERVE_COPIES[n], f"place {r}: reserve {s['reserve'][r]} + {owners} owned"

@@ -20,9 +20,16 @@ def _dump(value):
 
 
 def _views(game, digest):
-    digest.update(_dump({"window": game.window, "public": game.public_view(),
-                         "views": [game.view(s) for s in range(game.players)],
-                         "discards": [game.visible_discards(s) for s in range(game.players)]}))
+    digest.update(
+        _dump(
+            {
+                "window": game.window,
+                "public": game.public_view(),
+                "views": [game.view(s) for s in range(game.players)],
+                "discards": [game.visible_discards(s) for s in range(game.players)],
+            }
+        )
+    )
 
 
 def trace_random(players, seed, max_steps=4000):
@@ -38,8 +45,18 @@ def trace_random(players, seed, max_steps=4000):
         seat = rng.choice(waiting)
         options = game.legal_actions(seat)
         action = rng.choice(options)
-        digest.update(_dump({"waiting": waiting, "seat": seat, "options": options, "auto": game.autoplay(seat),
-                             "private": game.private_view(seat), "action": action}))
+        digest.update(
+            _dump(
+                {
+                    "waiting": waiting,
+                    "seat": seat,
+                    "options": options,
+                    "auto": game.autoplay(seat),
+                    "private": game.private_view(seat),
+                    "action": action,
+                }
+            )
+        )
         digest.update(_dump(game.apply(seat, action)))
     _views(game, digest)
     digest.update(_dump({"over": game.is_over, "winner": game.winner, "turn": game.turn}))

@@ -32,11 +32,17 @@ FAULTS = {
     "retry_after": lambda arg: (429, f"Too Many Requests: retry after {arg}", {"retry_after": arg}),
     "blocked": lambda arg: (403, "Forbidden: bot was blocked by the user", None),
     "server_error": lambda arg: (arg or 500, "Internal Server Error", None),
-    "not_modified": lambda arg: (400, "Bad Request: message is not modified: specified new message content and "
-                                      "reply markup are exactly the same", None),
+    "not_modified": lambda arg: (
+        400,
+        "Bad Request: message is not modified: specified new message content and reply markup are exactly the same",
+        None,
+    ),
     "edit_missing": lambda arg: (400, "Bad Request: message to edit not found", None),
-    "migrated": lambda arg: (400, "Bad Request: group chat was upgraded to a supergroup chat",
-                             {"migrate_to_chat_id": arg}),
+    "migrated": lambda arg: (
+        400,
+        "Bad Request: group chat was upgraded to a supergroup chat",
+        {"migrate_to_chat_id": arg},
+    ),
 }
 
 
@@ -49,8 +55,9 @@ class Fault:
     chat: str | None
 
     def matches(self, method: str, params: dict) -> bool:
-        return ((self.method is None or self.method == method)
-                and (self.chat is None or str(params.get("chat_id")) == self.chat))
+        return (self.method is None or self.method == method) and (
+            self.chat is None or str(params.get("chat_id")) == self.chat
+        )
 
 
 class FakeBotAPI:
@@ -73,8 +80,9 @@ class FakeBotAPI:
 
     # --- scripting ---------------------------------------------------------------------------------------
 
-    def fail(self, kind: str, arg=None, times: int | None = 1, method: str | None = None,
-             chat: int | str | None = None) -> None:
+    def fail(
+        self, kind: str, arg=None, times: int | None = 1, method: str | None = None, chat: int | str | None = None
+    ) -> None:
         """Answer the next ``times`` matching calls (all of them when None) with the fault ``kind``."""
         assert kind in FAULTS, kind
         with self._lock:
@@ -82,8 +90,11 @@ class FakeBotAPI:
 
     def sent(self, method: str = "sendMessage", chat: int | str | None = None) -> list[dict]:
         """Successful calls of ``method`` (to ``chat``), in order."""
-        return [c for c in self.calls if c["method"] == method and c["ok"]
-                and (chat is None or str(c["params"].get("chat_id")) == str(chat))]
+        return [
+            c
+            for c in self.calls
+            if c["method"] == method and c["ok"] and (chat is None or str(c["params"].get("chat_id")) == str(chat))
+        ]
 
     # --- serving -----------------------------------------------------------------------------------------
 
@@ -91,8 +102,7 @@ class FakeBotAPI:
         method = request.path_params["method"]
         params = await _params(request)
         if request.path_params["token"] != self.token:
-            return self._record(method, params, 401, {"ok": False, "error_code": 401,
-                                                       "description": "Unauthorized"})
+            return self._record(method, params, 401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
         with self._lock:
             fault = next((f for f in self.faults if f.matches(method, params)), None)
             if fault and fault.times is not None:
@@ -109,20 +119,27 @@ class FakeBotAPI:
         if handler is None:
             return self._record(method, params, 404, {"ok": False, "error_code": 404, "description": "Not Found"})
         code, result = handler(params)
-        body = {"ok": True, "result": result} if code == 200 else {"ok": False, "error_code": code,
-                                                                   "description": result}
+        body = (
+            {"ok": True, "result": result} if code == 200 else {"ok": False, "error_code": code, "description": result}
+        )
         return self._record(method, params, code, body)
 
     def _record(self, method: str, params: dict, code: int, body: dict) -> JSONResponse:
         with self._lock:
-            self.calls.append({"method": method, "params": params, "ok": code == 200, "code": code,
-                               "at": time.monotonic()})
+            self.calls.append(
+                {"method": method, "params": params, "ok": code == 200, "code": code, "at": time.monotonic()}
+            )
         return JSONResponse(body, status_code=code)
 
     def _message(self, chat_id, message_id: int, params: dict) -> dict:
         chat = int(chat_id)
-        return {"message_id": message_id, "date": int(time.time()), "text": params.get("text", ""),
-                "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"}, "from": BOT_USER}
+        return {
+            "message_id": message_id,
+            "date": int(time.time()),
+            "text": params.get("text", ""),
+            "chat": {"id": chat, "type": "private" if chat > 0 else "supergroup"},
+            "from": BOT_USER,
+        }
 
     def _getMe(self, params):  # noqa: N802 - Bot API method names
         return 200, BOT_USER
@@ -130,8 +147,10 @@ class FakeBotAPI:
     def _sendMessage(self, params):  # noqa: N802
         message_id = next(self._ids)
         with self._lock:
-            self.messages[str(params["chat_id"]), message_id] = {"text": params.get("text"),
-                                                                 "reply_markup": params.get("reply_markup")}
+            self.messages[str(params["chat_id"]), message_id] = {
+                "text": params.get("text"),
+                "reply_markup": params.get("reply_markup"),
+            }
         return 200, self._message(params["chat_id"], message_id, params)
 
     def _edit(self, params, fields):

@@ -1,12 +1,12 @@
 """A fake of Twilio's Messages REST API for tests: records what is sent and fails on demand.
 
-    fake = FakeTwilio(account_sid="AC…", auth_token="…")
-    with serve(fake.app) as base_url:      # uvicorn on 127.0.0.1, a free port, in a thread
-        ...                                 # point TWILIO_API_BASE_URL at base_url
-    fake.sent                               # [{"To", "From", "Body", ...}, ...] in order
-    fake.fail(429, retry_after=3)           # the next send gets this answer (once by default)
-    fake.fail(400, code=21610, to="+420…")  # only sends to that number fail
-    fake.text(client, url, "+420…", "play 3")  # an inbound SMS posted to our webhook, signed as Twilio signs
+fake = FakeTwilio(account_sid="AC…", auth_token="…")
+with serve(fake.app) as base_url:      # uvicorn on 127.0.0.1, a free port, in a thread
+    ...                                 # point TWILIO_API_BASE_URL at base_url
+fake.sent                               # [{"To", "From", "Body", ...}, ...] in order
+fake.fail(429, retry_after=3)           # the next send gets this answer (once by default)
+fake.fail(400, code=21610, to="+420…")  # only sends to that number fail
+fake.text(client, url, "+420…", "play 3")  # an inbound SMS posted to our webhook, signed as Twilio signs
 """
 
 import base64
@@ -45,20 +45,43 @@ class FakeTwilio:
         self.requests = 0
         self._sids = itertools.count(1)
         self._lock = threading.Lock()
-        self.app = Starlette(routes=[Route("/2010-04-01/Accounts/{sid}/Messages.json", self._messages,
-                                           methods=["POST"])])
+        self.app = Starlette(
+            routes=[Route("/2010-04-01/Accounts/{sid}/Messages.json", self._messages, methods=["POST"])]
+        )
 
-    def fail(self, status: int, code: int | None = None, retry_after: float | None = None, to: str | None = None,
-             times: int = 1) -> None:
+    def fail(
+        self,
+        status: int,
+        code: int | None = None,
+        retry_after: float | None = None,
+        to: str | None = None,
+        times: int = 1,
+    ) -> None:
         with self._lock:
             self.failures.append(Failure(status, code, retry_after, to, times))
 
-    def text(self, client, url: str, sender: str, body: str, sid: str | None = None, token: str | None = None,
-             to: str = "+15005550006"):
+    def text(
+        self,
+        client,
+        url: str,
+        sender: str,
+        body: str,
+        sid: str | None = None,
+        token: str | None = None,
+        to: str = "+15005550006",
+    ):
         """Post an inbound SMS as Twilio does: signed for the public ``url``, sent to its path on ``client``."""
         sid = sid or f"SM{next(self._sids):032d}"
-        form = {"MessageSid": sid, "SmsSid": sid, "AccountSid": self.account_sid, "From": sender, "To": to,
-                "Body": body, "NumMedia": "0", "FromCountry": "CZ"}
+        form = {
+            "MessageSid": sid,
+            "SmsSid": sid,
+            "AccountSid": self.account_sid,
+            "From": sender,
+            "To": to,
+            "Body": body,
+            "NumMedia": "0",
+            "FromCountry": "CZ",
+        }
         signed = twilio_signature(token or self.auth_token, url, form)
         return client.post(urlsplit(url).path, data=form, headers={"X-Twilio-Signature": signed})
 
@@ -88,15 +111,19 @@ class FakeTwilio:
         failure = self._take_failure(form.get("To"))
         if failure:
             headers = {"Retry-After": str(failure.retry_after)} if failure.retry_after is not None else {}
-            return JSONResponse({"code": failure.code, "message": "failure on demand", "status": failure.status},
-                                status_code=failure.status, headers=headers)
+            return JSONResponse(
+                {"code": failure.code, "message": "failure on demand", "status": failure.status},
+                status_code=failure.status,
+                headers=headers,
+            )
         if not form.get("To") or not (form.get("From") or form.get("MessagingServiceSid")) or "Body" not in form:
             return JSONResponse({"code": 21604, "message": "missing field", "status": 400}, status_code=400)
         with self._lock:
             self.sent.append(form)
             sid = f"SM{len(self.sent):032d}"
-        return JSONResponse({"sid": sid, "status": "queued", **{k.lower(): v for k, v in form.items()}},
-                            status_code=201)
+        return JSONResponse(
+            {"sid": sid, "status": "queued", **{k.lower(): v for k, v in form.items()}}, status_code=201
+        )
 
 
 async def _form(request: Request) -> list[tuple[str, str]]:

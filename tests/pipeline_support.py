@@ -36,14 +36,21 @@ def make_ctx(connection=None, clock=None, **overrides) -> context.Context:
 def run_jobs(ctx) -> None:
     """Run every queued job in this process (scheduled jobs stay scheduled)."""
     SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer).work(
-        burst=True, logging_level="WARNING")
+        burst=True, logging_level="WARNING"
+    )
 
 
 def table(players: int, humans: list[int], group: str | None = "grp", deadline: int = 60) -> dict:
     """Game metadata: humans get chats ``chat<seat>``, every other seat is a bot."""
     return {
-        "players": {str(s): ({"name": f"P{s}", "chat": f"chat{s}", "user": f"user{s}"} if s in humans
-                             else {"name": f"Bot{s}", "chat": None, "user": None}) for s in range(players)},
+        "players": {
+            str(s): (
+                {"name": f"P{s}", "chat": f"chat{s}", "user": f"user{s}"}
+                if s in humans
+                else {"name": f"Bot{s}", "chat": None, "user": None}
+            )
+            for s in range(players)
+        },
         "group": group,
         "deadline_seconds": deadline,
         "lang": "en",

@@ -47,13 +47,20 @@ class Telegram:
         self.replies: list[dict] = []
 
     def user(self, user_id: int, lang: str | None = None) -> dict:
-        return {"id": user_id, "is_bot": False, "first_name": self.names.get(user_id, f"Tg{user_id}"),
-                "language_code": lang or self.langs.get(user_id, "en")}
+        return {
+            "id": user_id,
+            "is_bot": False,
+            "first_name": self.names.get(user_id, f"Tg{user_id}"),
+            "language_code": lang or self.langs.get(user_id, "en"),
+        }
 
     def post(self, update: dict, update_id: int | None = None):
         update = {"update_id": update_id or next(self.ids), **update}
-        response = self.client.post("/telegram/webhook", content=json.dumps(update),
-                                    headers={SECRET_HEADER: TG_SECRET, "Content-Type": "application/json"})
+        response = self.client.post(
+            "/telegram/webhook",
+            content=json.dumps(update),
+            headers={SECRET_HEADER: TG_SECRET, "Content-Type": "application/json"},
+        )
         if response.status_code == 200 and response.content:
             self.replies.append(response.json())
         return response
@@ -62,16 +69,27 @@ class Telegram:
         """The text of the bot's reply (None when it says nothing); ``chat`` defaults to the private chat."""
         n = next(self.ids)
         chat = chat or {"id": user_id, "type": "private"}
-        response = self.post({"message": {"message_id": n, "date": 1, "chat": chat, "from": self.user(user_id),
-                                          "text": text}}, update_id or n)
+        response = self.post(
+            {"message": {"message_id": n, "date": 1, "chat": chat, "from": self.user(user_id), "text": text}},
+            update_id or n,
+        )
         assert response.status_code == 200, response.text
         return response.json()["text"] if response.content else None
 
     def press(self, user_id: int, data: str, message_id: int = 55) -> str | None:
         n = next(self.ids)
-        response = self.post({"callback_query": {
-            "id": f"q{n}", "from": self.user(user_id), "chat_instance": "c", "data": data,
-            "message": {"message_id": message_id, "date": 1, "chat": {"id": user_id, "type": "private"}}}}, n)
+        response = self.post(
+            {
+                "callback_query": {
+                    "id": f"q{n}",
+                    "from": self.user(user_id),
+                    "chat_instance": "c",
+                    "data": data,
+                    "message": {"message_id": message_id, "date": 1, "chat": {"id": user_id, "type": "private"}},
+                }
+            },
+            n,
+        )
         assert response.status_code == 200, response.text
         return response.json().get("text")
 
@@ -92,8 +110,9 @@ class World:
 
     def post(self, form, signature=None):
         """A raw post to the webhook, signed (or not) by the caller."""
-        return self.client.post("/sms/twilio", data=form,
-                                headers={"X-Twilio-Signature": signature} if signature else {})
+        return self.client.post(
+            "/sms/twilio", data=form, headers={"X-Twilio-Signature": signature} if signature else {}
+        )
 
     def reply(self, number, body, **kwargs) -> str:
         """The text of our TwiML answer ('' for an empty <Response/>)."""
@@ -114,8 +133,13 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
     clock = Clock()
     ctx = make_ctx(clock=clock, rate_private_per_second=1.0)
     ctx.sleep = clock.advance  # a short send-budget wait passes on the test clock
-    settings = Settings(twilio_account_sid=twilio.account_sid, twilio_auth_token=twilio.auth_token,
-                           twilio_from="+15005550006", twilio_api_base_url=base_url, sms_public_url=PUBLIC)
+    settings = Settings(
+        twilio_account_sid=twilio.account_sid,
+        twilio_auth_token=twilio.auth_token,
+        twilio_from="+15005550006",
+        twilio_api_base_url=base_url,
+        sms_public_url=PUBLIC,
+    )
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run
     endpoint = sms.build(ctx, settings, lobby)
     env = Env(ctx, Tables(ctx.store.redis), "artemia_bot", lobby=lobby, sms_number="+15005550006")

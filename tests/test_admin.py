@@ -108,7 +108,8 @@ def test_a_player_cancelling_tells_the_sms_players_by_name_and_the_group_by_its_
     assert cancelling.cancel(ctx, "adm3", by="Anna", told_already="-100777") == "cancelled"
     batch = [ctx.store.message("adm3", "cancel", i) for i in range(ctx.store.batch_size("adm3", "cancel"))]
     assert [(m["chat"], m["text"]) for m in batch] == [
-        ("sms:+420600000003", "Anna zrušil(a) tuto hru Nejsme tu sami. Díky za hru.")]
+        ("sms:+420600000003", "Anna zrušil(a) tuto hru Nejsme tu sami. Díky za hru.")
+    ]
     assert cancelling.cancel(ctx, "adm3", by="Anna") == "over"
     with pytest.raises(cancelling.NoSuchGame):
         cancelling.cancel(ctx, "nope")
@@ -159,8 +160,21 @@ def test_main_against_the_test_redis(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(admin.logs, "configure", lambda *a, **k: None)  # pytest keeps the logging
     assert admin.main(["--redis-url", url, "show", "adm3"]) == 0
     assert "game adm3" in capsys.readouterr().out
-    assert admin.main(["--redis-url", url, "export", "adm3", "-o", str(tmp_path / "g.log"),
-                       "--snapshot", str(tmp_path / "g.json")]) == 0
+    assert (
+        admin.main(
+            [
+                "--redis-url",
+                url,
+                "export",
+                "adm3",
+                "-o",
+                str(tmp_path / "g.log"),
+                "--snapshot",
+                str(tmp_path / "g.json"),
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "g.log").read_text().startswith("# game adm3")
     assert Game.from_json((tmp_path / "g.json").read_text()).window is not None
     assert admin.main(["--redis-url", url, "resolve", "nope"]) == 2

@@ -86,8 +86,11 @@ def test_every_card_has_an_english_and_a_czech_name_and_the_rulebooks_are_marked
     assert cardnames.name(3, "cs") == "Řeka" and cardnames.name("river", "cs", accusative=True) == "Řeku"
     assert cardnames.name("mirage", "cs") == "Přelud" and not cardnames.czech_is_ours("mirage")
     assert cardnames.czech_is_ours("dodge") and not cardnames.czech_is_ours(9)
-    assert {c for c in CARDS if CARDS[c]["kind"] != "place" and not cardnames.czech_is_ours(c)} == \
-        {"clone", "mirage", "sixth-sense"}
+    assert {c for c in CARDS if CARDS[c]["kind"] != "place" and not cardnames.czech_is_ours(c)} == {
+        "clone",
+        "mirage",
+        "sixth-sense",
+    }
     assert cardnames.word("creature", "cs") == "Bytost" and cardnames.word("hunted", "cs") == "Lovení"
     assert cardnames.word("target_token", "cs") == "žeton cíle"
 
@@ -112,8 +115,21 @@ def test_no_two_cards_of_one_kind_share_a_spelling():
 
 
 # ---------------------------------------------------------------------------------------------- each action
-@pytest.mark.parametrize("text", ["play 5", "5", "PLAY ROVER", "play the Rover (5)", "play rov", "hraj 5",
-                                  "hraj vozidlo", "hraj Průzkumné vozidlo", "Hraj pruzkumne vozidlo (5)", "hraj pru"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "play 5",
+        "5",
+        "PLAY ROVER",
+        "play the Rover (5)",
+        "play rov",
+        "hraj 5",
+        "hraj vozidlo",
+        "hraj Průzkumné vozidlo",
+        "Hraj pruzkumne vozidlo (5)",
+        "hraj pru",
+    ],
+)
 def test_play_one_place(text):
     assert one(explore(), 1, text) == {"type": "play", "cards": [5]}
 
@@ -131,8 +147,9 @@ def test_play_two_cards_after_the_river_and_in_order_after_the_artefact():
     assert one(pending("artefact"), 1, "3 5") == {"type": "play", "cards": [3, 5]}
 
 
-@pytest.mark.parametrize("text", ["resist 2 4", "r 4 2", "vzdoruj 2 4", "vzdoruj džungle pláž",
-                                  "VZDORUJ dzungle, plaz"])
+@pytest.mark.parametrize(
+    "text", ["resist 2 4", "r 4 2", "vzdoruj 2 4", "vzdoruj džungle pláž", "VZDORUJ dzungle, plaz"]
+)
 def test_resist(text):
     assert one(explore(), 1, text) == {"type": "resist", "cards": [2, 4]}
 
@@ -143,15 +160,30 @@ def test_resist_with_four_cards_and_give_up():
         assert one(explore(), 1, text) == {"type": "giveup"}
 
 
-@pytest.mark.parametrize("text,cards", [("card sixth 2 3", [2, 3]), ("card Sixth Sense 3 2", [2, 3]),
-                                        ("karta šestý smysl 2 4", [2, 4]), ("k sest jungle river", [2, 3]),
-                                        ("sixth sense 3 4", [3, 4])])
+@pytest.mark.parametrize(
+    "text,cards",
+    [
+        ("card sixth 2 3", [2, 3]),
+        ("card Sixth Sense 3 2", [2, 3]),
+        ("karta šestý smysl 2 4", [2, 4]),
+        ("k sest jungle river", [2, 3]),
+        ("sixth sense 3 4", [3, 4]),
+    ],
+)
 def test_survival_card_with_parameters(text, cards):
     assert one(explore(), 1, text) == {"type": "survival", "card": "sixth-sense", "cards": cards}
 
 
-@pytest.mark.parametrize("text,card", [("keep dodge", "dodge"), ("keep dr", "drone"), ("nech si úhyb", "dodge"),
-                                       ("nech si uhyb", "dodge"), ("nech dron", "drone")])
+@pytest.mark.parametrize(
+    "text,card",
+    [
+        ("keep dodge", "dodge"),
+        ("keep dr", "drone"),
+        ("nech si úhyb", "dodge"),
+        ("nech si uhyb", "dodge"),
+        ("nech dron", "drone"),
+    ],
+)
 def test_keep_a_survival_card_drawn_at_the_shelter(text, card):
     assert one(shelter_choice(), 1, text) == {"type": "keep_survival", "card": card}
 
@@ -162,16 +194,19 @@ def test_choose_the_board_side():
         assert one(g, CREATURE, text) == {"type": "side", "side": side}
 
 
-@pytest.mark.parametrize("text,action", [
-    ("card mirage 2 7", {"card": "mirage", "places": [2, 7]}),
-    ("karta přelud 7 2", {"card": "mirage", "places": [2, 7]}),
-    ("karta prelud dzungle utociste", {"card": "mirage", "places": [2, 7]}),
-    ("mirage 9 10", {"card": "mirage", "places": [9, 10]}),
-    ("card anticipation p2", {"card": "anticipation", "seat": 2}),
-    ("card anticipation 1", {"card": "anticipation", "seat": 1}),
-    ("karta předtucha h2", {"card": "anticipation", "seat": 2}),
-    ("c antic jana", {"card": "anticipation", "seat": 2}),
-])
+@pytest.mark.parametrize(
+    "text,action",
+    [
+        ("card mirage 2 7", {"card": "mirage", "places": [2, 7]}),
+        ("karta přelud 7 2", {"card": "mirage", "places": [2, 7]}),
+        ("karta prelud dzungle utociste", {"card": "mirage", "places": [2, 7]}),
+        ("mirage 9 10", {"card": "mirage", "places": [9, 10]}),
+        ("card anticipation p2", {"card": "anticipation", "seat": 2}),
+        ("card anticipation 1", {"card": "anticipation", "seat": 1}),
+        ("karta předtucha h2", {"card": "anticipation", "seat": 2}),
+        ("c antic jana", {"card": "anticipation", "seat": 2}),
+    ],
+)
 def test_hunt_cards_with_places_and_seats(text, action):
     g = hunting()
     assert one(g, CREATURE, text, names={1: "Petr", 2: "Jana"}) == {"type": "hunt_card", **action}
@@ -184,11 +219,17 @@ def test_flashback_copies_the_top_of_the_hunt_discard():
     assert one(g, CREATURE, "karta flashback přelud 2 7") == expected
 
 
-@pytest.mark.parametrize("text,tokens", [
-    ("hunt 4 a7", {"creature": 4, "artemia": 7}), ("creature 4 artemia 7", {"creature": 4, "artemia": 7}),
-    ("lov 4 a 7", {"creature": 4, "artemia": 7}), ("bytost pláž artemie útočiště", {"creature": 4, "artemia": 7}),
-    ("4 7", {"creature": 4, "artemia": 7}), ("hunt a7 4", {"creature": 4, "artemia": 7}),
-])
+@pytest.mark.parametrize(
+    "text,tokens",
+    [
+        ("hunt 4 a7", {"creature": 4, "artemia": 7}),
+        ("creature 4 artemia 7", {"creature": 4, "artemia": 7}),
+        ("lov 4 a 7", {"creature": 4, "artemia": 7}),
+        ("bytost pláž artemie útočiště", {"creature": 4, "artemia": 7}),
+        ("4 7", {"creature": 4, "artemia": 7}),
+        ("hunt a7 4", {"creature": 4, "artemia": 7}),
+    ],
+)
 def test_place_the_tokens(text, tokens):
     g = hunting(rescue=6)  # on side 1 the Rescue counter 6 spaces from the star gives the Artemia token
     assert one(g, CREATURE, text) == {"type": "tokens", **tokens}
@@ -201,8 +242,13 @@ def test_tokens_without_the_artemia_token_and_an_incomplete_hunt():
 
 
 def test_the_river_question_and_the_artemia_discard():
-    g = reckoning({1: [3, 5], 2: [4]}, {"creature": 8, "artemia": 2},
-                  {1: {"hand": [1, 2, 3, 4, 5], "pending": "river"}}, until="prereveal", rescue=6)
+    g = reckoning(
+        {1: [3, 5], 2: [4]},
+        {"creature": 8, "artemia": 2},
+        {1: {"hand": [1, 2, 3, 4, 5], "pending": "river"}},
+        until="prereveal",
+        rescue=6,
+    )
     for text in ("keep 3", "nech si reku", "3", "keep river"):
         assert one(g, 1, text) == {"type": "keep", "card": 3}
     g = reckoning({1: [2], 2: [4]}, {"creature": 8, "artemia": 2}, {1: {"hand": [1, 2, 3, 4]}}, rescue=6)
@@ -211,8 +257,13 @@ def test_the_river_question_and_the_artemia_discard():
 
 
 def test_scream_discard_two_or_lose_will():
-    g = reckoning({1: [4], 2: [5]}, {"creature": 8}, {1: {"hand": [1, 2, 3, 4]}},
-                  hunt={"card": "scream", "place": 4}, creature=["scream", "fierceness", "interference"])
+    g = reckoning(
+        {1: [4], 2: [5]},
+        {"creature": 8},
+        {1: {"hand": [1, 2, 3, 4]}},
+        hunt={"card": "scream", "place": 4},
+        creature=["scream", "fierceness", "interference"],
+    )
     for text in ("lose will", "ztrať vůli", "ztrat vuli"):
         assert one(g, 1, text) == {"type": "lose_will"}
     for text in ("discard 1 3", "odhod doupe reka", "3 1"):
@@ -220,27 +271,41 @@ def test_scream_discard_two_or_lose_will():
 
 
 def test_toxin_discards_a_survival_card_and_phobia_shows_cards():
-    g = reckoning({1: [4], 2: [5]}, {"creature": 8}, {1: {"hand": [1, 2, 3, 4], "survival": ["dodge", "drone"]}},
-                  hunt={"card": "toxin", "place": 4}, creature=["toxin", "fierceness", "interference"])
+    g = reckoning(
+        {1: [4], 2: [5]},
+        {"creature": 8},
+        {1: {"hand": [1, 2, 3, 4], "survival": ["dodge", "drone"]}},
+        hunt={"card": "toxin", "place": 4},
+        creature=["toxin", "fierceness", "interference"],
+    )
     for text in ("discard dodge", "odhoď úhyb", "d do"):
         assert one(g, 1, text) == {"type": "discard_survival", "card": "dodge"}
-    g = reckoning({1: [4], 2: [5]}, {"creature": 8, "artemia": 9}, {}, hunt={"card": "phobia", "seat": 1},
-                  creature=["phobia", "fierceness", "interference"], until="prereveal")
+    g = reckoning(
+        {1: [4], 2: [5]},
+        {"creature": 8, "artemia": 9},
+        {},
+        hunt={"card": "phobia", "seat": 1},
+        creature=["phobia", "fierceness", "interference"],
+        until="prereveal",
+    )
     for text in ("show 1 5", "ukaž 5 1", "ukaz doupe vozidlo"):
         assert one(g, 1, text) == {"type": "show", "cards": [1, 5]}
 
 
-@pytest.mark.parametrize("text,action", [
-    ("take 4", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
-    ("vezmi 4", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
-    ("power 2 take 2 4", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
-    ("síla vezmi pláž", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
-    ("back 4", {"type": "takeback", "place": 2, "card": 4}),
-    ("take back 4", {"type": "takeback", "place": 2, "card": 4}),
-    ("vezmi zpět 4", {"type": "takeback", "place": 2, "card": 4}),
-    ("zpet plaz", {"type": "takeback", "place": 2, "card": 4}),
-    ("4", {"type": "takeback", "place": 2, "card": 4}),
-])
+@pytest.mark.parametrize(
+    "text,action",
+    [
+        ("take 4", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
+        ("vezmi 4", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
+        ("power 2 take 2 4", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
+        ("síla vezmi pláž", {"type": "power", "place": 2, "use": 2, "take": [2, 4]}),
+        ("back 4", {"type": "takeback", "place": 2, "card": 4}),
+        ("take back 4", {"type": "takeback", "place": 2, "card": 4}),
+        ("vezmi zpět 4", {"type": "takeback", "place": 2, "card": 4}),
+        ("zpet plaz", {"type": "takeback", "place": 2, "card": 4}),
+        ("4", {"type": "takeback", "place": 2, "card": 4}),
+    ],
+)
 def test_the_jungles_power_or_a_take_back(text, action):
     assert one(jungle(), 1, text) == action
 
@@ -269,15 +334,29 @@ def test_the_rover_the_source_and_the_drone():
 
 
 def test_phase_three_cards_and_pass():
-    g = reckoning({1: [4], 2: [5]}, {"creature": 4}, {1: {"hand": [1, 4], "survival": ["wrong-track"]}},
-                  creature=["detour", "fierceness", "interference"])
+    g = reckoning(
+        {1: [4], 2: [5]},
+        {"creature": 4},
+        {1: {"hand": [1, 4], "survival": ["wrong-track"]}},
+        creature=["detour", "fierceness", "interference"],
+    )
     for text in ("card wrong track 4 3", "karta falešná stopa pláž řeka", "wrong 4 3"):
         assert one(g, 1, text) == {"type": "survival", "card": "wrong-track", "from": 4, "to": 3}
     assert one(g, 1, "pass") == one(g, 1, "nic") == {"type": "pass"}
-    assert one(g, CREATURE, "card detour p2 5 10") == {"type": "hunt_card", "card": "detour", "seat": 2,
-                                                        "from": 5, "to": 10}
-    assert one(g, CREATURE, "karta oklika 1 plaz reka") == {"type": "hunt_card", "card": "detour", "seat": 1,
-                                                            "from": 4, "to": 3}
+    assert one(g, CREATURE, "card detour p2 5 10") == {
+        "type": "hunt_card",
+        "card": "detour",
+        "seat": 2,
+        "from": 5,
+        "to": 10,
+    }
+    assert one(g, CREATURE, "karta oklika 1 plaz reka") == {
+        "type": "hunt_card",
+        "card": "detour",
+        "seat": 1,
+        "from": 4,
+        "to": 3,
+    }
 
 
 # ---------------------------------------------------------------------------------------------- errors
@@ -312,13 +391,24 @@ def test_ambiguous_names_and_actions():
 def positions():
     """A few positions of every kind of window, for the fuzz test (not changed by parse)."""
     setup = new_game({"players": 4, "seed": 2, "side": None})
-    return [(setup, CREATURE), (setup, 1), (explore(), 1), (explore(), CREATURE), (pending("artefact"), 1),
-            (hunting(rescue=6), CREATURE), (hunting(), 1), (jungle(), 1), (shelter_choice(), 1)]
+    return [
+        (setup, CREATURE),
+        (setup, 1),
+        (explore(), 1),
+        (explore(), CREATURE),
+        (pending("artefact"), 1),
+        (hunting(rescue=6), CREATURE),
+        (hunting(), 1),
+        (jungle(), 1),
+        (shelter_choice(), 1),
+    ]
 
 
-WORDS = sorted({w for en, cs, more in KEYWORDS.values() for w in (en, cs, *more)}
-               | {"0", "1", "2", "4", "7", "10", "11", "xyz", "(", ")", "?", ",", "ř", "p2", "a7", "jana", "the"}
-               | {s for card in (2, 5, 9, "mirage", "dodge", "sixth-sense") for s in cardnames.spellings(card)})
+WORDS = sorted(
+    {w for en, cs, more in KEYWORDS.values() for w in (en, cs, *more)}
+    | {"0", "1", "2", "4", "7", "10", "11", "xyz", "(", ")", "?", ",", "ř", "p2", "a7", "jana", "the"}
+    | {s for card in (2, 5, 9, "mirage", "dodge", "sixth-sense") for s in cardnames.spellings(card)}
+)
 
 
 @settings(max_examples=200, deadline=None)
@@ -355,22 +445,31 @@ def test_the_game_over_and_help_and_status_markers():
 
 # ---------------------------------------------------------------------------------------------- several at once
 def test_resist_then_play_in_one_line():
-    assert parsed(explore(), 1, "resist 2 4 play 2") == [{"type": "resist", "cards": [2, 4]},
-                                                         {"type": "play", "cards": [2]}]
-    assert parsed(explore(), 1, "vzdoruj 2 4, hraj dzungli") == [{"type": "resist", "cards": [2, 4]},
-                                                                {"type": "play", "cards": [2]}]
+    assert parsed(explore(), 1, "resist 2 4 play 2") == [
+        {"type": "resist", "cards": [2, 4]},
+        {"type": "play", "cards": [2]},
+    ]
+    assert parsed(explore(), 1, "vzdoruj 2 4, hraj dzungli") == [
+        {"type": "resist", "cards": [2, 4]},
+        {"type": "play", "cards": [2]},
+    ]
 
 
 def test_play_and_answer_ahead_with_the_places_power():
     g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4]}})
     assert parsed(g, 1, "play 2 take 4") == [
-        {"type": "play", "cards": [2]}, {"type": "plan", "orders": [{"type": "power", "place": 2, "use": 2,
-                                                                      "take": [2, 4]}]}]
+        {"type": "play", "cards": [2]},
+        {"type": "plan", "orders": [{"type": "power", "place": 2, "use": 2, "take": [2, 4]}]},
+    ]
     assert parsed(g, 1, "hraj 1 kopíruj 8")[1] == {
-        "type": "plan", "orders": [{"type": "power", "place": 1, "use": 8, "via": "lair"}]}
+        "type": "plan",
+        "orders": [{"type": "power", "place": 1, "use": 8, "via": "lair"}],
+    }
     assert parsed(g, 1, "play 1 take")[1]["orders"] == [{"type": "power", "place": 1, "use": 1, "take": [3, 4]}]
     assert parsed(g, 1, "play 5 reserve 7 pass")[1]["orders"] == [
-        {"type": "power", "place": 5, "use": 5, "reserve": 7}, {"type": "pass"}]
+        {"type": "power", "place": 5, "use": 5, "reserve": 7},
+        {"type": "pass"},
+    ]
     assert parsed(g, 1, "play 2 back 4")[1]["orders"] == [{"type": "takeback", "place": 2, "card": 4}]
     assert "needs more" in error(g, 1, "play 5 power")  # which reserve card?
 
@@ -391,8 +490,9 @@ def test_plans_explicit_and_implicit():
     assert parsed(g, 1, "nic") == [{"type": "plan", "orders": [{"type": "pass"}]}]
     assert parsed(g, 1, "plan pass") == parsed(g, 1, "plán nic") == parsed(g, 1, "nic")
     act(g, 1, {"type": "play", "cards": [5]})
-    assert parsed(g, 1, "reserve 7") == [{"type": "plan", "orders": [
-        {"type": "power", "place": 5, "use": 5, "reserve": 7}]}]
+    assert parsed(g, 1, "reserve 7") == [
+        {"type": "plan", "orders": [{"type": "power", "place": 5, "use": 5, "reserve": 7}]}
+    ]
     assert parsed(g, 1, "discard 1") == [{"type": "plan", "orders": [{"type": "discard", "cards": [1]}]}]
     assert "cannot be answered ahead" in error(g, 1, "play 1")
     assert "say what '1' is for" in error(g, 1, "plan 1")
@@ -403,8 +503,9 @@ def test_plan_when_the_same_command_could_answer_now():
     g = reckoning({1: [4], 2: [5]}, {"creature": 4}, {1: {"hand": [1, 4], "survival": ["wrong-track"]}})
     assert parsed(g, 1, "pass") == [{"type": "pass"}]
     assert parsed(g, 1, "plan pass") == [{"type": "plan", "orders": [{"type": "pass"}]}]
-    assert parsed(g, 1, "plán karta falešná stopa 4 3") == [{"type": "plan", "orders": [
-        {"type": "survival", "card": "wrong-track", "from": 4, "to": 3}]}]
+    assert parsed(g, 1, "plán karta falešná stopa 4 3") == [
+        {"type": "plan", "orders": [{"type": "survival", "card": "wrong-track", "from": 4, "to": 3}]}
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- describe and help
@@ -413,8 +514,10 @@ def test_describe_in_both_languages():
     assert describe({"type": "play", "cards": [3]}, "cs") == "hraj 3 (Řeka)"
     assert describe({"type": "tokens", "creature": 8, "artemia": 2}, "cs") == "lov 8 a2 (Vrak, Džungle)"
     assert describe({"type": "power", "place": 1, "use": 8, "via": "lair"}) == "power 1 use 8 via Lair (Lair, Wreck)"
-    assert describe({"type": "survival", "card": "sixth-sense", "cards": [1, 2]}, "cs") == \
-        "karta Šestý smysl 1 2 (Doupě, Džungle)"
+    assert (
+        describe({"type": "survival", "card": "sixth-sense", "cards": [1, 2]}, "cs")
+        == "karta Šestý smysl 1 2 (Doupě, Džungle)"
+    )
     assert describe({"type": "hunt_card", "card": "anticipation", "seat": 2}, "cs") == "karta Předtucha h2"
     assert describe({"type": "giveup"}, "cs") == "vzdej se"
     assert describe({"type": "plan", "orders": [{"type": "pass"}]}, "cs") == "plán nic"
@@ -486,8 +589,11 @@ def test_describe_parses_back_to_every_legal_action_of_random_games():
 
 
 def test_two_power_commands_on_one_line_are_two_answers():
-    g = reckoning({1: [4, 9], 2: [5]}, {"creature": 8},
-                  {1: {"hand": [1, 2, 4, 9], "pending": "artefact"}, 2: {"hand": [1, 5, 4], "will": 2}})
+    g = reckoning(
+        {1: [4, 9], 2: [5]},
+        {"creature": 8},
+        {1: {"hand": [1, 2, 4, 9], "pending": "artefact"}, 2: {"hand": [1, 5, 4], "will": 2}},
+    )
     # The Beach needs no answer (its power is the only choice), so "power 4" is kept as an answer ahead.
     actions = parse("power 4 power 9 heal p2", g, 1)
     assert actions[0] == {"type": "power", "place": 9, "use": 9, "heal": 2}

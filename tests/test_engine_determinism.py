@@ -16,8 +16,11 @@ REFERENCE = json.loads((Path(__file__).parent / "data" / "engine_traces.json").r
 
 @pytest.mark.parametrize("players", range(2, 8))
 def test_random_games_play_as_recorded(players):
-    got = {key: trace_random(players, int(key.split(":")[1]))
-           for key in REFERENCE["random"] if key.startswith(f"{players}:")}
+    got = {
+        key: trace_random(players, int(key.split(":")[1]))
+        for key in REFERENCE["random"]
+        if key.startswith(f"{players}:")
+    }
     assert got == {key: v for key, v in REFERENCE["random"].items() if key.startswith(f"{players}:")}
 
 

@@ -27,7 +27,7 @@ def hunt(card, **params):
 
 
 def creature_with(*cards):
-    return list(cards) + [c for c in FILLER if c not in cards][:3 - len(cards)]
+    return list(cards) + [c for c in FILLER if c not in cards][: 3 - len(cards)]
 
 
 def hunt_options(g, card):
@@ -36,9 +36,13 @@ def hunt_options(g, card):
 
 # ---------------------------------------------------------------- phase 1
 def test_despair_blocks_survival_cards_and_draws_and_gives_the_artemia_token():
-    g = scenario(creature=creature_with("despair"), hunted={
-        1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 2, "survival": ["adrenaline"]},
-        2: {"hand": [1, 7], "discard": [2, 3, 4, 5]}})
+    g = scenario(
+        creature=creature_with("despair"),
+        hunted={
+            1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 2, "survival": ["adrenaline"]},
+            2: {"hand": [1, 7], "discard": [2, 3, 4, 5]},
+        },
+    )
     assert g.waiting_for() == [CREATURE, 1, 2]
     assert {"type": "survival", "card": "adrenaline"} in g.legal_actions(1)
     act(g, CREATURE, hunt("despair"))
@@ -53,7 +57,11 @@ def test_despair_blocks_survival_cards_and_draws_and_gives_the_artemia_token():
     assert power(9, heal=1) in g.legal_actions(1)
     assert all(a["type"] == "takeback" for a in g.legal_actions(2))
     run(g, {1: [power(9, heal=1)], 2: [takeback(7, 3)]})
-    assert hunted(g, 1)["will"] == 3 and hunted(g, 1)["survival"] == ["adrenaline"] and hunted(g, 2)["drawn_to_choose"] == []
+    assert (
+        hunted(g, 1)["will"] == 3
+        and hunted(g, 1)["survival"] == ["adrenaline"]
+        and hunted(g, 2)["drawn_to_choose"] == []
+    )
 
 
 def test_force_field_forbids_two_adjacent_places():
@@ -100,8 +108,12 @@ def test_ascendancy_discards_all_but_two():
     act(g, CREATURE, {"type": "tokens", "creature": 9}, events)
     assert g.window["kind"] == "prereveal" and g.waiting_for() == [1]
     assert {"type": "discard", "cards": [1, 2]} in g.legal_actions(1)  # keeps 3 and 5
-    run(g, {1: [{"type": "discard", "cards": [2, 5]}, takeback(4, 2)], 2: [power(2, take=[2, 3])]},
-        events=events, turn=1)
+    run(
+        g,
+        {1: [{"type": "discard", "cards": [2, 5]}, takeback(4, 2)], 2: [power(2, take=[2, 3])]},
+        events=events,
+        turn=1,
+    )
     assert sorted(hunted(g, 1)["hand"]) == [1, 2, 3] and sorted(hunted(g, 1)["discard"]) == [4, 5]
 
 
@@ -116,10 +128,10 @@ def test_fierceness_one_more_will_lost_three_on_the_lair():
 
 
 def test_forbidden_zone_every_hunted_discards_one_secretly():
-    g = scenario(players=4, creature=creature_with("forbidden-zone"),
-                 hunted={3: {"hand": [1, 2], "discard": [3, 4, 5]}})
-    play_turn(g, {1: [4], 2: [3], 3: [2]}, hunt={"card": "forbidden-zone"}, tokens={"creature": 9},
-              until="prereveal")
+    g = scenario(
+        players=4, creature=creature_with("forbidden-zone"), hunted={3: {"hand": [1, 2], "discard": [3, 4, 5]}}
+    )
+    play_turn(g, {1: [4], 2: [3], 3: [2]}, hunt={"card": "forbidden-zone"}, tokens={"creature": 9}, until="prereveal")
     assert sorted(g.waiting_for()) == [1, 2]  # seat 3 has one card: nothing to choose
     # The choices are secret until all are in: seat 1's answer shows in nobody else's view.
     act(g, 1, {"type": "discard", "cards": [5]})
@@ -130,19 +142,25 @@ def test_forbidden_zone_every_hunted_discards_one_secretly():
 
 
 def test_interference_beach_and_wreck_have_no_effect():
-    g = scenario(creature=creature_with("interference"), marker=True,
-                 hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]}, 2: {"hand": [1, 8], "discard": [2, 3, 4, 5]}})
+    g = scenario(
+        creature=creature_with("interference"),
+        marker=True,
+        hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]}, 2: {"hand": [1, 8], "discard": [2, 3, 4, 5]}},
+    )
     rescue = g.s["rescue"]
     events = play_turn(g, {1: [4], 2: [8]}, hunt={"card": "interference"}, tokens={"creature": 9})
     assert g.s["rescue"] == rescue - 1 and g.s["marker_on_beach"] is True
     assert not events_of(events, "power") and not events_of(events, "takeback")
 
 
-@pytest.mark.parametrize("place,hand,takes", [
-    (1, [1, 5], [[2], [3], [4]]),         # the Lair: one card, not the whole discard pile
-    (2, [1, 2, 5], [[2], [3], [4]]),      # the Jungle: the Jungle or one discard
-    (6, [1, 5, 6], [[6], [2], [3], [4]]),  # the Swamp: the Swamp or one discard
-])
+@pytest.mark.parametrize(
+    "place,hand,takes",
+    [
+        (1, [1, 5], [[2], [3], [4]]),  # the Lair: one card, not the whole discard pile
+        (2, [1, 2, 5], [[2], [3], [4]]),  # the Jungle: the Jungle or one discard
+        (6, [1, 5, 6], [[6], [2], [3], [4]]),  # the Swamp: the Swamp or one discard
+    ],
+)
 def test_persecution_take_at_most_one(place, hand, takes):
     discard = [c for c in (2, 3, 4) if c not in hand]
     g = scenario(creature=creature_with("persecution"), hunted={1: {"hand": hand, "discard": discard or [3, 4]}})
@@ -162,8 +180,13 @@ def test_persecution_lair_copying_the_jungle_takes_one():
 
 def test_mutation_artemia_token_also_costs_one_will():
     g = scenario(creature=creature_with("mutation"), hunted={1: {"hand": [1, 2, 5], "discard": [3, 4]}})
-    play_turn(g, {1: [2], 2: [3]}, hunt={"card": "mutation"}, tokens={"creature": 9, "artemia": 2},
-              answers={1: [{"type": "discard", "cards": [5]}]})
+    play_turn(
+        g,
+        {1: [2], 2: [3]},
+        hunt={"card": "mutation"},
+        tokens={"creature": 9, "artemia": 2},
+        answers={1: [{"type": "discard", "cards": [5]}]},
+    )
     assert hunted(g, 1)["will"] == 2 and 5 in hunted(g, 1)["discard"] and hunted(g, 2)["will"] == 3
 
 
@@ -184,8 +207,7 @@ def test_phobia_shows_cards_only_to_the_creature():
 
 
 def test_virus_artemia_token_on_two_adjacent_places():
-    g = scenario(players=4, creature=creature_with("virus"),
-                 hunted={s: {"hand": [1, 2, 3, 4, 5]} for s in (1, 2, 3)})
+    g = scenario(players=4, creature=creature_with("virus"), hunted={s: {"hand": [1, 2, 3, 4, 5]} for s in (1, 2, 3)})
     play_turn(g, {1: [3], 2: [4], 3: [2]}, hunt={"card": "virus", "places": [3, 4]}, until="hunt")
     assert tokens_of(g)["artemia"] == [3, 4]
     assert all("artemia" not in a for a in g.legal_actions(CREATURE) if a["type"] == "tokens")
@@ -213,8 +235,10 @@ def test_clone_lets_the_lair_copy_the_target_place():
 
 
 def test_mirage_two_adjacent_places_are_ineffective():
-    g = scenario(creature=creature_with("mirage"), hunted={1: {"hand": [1, 5], "discard": [2, 3, 4]},
-                                                         2: {"hand": [1, 10], "discard": [2, 3, 4, 5]}})
+    g = scenario(
+        creature=creature_with("mirage"),
+        hunted={1: {"hand": [1, 5], "discard": [2, 3, 4]}, 2: {"hand": [1, 10], "discard": [2, 3, 4, 5]}},
+    )
     events = play_turn(g, {1: [5], 2: [10]}, hunt={"card": "mirage", "places": [5, 10]}, tokens={"creature": 9})
     assert not events_of(events, "power") and not events_of(events, "takeback")
     assert hunted(g, 2)["pending"] is None
@@ -230,14 +254,28 @@ def test_mirage_needs_adjacent_places():
 
 
 def test_scream_discard_two_or_lose_will_then_the_power():
-    g = scenario(players=4, creature=creature_with("scream"), hunted={
-        1: {"hand": [1, 2, 4, 5], "discard": [3]}, 2: {"hand": [1, 2, 4, 5], "discard": [3]},
-        3: {"hand": [4, 1], "discard": [2, 3, 5]}})
-    play_turn(g, {1: [4], 2: [4], 3: [4]}, hunt={"card": "scream", "place": 4}, tokens={"creature": 9},
-              until="reckoning")
+    g = scenario(
+        players=4,
+        creature=creature_with("scream"),
+        hunted={
+            1: {"hand": [1, 2, 4, 5], "discard": [3]},
+            2: {"hand": [1, 2, 4, 5], "discard": [3]},
+            3: {"hand": [4, 1], "discard": [2, 3, 5]},
+        },
+    )
+    play_turn(
+        g, {1: [4], 2: [4], 3: [4]}, hunt={"card": "scream", "place": 4}, tokens={"creature": 9}, until="reckoning"
+    )
     assert {"type": "lose_will"} in g.legal_actions(1) and {"type": "discard", "cards": [1, 2]} in g.legal_actions(1)
-    events = run(g, {1: [{"type": "lose_will"}, power(4)], 2: [{"type": "discard", "cards": [1, 5]}, takeback(4, 3)],
-                     3: [takeback(4, 5)]}, turn=1)
+    events = run(
+        g,
+        {
+            1: [{"type": "lose_will"}, power(4)],
+            2: [{"type": "discard", "cards": [1, 5]}, takeback(4, 3)],
+            3: [takeback(4, 5)],
+        },
+        turn=1,
+    )
     assert hunted(g, 1)["will"] == 2 and sorted(hunted(g, 1)["hand"]) == [1, 2, 5]
     assert hunted(g, 2)["will"] == 3 and sorted(hunted(g, 2)["hand"]) == [2, 3]
     # Seat 3 held a single card: only the Will loss was possible, without a question.
@@ -246,11 +284,18 @@ def test_scream_discard_two_or_lose_will_then_the_power():
 
 
 def test_toxin_discards_a_survival_card_and_the_place_is_ineffective():
-    g = scenario(creature=creature_with("toxin"), hunted={1: {"hand": [1, 8], "discard": [2, 3, 4, 5],
-                                                            "survival": ["gate", "drone"]}})
+    g = scenario(
+        creature=creature_with("toxin"),
+        hunted={1: {"hand": [1, 8], "discard": [2, 3, 4, 5], "survival": ["gate", "drone"]}},
+    )
     rescue = g.s["rescue"]
-    events = play_turn(g, {1: [8], 2: [2]}, hunt={"card": "toxin", "place": 8}, tokens={"creature": 9},
-                       answers={1: [{"type": "discard_survival", "card": "drone"}]})
+    events = play_turn(
+        g,
+        {1: [8], 2: [2]},
+        hunt={"card": "toxin", "place": 8},
+        tokens={"creature": 9},
+        answers={1: [{"type": "discard_survival", "card": "drone"}]},
+    )
     assert hunted(g, 1)["survival"] == ["gate"] and "drone" in g.s["survival_discard"]
     assert not [e for e in events_of(events, "power") + events_of(events, "takeback") if e["seat"] == 1]
     assert g.s["rescue"] == rescue - 1
@@ -302,8 +347,9 @@ def test_tracking_two_hunt_cards_next_turn():
     g = scenario(creature=creature_with("tracking"), hunt_deck=["virus", "toxin", "mirage", "clone"])
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 9}, answers={CREATURE: [hunt("tracking")]})
     assert sorted(g.s["players"][0]["hand"]) == ["anticipation", "clone", "fierceness"]
-    events = play_turn(g, {1: [1], 2: [1]}, hunt=[{"card": "anticipation", "seat": 1}, {"card": "fierceness"}],
-                       tokens={"creature": 1})
+    events = play_turn(
+        g, {1: [1], 2: [1]}, hunt=[{"card": "anticipation", "seat": 1}, {"card": "fierceness"}], tokens={"creature": 1}
+    )
     assert len(events_of(events, "hunt_card")) == 2 and hunted(g, 1)["will"] == 3  # 3 lost, gave up
     # the turn after, the limit is 1 again
     play_turn(g, {1: [2], 2: [2]}, until="hunt")
@@ -347,10 +393,16 @@ def test_flashback_not_playable_with_an_empty_discard():
 
 
 # ---------------------------------------------------------------- tokens and symbols
-@pytest.mark.parametrize("card,params,artemia", [
-    ("fierceness", {}, False), ("mutation", {}, True), ("phobia", {"seat": 1}, True),
-    ("clone", {"place": 4}, False), ("scream", {"place": 4}, False),
-])
+@pytest.mark.parametrize(
+    "card,params,artemia",
+    [
+        ("fierceness", {}, False),
+        ("mutation", {}, True),
+        ("phobia", {"seat": 1}, True),
+        ("clone", {"place": 4}, False),
+        ("scream", {"place": 4}, False),
+    ],
+)
 def test_token_entitlement_follows_the_symbol(card, params, artemia):
     g = scenario(creature=creature_with(card))
     play_turn(g, {1: [4], 2: [2]}, until="hunt")
@@ -375,7 +427,12 @@ def test_board_side_artemia_spaces(side, spaces):
 def test_tokens_must_be_placed_and_only_on_places():
     g = scenario()
     play_turn(g, {1: [4], 2: [2]}, until="hunt")
-    for bad in ({"type": "tokens"}, {"type": "tokens", "creature": 0}, {"type": "tokens", "creature": 11},
-                {"type": "tokens", "creature": 3, "artemia": 4}, PASS):
+    for bad in (
+        {"type": "tokens"},
+        {"type": "tokens", "creature": 0},
+        {"type": "tokens", "creature": 11},
+        {"type": "tokens", "creature": 3, "artemia": 4},
+        PASS,
+    ):
         with pytest.raises(IllegalAction):
             g.apply(CREATURE, bad)

@@ -61,8 +61,10 @@ def test_lair_cannot_copy_the_artefact():
 def test_jungle_returns_itself_and_one_discard():
     g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4]}})
     play_turn(g, {1: [2], 2: [2]}, tokens=FAR, until="reckoning")
-    assert {a["take"] for a in [dict(x, take=tuple(x["take"])) for x in questions(g, 1) if x["type"] == "power"]} \
-        == {(2, 3), (2, 4)}
+    assert {a["take"] for a in [dict(x, take=tuple(x["take"])) for x in questions(g, 1) if x["type"] == "power"]} == {
+        (2, 3),
+        (2, 4),
+    }
     run(g, {1: [power(2, take=[2, 4])]})
     assert sorted(hunted(g, 1)["hand"]) == [1, 2, 4, 5] and hunted(g, 1)["discard"] == [3]
 
@@ -101,12 +103,12 @@ def test_river_two_cards_next_turn_keep_one_before_the_reveal():
 
 # ---------------------------------------------------------------- the Beach
 def test_beach_marker_both_ways_once_per_turn_second_hunted_takes_back():
-    g = scenario(players=4, hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]},
-                                    2: {"hand": [1, 4], "discard": [2, 3, 5]}})
+    g = scenario(
+        players=4, hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]}, 2: {"hand": [1, 4], "discard": [2, 3, 5]}}
+    )
     rescue = g.s["rescue"]
     # Both ask for the power ahead; seat 1 resolves first, so seat 2 falls back to a take-back.
-    events = play_turn(g, {1: [4], 2: [4], 3: [2]}, tokens=FAR,
-                       answers={1: [power(4)], 2: [power(4)]})
+    events = play_turn(g, {1: [4], 2: [4], 3: [2]}, tokens=FAR, answers={1: [power(4)], 2: [power(4)]})
     assert g.s["marker_on_beach"] is True and g.s["rescue"] == rescue - 1  # only the end of turn moved it
     assert events_of(events, "fallback")[0]["seat"] == 2
     assert len(events_of(events, "takeback")) == 1 and events_of(events, "takeback")[0]["seat"] == 2
@@ -117,8 +119,9 @@ def test_beach_marker_both_ways_once_per_turn_second_hunted_takes_back():
 
 
 def test_beach_and_wreck_combine_in_one_turn():
-    g = scenario(hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]}, 2: {"hand": [1, 8], "discard": [2, 3, 4, 5]}},
-                 marker=True)
+    g = scenario(
+        hunted={1: {"hand": [1, 4], "discard": [2, 3, 5]}, 2: {"hand": [1, 8], "discard": [2, 3, 4, 5]}}, marker=True
+    )
     rescue = g.s["rescue"]
     play_turn(g, {1: [4], 2: [8]}, tokens=FAR, answers={1: [power(4)], 2: [power(8)]})
     assert g.s["rescue"] == rescue - 3
@@ -126,8 +129,14 @@ def test_beach_and_wreck_combine_in_one_turn():
 
 # ---------------------------------------------------------------- the Rover
 def test_rover_takes_an_unowned_card_from_the_reserve():
-    g = scenario(players=4, hunted={1: {"hand": [1, 2, 5, 7], "discard": [3, 4]},
-                                    2: {"hand": [1, 2, 3, 4, 5, 9]}, 3: {"hand": [1, 2, 3, 4, 5, 9]}})
+    g = scenario(
+        players=4,
+        hunted={
+            1: {"hand": [1, 2, 5, 7], "discard": [3, 4]},
+            2: {"hand": [1, 2, 3, 4, 5, 9]},
+            3: {"hand": [1, 2, 3, 4, 5, 9]},
+        },
+    )
     assert g.s["reserve"][9] == 0 and g.s["reserve"][7] == 1
     play_turn(g, {1: [5], 2: [1], 3: [1]}, tokens=FAR, until="reckoning")
     reserves = sorted(a["reserve"] for a in questions(g, 1) if a["type"] == "power")
@@ -152,8 +161,10 @@ def test_shelter_draws_two_and_keeps_one_at_the_next_exploration():
     assert sorted(hunted(g, 1)["drawn_to_choose"]) == ["drone", "gate"] and hunted(g, 1)["survival"] == []
     assert g.view(1)["you"]["drawn_to_choose"] == ["drone", "gate"]
     assert g.view(2)["hunted"][0]["drawn_to_choose"] == 2
-    assert sorted(questions(g, 1), key=str) == [{"type": "keep_survival", "card": "drone"},
-                                                {"type": "keep_survival", "card": "gate"}]
+    assert sorted(questions(g, 1), key=str) == [
+        {"type": "keep_survival", "card": "drone"},
+        {"type": "keep_survival", "card": "gate"},
+    ]
     act(g, 1, {"type": "keep_survival", "card": "gate"})
     assert hunted(g, 1)["survival"] == ["gate"] and hunted(g, 1)["drawn_to_choose"] == []
     assert g.s["survival_discard"][-1] == "drone"
@@ -173,8 +184,9 @@ def test_wreck_once_per_turn():
 
 # ---------------------------------------------------------------- the Source
 def test_source_heals_another_hunted():
-    g = scenario(players=4, hunted={1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 3},
-                                    2: {"will": 1}, 3: {"will": 2}})
+    g = scenario(
+        players=4, hunted={1: {"hand": [1, 9], "discard": [2, 3, 4, 5], "will": 3}, 2: {"will": 1}, 3: {"will": 2}}
+    )
     play_turn(g, {1: [9], 2: [2], 3: [2]}, tokens=FAR, until="reckoning")
     heals = sorted(a["heal"] for a in questions(g, 1) if "heal" in a)
     assert heals == [2, 3]  # a Hunted at 3 Will cannot be healed
@@ -242,8 +254,11 @@ def test_take_back_instead_of_the_power():
 
 
 def test_ineffective_place_gives_nothing_not_even_a_take_back():
-    g = scenario(creature=["interference", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 8], "discard": [2, 3, 4, 5]}}, marker=True)
+    g = scenario(
+        creature=["interference", "fierceness", "anticipation"],
+        hunted={1: {"hand": [1, 8], "discard": [2, 3, 4, 5]}},
+        marker=True,
+    )
     rescue = g.s["rescue"]
     events = play_turn(g, {1: [8], 2: [4]}, hunt={"card": "interference"}, tokens=FAR)
     assert not events_of(events, "power") and not events_of(events, "takeback")
@@ -252,7 +267,9 @@ def test_ineffective_place_gives_nothing_not_even_a_take_back():
 
 
 def test_two_shelter_powers_in_one_turn_lose_no_survival_card():
-    g = scenario(hunted={1: {"hand": [1, 6, 7], "discard": [2, 3, 4, 5], "survival": ["gate"], "pending": "artefact"}},
-                 survival_deck=["dodge", "drone", "vortex", "hologram"])
+    g = scenario(
+        hunted={1: {"hand": [1, 6, 7], "discard": [2, 3, 4, 5], "survival": ["gate"], "pending": "artefact"}},
+        survival_deck=["dodge", "drone", "vortex", "hologram"],
+    )
     play_turn(g, {1: [7, 6], 2: [2]}, tokens={"creature": 9}, answers={1: [power(7), power(6, 7, via="gate")]})
     check_invariants(g)

@@ -13,10 +13,12 @@ from service.game.cards import HUNT_CARDS, SURVIVAL_CARDS
 from tests.engine_helpers import CREATURE, check_invariants, scenario
 
 MAX_STEPS = 5000
-PLAYOUT = settings(max_examples=170, derandomize=True, deadline=None, database=None,
-                   suppress_health_check=list(HealthCheck))
-SMALL = settings(max_examples=8, derandomize=True, deadline=None, database=None,
-                 suppress_health_check=list(HealthCheck))
+PLAYOUT = settings(
+    max_examples=170, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
+SMALL = settings(
+    max_examples=8, derandomize=True, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def config(seed, players):
@@ -90,8 +92,9 @@ def check_views(g):
             assert you["hand"] == sorted(h["hand"]) and you["survival"] == sorted(h["survival"])
             assert you["played"] == h["played"] and you["drawn_to_choose"] == sorted(h["drawn_to_choose"])
             if hunted_smoke:
-                assert [e["discard"] for e in view["hunted"]] == [s["players"][x]["discard"]
-                                                                  for x in range(1, g.players)]
+                assert [e["discard"] for e in view["hunted"]] == [
+                    s["players"][x]["discard"] for x in range(1, g.players)
+                ]
 
 
 def _perturbed(g, seat, rng):
@@ -231,14 +234,33 @@ def test_different_seeds_give_different_games():
 
 
 # ---------------------------------------------------------------- illegal actions
-MALFORMED = [None, "play", 3, [], {}, {"type": "nope"}, {"type": "play"}, {"type": "play", "cards": "1"},
-             {"type": "play", "cards": [99]}, {"type": "play", "cards": [1, 1]}, {"type": "play", "cards": None},
-             {"type": "tokens"}, {"type": "tokens", "creature": 11}, {"type": "resist", "cards": [42]},
-             {"type": "survival", "card": "no-such-card"}, {"type": "hunt_card", "card": "despair", "x": 1},
-             {"type": "power", "place": 1}, {"type": "takeback", "place": 1, "card": 7},
-             {"type": "keep", "card": 3}, {"type": "side", "side": 3}, {"type": "giveup", "extra": True},
-             {"type": "plan", "orders": "pass"}, {"type": "plan", "orders": [{"type": "nope"}]},
-             {"type": "plan", "orders": [{"type": "pass"}] * 21}, {"type": "plan", "orders": [{"type": "plan"}]}]
+MALFORMED = [
+    None,
+    "play",
+    3,
+    [],
+    {},
+    {"type": "nope"},
+    {"type": "play"},
+    {"type": "play", "cards": "1"},
+    {"type": "play", "cards": [99]},
+    {"type": "play", "cards": [1, 1]},
+    {"type": "play", "cards": None},
+    {"type": "tokens"},
+    {"type": "tokens", "creature": 11},
+    {"type": "resist", "cards": [42]},
+    {"type": "survival", "card": "no-such-card"},
+    {"type": "hunt_card", "card": "despair", "x": 1},
+    {"type": "power", "place": 1},
+    {"type": "takeback", "place": 1, "card": 7},
+    {"type": "keep", "card": 3},
+    {"type": "side", "side": 3},
+    {"type": "giveup", "extra": True},
+    {"type": "plan", "orders": "pass"},
+    {"type": "plan", "orders": [{"type": "nope"}]},
+    {"type": "plan", "orders": [{"type": "pass"}] * 21},
+    {"type": "plan", "orders": [{"type": "plan"}]},
+]
 
 
 def assert_illegal(g, seat, action):
@@ -266,8 +288,13 @@ def illegal_attempts(g, rng):
         assert_illegal(g, seat, {"type": "pass"})
     # out of window: an action of a kind that belongs to another window
     kinds = {a["type"] for seat in waiting for a in g.legal_actions(seat)}
-    for action in ({"type": "tokens", "creature": 3}, {"type": "keep", "card": 1}, {"type": "side", "side": 1},
-                   {"type": "lose_will"}, {"type": "keep_survival", "card": "dodge"}):
+    for action in (
+        {"type": "tokens", "creature": 3},
+        {"type": "keep", "card": 1},
+        {"type": "side", "side": 1},
+        {"type": "lose_will"},
+        {"type": "keep_survival", "card": "dodge"},
+    ):
         if action["type"] not in kinds:
             for seat in waiting:
                 assert_illegal(g, seat, action)
@@ -291,15 +318,21 @@ def test_illegal_actions_raise_and_change_nothing(players, seed):
 
 def test_wrong_cards_are_illegal():
     g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5]}})
-    for action in ({"type": "play", "cards": [3]}, {"type": "play", "cards": [1, 2]},
-                   {"type": "resist", "cards": [1, 2]}, {"type": "resist", "cards": [3, 9]},
-                   {"type": "resist", "cards": [5, 4]},
-                   {"type": "survival", "card": "dodge"}, {"type": "play", "cards": [6]}):
+    for action in (
+        {"type": "play", "cards": [3]},
+        {"type": "play", "cards": [1, 2]},
+        {"type": "resist", "cards": [1, 2]},
+        {"type": "resist", "cards": [3, 9]},
+        {"type": "resist", "cards": [5, 4]},
+        {"type": "survival", "card": "dodge"},
+        {"type": "play", "cards": [6]},
+    ):
         assert_illegal(g, 1, action)
 
 
-@pytest.mark.parametrize("action", [{"type": ["play"]}, {"type": {"a": 1}},
-                                    {"type": "plan", "orders": [{"type": ["pass"]}]}])
+@pytest.mark.parametrize(
+    "action", [{"type": ["play"]}, {"type": {"a": 1}}, {"type": "plan", "orders": [{"type": ["pass"]}]}]
+)
 def test_unhashable_action_type_is_illegal(action):
     g = scenario()
     assert_illegal(g, 1, action)

@@ -23,13 +23,18 @@ ALZBETA, JIRI, BARBORA, MICHAL, JAN = 1, 2, 3, 4, 5
 def hynek_game():
     """Six players: Hynek is the Creature, the five Hunted sit in the order of the seed's example."""
     g = start(6, side=1)
-    setup(g, rescue=6, creature=["mirage", "stasis", "tracking"], hunted={
-        ALZBETA: {"hand": [1, 2, 3, 4, 5], "discard": [], "survival": []},
-        JIRI: {"hand": [2, 3, 4, 5], "discard": [1], "survival": []},
-        BARBORA: {"hand": [1, 2, 3, 4], "discard": [5], "survival": []},
-        MICHAL: {"hand": [1, 2, 3, 8], "discard": [4, 5], "will": 1, "survival": []},
-        JAN: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 3, "survival": []},
-    })
+    setup(
+        g,
+        rescue=6,
+        creature=["mirage", "stasis", "tracking"],
+        hunted={
+            ALZBETA: {"hand": [1, 2, 3, 4, 5], "discard": [], "survival": []},
+            JIRI: {"hand": [2, 3, 4, 5], "discard": [1], "survival": []},
+            BARBORA: {"hand": [1, 2, 3, 4], "discard": [5], "survival": []},
+            MICHAL: {"hand": [1, 2, 3, 8], "discard": [4, 5], "will": 1, "survival": []},
+            JAN: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 3, "survival": []},
+        },
+    )
     play_turn(g, {ALZBETA: [1], JIRI: [5], BARBORA: [2], MICHAL: [8], JAN: [8]}, until="hunt")
     return g
 
@@ -81,8 +86,7 @@ def test_reckoning_of_alzbeta_jiri_barbora_michal_and_jan():
     assert g.s["assimilation"] == assimilation - 2
     assert g.s["rescue"] == rescue - 2  # the Wreck copied by the Lair, then the end of the turn
     # Rule order: the free Lair first, then the Artemia token, then the Creature token.
-    order = [(e["type"], e.get("seat")) for e in events
-             if e["type"] in ("power", "discarded", "caught")]
+    order = [(e["type"], e.get("seat")) for e in events if e["type"] in ("power", "discarded", "caught")]
     assert order == [("power", ALZBETA), ("discarded", BARBORA), ("caught", MICHAL), ("caught", JAN)]
 
 
@@ -117,8 +121,13 @@ def test_resisting_down_to_zero_is_not_allowed_give_up_instead():
 
 def test_give_up_moves_assimilation_once_per_hunted():
     g = start(4, side=1)
-    setup(g, hunted={1: {"hand": [5], "discard": [1, 2, 3, 4], "will": 1},
-                     2: {"hand": [4, 5], "discard": [1, 2, 3], "will": 3}})
+    setup(
+        g,
+        hunted={
+            1: {"hand": [5], "discard": [1, 2, 3, 4], "will": 1},
+            2: {"hand": [4, 5], "discard": [1, 2, 3], "will": 3},
+        },
+    )
     assimilation = g.s["assimilation"]
     act(g, 1, {"type": "giveup"})
     assert g.s["assimilation"] == assimilation - 1
@@ -135,10 +144,15 @@ def test_give_up_needs_something_to_regain():
 
 def test_losing_last_will_moves_assimilation_once_however_many():
     g = start(4, side=1)
-    setup(g, creature=["stasis", "tracking", "detour"], hunted={
-        1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []},
-        2: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []},
-        3: {"hand": [1, 2, 3, 4, 5], "survival": []}})
+    setup(
+        g,
+        creature=["stasis", "tracking", "detour"],
+        hunted={
+            1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []},
+            2: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []},
+            3: {"hand": [1, 2, 3, 4, 5], "survival": []},
+        },
+    )
     assimilation = g.s["assimilation"]
     play_turn(g, {1: [8], 2: [8], 3: [4]}, tokens={"creature": 8}, until="end")
     # +1 for the catch, +1 once for "one or more Hunted lost their last Will"
@@ -150,8 +164,11 @@ def test_losing_last_will_moves_assimilation_once_however_many():
 
 def test_expert_variant_gives_two_will_after_losing_the_last():
     g = start(3, side=1, expert=True)
-    setup(g, creature=["stasis", "tracking", "detour"], hunted={1: {"hand": [1, 2, 8], "discard": [3, 4, 5],
-                                                                    "will": 1, "survival": []}})
+    setup(
+        g,
+        creature=["stasis", "tracking", "detour"],
+        hunted={1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "will": 1, "survival": []}},
+    )
     play_turn(g, {1: [8], 2: [4]}, tokens={"creature": 8}, until="end")
     assert hunted(g, 1)["will"] == 2
     # Giving up in Exploration still restores all 3.
@@ -208,8 +225,15 @@ def test_end_of_turn_rescue_moves_and_cards_are_discarded_and_refilled():
 def test_immediate_victory_hunted_nothing_runs_after():
     """The Wreck brings the Rescue counter home: the game ends then, the later catch never happens."""
     g = start(3, side=1)
-    setup(g, rescue=1, creature=["stasis", "tracking", "detour"],
-          hunted={1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "survival": []}, 2: {"hand": [1, 2, 3, 4, 5], "survival": []}})
+    setup(
+        g,
+        rescue=1,
+        creature=["stasis", "tracking", "detour"],
+        hunted={
+            1: {"hand": [1, 2, 8], "discard": [3, 4, 5], "survival": []},
+            2: {"hand": [1, 2, 3, 4, 5], "survival": []},
+        },
+    )
     assimilation = g.s["assimilation"]
     events = play_turn(g, {1: [8], 2: [4]}, tokens={"creature": 4, "artemia": 7}, answers={1: [power(8)]})
     assert g.is_over and g.winner == "hunted"
@@ -230,8 +254,12 @@ def test_immediate_victory_creature_on_give_up():
 
 def test_immediate_victory_creature_on_catch_nothing_runs_after():
     g = start(3, side=1)
-    setup(g, assimilation=1, creature=["stasis", "tracking", "detour"],
-          hunted={1: {"hand": [1, 2, 3, 4, 5], "survival": []}, 2: {"hand": [1, 2, 3, 4, 5], "survival": []}})
+    setup(
+        g,
+        assimilation=1,
+        creature=["stasis", "tracking", "detour"],
+        hunted={1: {"hand": [1, 2, 3, 4, 5], "survival": []}, 2: {"hand": [1, 2, 3, 4, 5], "survival": []}},
+    )
     events = play_turn(g, {1: [1], 2: [4]}, tokens={"creature": 1})
     assert g.winner == "creature"
     assert events[-1]["type"] == "game_over"
@@ -261,8 +289,12 @@ def test_hunt_deck_reshuffles_its_discard():
 
 def test_survival_deck_reshuffles_its_discard():
     g = start(3, side=1)
-    setup(g, creature=["stasis", "tracking", "detour"], survival_deck=[],
-          hunted={1: {"hand": [1, 2, 3, 4, 9], "survival": []}, 2: {"survival": ["dodge"]}})
+    setup(
+        g,
+        creature=["stasis", "tracking", "detour"],
+        survival_deck=[],
+        hunted={1: {"hand": [1, 2, 3, 4, 9], "survival": []}, 2: {"survival": ["dodge"]}},
+    )
     total = len(SURVIVAL_CARDS)  # 15 in the published game; 1 held by seat 2
     assert len(g.s["survival_discard"]) == total - 1
     events = play_turn(g, {1: [9], 2: [4]}, tokens={"creature": 3})  # nobody to heal: the Source draws

@@ -23,9 +23,15 @@ def _plain(value):
 
 
 def _views(game):
-    return _plain({"window": game.window, "waiting": game.waiting_for(), "public": game.public_view(),
+    return _plain(
+        {
+            "window": game.window,
+            "waiting": game.waiting_for(),
+            "public": game.public_view(),
             "views": [game.view(s) for s in range(game.players)],
-            "discards": [game.visible_discards(s) for s in range(game.players)]})
+            "discards": [game.visible_discards(s) for s in range(game.players)],
+        }
+    )
 
 
 @pytest.mark.parametrize("snapshot", DATA, ids=[s["name"] for s in DATA])

@@ -69,8 +69,12 @@ def test_sixth_sense_takes_two_discards_back():
 
 
 def test_smokescreen_hides_discards_from_the_creature_and_public_not_the_hunted():
-    g = scenario(hunted={1: {"hand": [1, 2], "discard": [3, 4, 5], "survival": ["smokescreen"]},
-                         2: {"hand": [1, 2, 3], "discard": [4, 5]}})
+    g = scenario(
+        hunted={
+            1: {"hand": [1, 2], "discard": [3, 4, 5], "survival": ["smokescreen"]},
+            2: {"hand": [1, 2, 3], "discard": [4, 5]},
+        }
+    )
     assert g.view(CREATURE)["hunted"][0]["discard"] == [3, 4, 5]
     act(g, 1, surv("smokescreen"))
     for view in (g.public_view(), g.view(CREATURE)):
@@ -145,8 +149,12 @@ def test_drone_uses_the_rover_in_the_place_question():
 
 
 def test_gate_uses_an_adjacent_place_but_not_the_artefact():
-    g = scenario(hunted={1: {"hand": [1, 3], "discard": [2, 4, 5], "survival": ["gate"]},
-                         2: {"hand": [1, 9], "discard": [2, 3, 4, 5], "survival": []}})
+    g = scenario(
+        hunted={
+            1: {"hand": [1, 3], "discard": [2, 4, 5], "survival": ["gate"]},
+            2: {"hand": [1, 9], "discard": [2, 3, 4, 5], "survival": []},
+        }
+    )
     rescue = g.s["rescue"]
     play_turn(g, {1: [3], 2: [9]}, tokens={"creature": 7}, until="reckoning")
     assert {a["use"] for a in g.legal_actions(1) if a.get("via") == "gate"} == {2, 4, 8}
@@ -158,8 +166,10 @@ def test_gate_uses_an_adjacent_place_but_not_the_artefact():
 
 
 def test_hologram_moves_the_artemia_token():
-    g = scenario(rescue=6, hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["hologram"]},
-                                   2: {"hand": [1, 2, 3, 4, 5]}})
+    g = scenario(
+        rescue=6,
+        hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["hologram"]}, 2: {"hand": [1, 2, 3, 4, 5]}},
+    )
     play_turn(g, {1: [2], 2: [1]}, tokens={"creature": 9, "artemia": 2}, until="reckoning")
     assert surv("hologram", **{"from": 2, "to": 1}) in g.legal_actions(1)
     act(g, 1, surv("hologram", **{"from": 2, "to": 1}))
@@ -169,8 +179,9 @@ def test_hologram_moves_the_artemia_token():
 
 
 def test_wrong_track_moves_the_creature_token():
-    g = scenario(hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["wrong-track"]},
-                         2: {"hand": [1, 2, 3, 4, 5]}})
+    g = scenario(
+        hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["wrong-track"]}, 2: {"hand": [1, 2, 3, 4, 5]}}
+    )
     assimilation = g.s["assimilation"]
     play_turn(g, {1: [5], 2: [4]}, tokens={"creature": 5}, until="reckoning")
     moves = {(a["from"], a["to"]) for a in survival_options(g, 1)}
@@ -181,8 +192,10 @@ def test_wrong_track_moves_the_creature_token():
 
 
 def test_wrong_track_may_move_the_clone_token():
-    g = scenario(creature=["clone", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["wrong-track"]}})
+    g = scenario(
+        creature=["clone", "fierceness", "anticipation"],
+        hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["wrong-track"]}},
+    )
     play_turn(g, {1: [5], 2: [2]}, hunt={"card": "clone", "place": 5}, tokens={"creature": 9}, until="reckoning")
     assert surv("wrong-track", **{"from": 5, "to": 10}) in g.legal_actions(1)
     run(g, {1: [surv("wrong-track", **{"from": 5, "to": 10}), power(5, reserve=6)]}, turn=1)
@@ -227,8 +240,10 @@ def test_at_most_one_survival_card_per_turn():
 
 
 def test_despair_blocks_phase_three_cards_too():
-    g = scenario(creature=["despair", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["dodge"]}})
+    g = scenario(
+        creature=["despair", "fierceness", "anticipation"],
+        hunted={1: {"hand": [1, 2, 5], "discard": [3, 4], "survival": ["dodge"]}},
+    )
     act(g, CREATURE, {"type": "hunt_card", "card": "despair"})
     events = play_turn(g, {1: [5], 2: [2]}, tokens={"creature": 5, "artemia": 9})
     assert hunted(g, 1)["will"] == 2 and hunted(g, 1)["survival"] == ["dodge"]
@@ -236,8 +251,10 @@ def test_despair_blocks_phase_three_cards_too():
 
 
 def test_dodge_answers_a_detour_onto_the_creature_token():
-    g = scenario(creature=["detour", "fierceness", "anticipation"],
-                 hunted={1: {"hand": [1, 2, 4], "discard": [3, 5], "survival": ["dodge"]}})
+    g = scenario(
+        creature=["detour", "fierceness", "anticipation"],
+        hunted={1: {"hand": [1, 2, 4], "discard": [3, 5], "survival": ["dodge"]}},
+    )
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 9}, until="reckoning")
     act(g, CREATURE, {"type": "hunt_card", "card": "detour", "seat": 1, "from": 4, "to": 9})
     assert g.turn == 1 and surv("dodge") in g.legal_actions(1)

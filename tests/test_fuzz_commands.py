@@ -27,8 +27,10 @@ def states() -> list[tuple[object, int]]:
     """(game, seat) pairs from bot games: at each window, the asked seats and one seat that is not asked."""
     out = []
     for players, seed in [(2, 1), (3, 2), (4, 3), (5, 4), (7, 5), (3, 6)]:
-        game, rng = new_game({"players": players, "seed": seed, "side": None, "expert": seed % 2 == 0}), \
-            random.Random(seed)
+        game, rng = (
+            new_game({"players": players, "seed": seed, "side": None, "expert": seed % 2 == 0}),
+            random.Random(seed),
+        )
         windows = 0
         while not game.is_over and windows < 60:
             asked = game.waiting_for()
@@ -69,8 +71,10 @@ def check(text: str, game, seat: int) -> str:
     trial = game.copy()
     for n, action in enumerate(actions):
         if action["type"] == "plan":
-            assert n == len(actions) - 1 and isinstance(action.get("orders"), list) and action["orders"], \
-                (text, actions)
+            assert n == len(actions) - 1 and isinstance(action.get("orders"), list) and action["orders"], (
+                text,
+                actions,
+            )
             break
         try:
             trial.apply(seat, action)
@@ -98,14 +102,20 @@ def test_mutated_real_commands():
     assert outcomes["ok"] and outcomes["refused"], outcomes  # both paths were exercised
 
 
-command_words = st.lists(st.sampled_from(WORDS) | st.integers(-3, 120).map(str) | st.text(max_size=4),
-                         max_size=8).map(" ".join)
-hypothesis_budget = settings(max_examples=max(1, FUZZ_EXAMPLES // 2), deadline=None, database=None,
-                             derandomize=True, suppress_health_check=list(HealthCheck))
+command_words = st.lists(st.sampled_from(WORDS) | st.integers(-3, 120).map(str) | st.text(max_size=4), max_size=8).map(
+    " ".join
+)
+hypothesis_budget = settings(
+    max_examples=max(1, FUZZ_EXAMPLES // 2),
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
 
 
 @hypothesis_budget
-@given(text=st.text(max_size=60) | command_words, pick=st.integers(0, 10 ** 6))
+@given(text=st.text(max_size=60) | command_words, pick=st.integers(0, 10**6))
 def test_generated_text(text, pick):
     pool = states()
     game, seat = pool[pick % len(pool)]

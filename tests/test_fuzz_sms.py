@@ -51,15 +51,36 @@ URL = PUBLIC + "/sms/twilio"
 TOKEN = "fuzz-token"
 PLAYERS = ["+420601100001", "+420601100002", "+420601100003"]
 STRANGERS = ["+420777000001", "+15005550123"]
-KEYWORDS = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "START", "YES", "UNSTOP", "HELP", "INFO",
-            "NEW", "JOIN", "GO", "ASCII", "LANG"}
+KEYWORDS = {
+    "STOP",
+    "STOPALL",
+    "UNSUBSCRIBE",
+    "CANCEL",
+    "END",
+    "QUIT",
+    "START",
+    "YES",
+    "UNSTOP",
+    "HELP",
+    "INFO",
+    "NEW",
+    "JOIN",
+    "GO",
+    "ASCII",
+    "LANG",
+}
 IGNORE = (b"artemia:sms:sid:", b"artemia:metrics:", b"tg:upd:")
 WORLD_INPUTS = 300
 
 
 def code_like(word: str) -> bool:
-    return len(word) == 4 and word.isascii() and word.isalnum() and any(c.isdigit() for c in word) \
+    return (
+        len(word) == 4
+        and word.isascii()
+        and word.isalnum()
+        and any(c.isdigit() for c in word)
         and any(c.isalpha() for c in word)
+    )
 
 
 class World:
@@ -67,8 +88,12 @@ class World:
         self.rng = rng
         self.ctx = make_ctx(clock=Clock())
         self.app = create_app(Env(self.ctx, Tables(self.ctx.store.redis), "artemia_bot"), "tg-secret")
-        settings = Settings(twilio_account_sid="AC" + "0" * 32, twilio_auth_token=TOKEN,
-                               twilio_from="+15005550006", sms_public_url=PUBLIC)
+        settings = Settings(
+            twilio_account_sid="AC" + "0" * 32,
+            twilio_auth_token=TOKEN,
+            twilio_from="+15005550006",
+            sms_public_url=PUBLIC,
+        )
         if not any(getattr(route, "path", None) == "/sms/twilio" for route in self.app.routes):
             self.app.router.routes.extend(sms.ROUTES)  # the web app does not mount the SMS route (yet)
         if getattr(self.app.state, "sms", None) is None:
@@ -76,7 +101,7 @@ class World:
         self.app.state.sms.settings = settings
         self.loop = asyncio.new_event_loop()
         self.client = httpx.AsyncClient(transport=httpx.ASGITransport(self.app), base_url="http://fuzz.test")
-        self.sids = itertools.count(rng.randrange(10 ** 9))
+        self.sids = itertools.count(rng.randrange(10**9))
         self.handled: list[dict] = []
         self.begin()
 
@@ -88,8 +113,15 @@ class World:
 
     def form(self, number: str, body: str) -> dict:
         sid = f"SM{next(self.sids):032d}"
-        return {"MessageSid": sid, "SmsSid": sid, "AccountSid": "AC" + "0" * 32, "From": number,
-                "To": "+15005550006", "Body": body, "NumMedia": "0"}
+        return {
+            "MessageSid": sid,
+            "SmsSid": sid,
+            "AccountSid": "AC" + "0" * 32,
+            "From": number,
+            "To": "+15005550006",
+            "Body": body,
+            "NumMedia": "0",
+        }
 
     def post(self, content: bytes, headers: dict):
         response = self.loop.run_until_complete(self.client.post("/sms/twilio", content=content, headers=headers))
@@ -97,8 +129,13 @@ class World:
         return response
 
     def signed(self, form: dict, url: str = URL, token: str = TOKEN):
-        response = self.post(urlencode(form).encode(), {"Content-Type": "application/x-www-form-urlencoded",
-                                                        "X-Twilio-Signature": twilio_signature(token, url, form)})
+        response = self.post(
+            urlencode(form).encode(),
+            {
+                "Content-Type": "application/x-www-form-urlencoded",
+                "X-Twilio-Signature": twilio_signature(token, url, form),
+            },
+        )
         if response.status_code == 200:  # refused (403, 400), a form was never handled: sending it again is new
             self.handled.append(form)
         return response
@@ -119,8 +156,11 @@ class World:
             self.text(PLAYERS[0], "GO")
         meta = self.ctx.store.meta(self.code)
         assert meta, f"the game {self.code} did not start: {opened}"
-        self.seat_of = {p["chat"].split(":", 1)[1]: int(s) for s, p in meta["players"].items()
-                        if str(p.get("chat", "")).startswith("sms:")}
+        self.seat_of = {
+            p["chat"].split(":", 1)[1]: int(s)
+            for s, p in meta["players"].items()
+            if str(p.get("chat", "")).startswith("sms:")
+        }
         self.settle()
 
     def state(self):
@@ -146,8 +186,9 @@ class World:
 
     def fuzz_one(self) -> str:
         rng = self.rng
-        kind = rng.choice(["bad_signature", "fields", "bytes", "json", "replay", "player_text", "stranger_text",
-                           "keyword"])
+        kind = rng.choice(
+            ["bad_signature", "fields", "bytes", "json", "replay", "player_text", "stranger_text", "keyword"]
+        )
         snap, game = self.state()
         before = redis_state(self.ctx.store.redis, IGNORE)
         invalid = False
@@ -165,8 +206,10 @@ class World:
                 form["Body"] = mutate_text(rng, original or "x")
                 if form["Body"] == original:
                     form["Body"] += "x"
-                response = self.post(urlencode(form).encode(), {"Content-Type": "application/x-www-form-urlencoded",
-                                                                "X-Twilio-Signature": signature})
+                response = self.post(
+                    urlencode(form).encode(),
+                    {"Content-Type": "application/x-www-form-urlencoded", "X-Twilio-Signature": signature},
+                )
             assert response.status_code == 403, (roll, form)
             invalid = True
         elif kind == "fields":
@@ -176,8 +219,7 @@ class World:
                 if rng.random() < 0.3:
                     form.pop(key, None)
                 else:
-                    form[key] = mutate_text(rng, str(form.get(key, ""))) if rng.random() < 0.6 else \
-                        str(junk_value(rng))
+                    form[key] = mutate_text(rng, str(form.get(key, ""))) if rng.random() < 0.6 else str(junk_value(rng))
             number = re.sub(r"[\s().-]", "", form.get("From", ""))
             usable = re.match(r"^\+[1-9]\d{6,14}$", number) and (form.get("MessageSid") or form.get("SmsSid"))
             response = self.signed(form)
@@ -185,14 +227,20 @@ class World:
         elif kind == "bytes":
             form = self.form(rng.choice(PLAYERS + STRANGERS), random_text(rng))
             body = mutate_bytes(rng, urlencode(form).encode())
-            response = self.post(body, {"Content-Type": rng.choice(["application/x-www-form-urlencoded", "text/plain",
-                                                                     "application/json"]),
-                                        "X-Twilio-Signature": twilio_signature(TOKEN, URL, form)})
+            response = self.post(
+                body,
+                {
+                    "Content-Type": rng.choice(["application/x-www-form-urlencoded", "text/plain", "application/json"]),
+                    "X-Twilio-Signature": twilio_signature(TOKEN, URL, form),
+                },
+            )
             invalid = response.status_code in (400, 403)
         elif kind == "json":
             value = rng.choice([self.form(rng.choice(PLAYERS), random_text(rng)), junk_value(rng), [1, 2], "x"])
-            response = self.post(json.dumps(value).encode(), {"Content-Type": "application/json",
-                                                              "X-Twilio-Signature": rng.choice(["", "abc", "=="])})
+            response = self.post(
+                json.dumps(value).encode(),
+                {"Content-Type": "application/json", "X-Twilio-Signature": rng.choice(["", "abc", "=="])},
+            )
             invalid = response.status_code in (400, 403)
         elif kind == "replay":
             form = rng.choice(self.handled)
@@ -203,8 +251,11 @@ class World:
             number = rng.choice(PLAYERS)
             seat = self.seat_of[number]
             legal = game.legal_actions(seat) if not game.is_over else []
-            body = mutate_text(rng, commands.describe(rng.choice(legal))) if legal and rng.random() < 0.5 \
+            body = (
+                mutate_text(rng, commands.describe(rng.choice(legal)))
+                if legal and rng.random() < 0.5
                 else random_text(rng)
+            )
             invalid = self.refused(body, game, seat)
             response = self.signed(self.form(number, body))
         elif kind == "stranger_text":

@@ -25,17 +25,140 @@ FUZZ_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "800"))
 FUZZ_SEED = int(os.environ.get("FUZZ_SEED", "0"))
 COUNTS: Counter = Counter()
 
-NASTY_STRINGS = ["", " ", "\x00", "\n", "\r\n", "\t", "🦖", "ř", "Ř", "\u200b", "\ufeff", "\u202e", "'", '"', "\\",
-                 "%s", "{}", "{0}", "<b>", "&amp;", "/", "//", "@", "@artemia_bot", "-1", "0", "1e309", "NaN",
-                 "99999999999999999999999", "-9223372036854775809", "d:", "d:x:1::", "j", "/start j", "A" * 5000]
-WORDS = ["play", "hraj", "resist", "r", "vzdoruj", "give", "up", "keep", "card", "c", "hunt", "lov", "a", "pass",
-         "nic", "discard", "d", "show", "lose", "will", "power", "sila", "take", "vezmi", "reserve", "heal", "draw",
-         "copy", "use", "via", "back", "plan", "help", "?", "status", "stav", "p", "h", "at", "na", "river", "reka",
-         "lair", "jungle", "beach", "rover", "swamp", "shelter", "wreck", "source", "artefact", "dodge", "uhyb",
-         "sixth", "mirage", "prelud", "detour", "flashback", "drone", "gate", "(", ")", "p2", "h3", "a7", "x",
-         "/newgame", "/join", "/leave", "/creature", "/settings", "/begin", "/status", "/cancel", "/help",
-         "/rules", "/start", "/language", "NEW", "JOIN", "GO", "STOP", "START", "HELP", "ASCII", "LANG", "on",
-         "off", "cs", "en", "deadline", "expert", "live", "fast", "daily"]
+NASTY_STRINGS = [
+    "",
+    " ",
+    "\x00",
+    "\n",
+    "\r\n",
+    "\t",
+    "🦖",
+    "ř",
+    "Ř",
+    "\u200b",
+    "\ufeff",
+    "\u202e",
+    "'",
+    '"',
+    "\\",
+    "%s",
+    "{}",
+    "{0}",
+    "<b>",
+    "&amp;",
+    "/",
+    "//",
+    "@",
+    "@artemia_bot",
+    "-1",
+    "0",
+    "1e309",
+    "NaN",
+    "99999999999999999999999",
+    "-9223372036854775809",
+    "d:",
+    "d:x:1::",
+    "j",
+    "/start j",
+    "A" * 5000,
+]
+WORDS = [
+    "play",
+    "hraj",
+    "resist",
+    "r",
+    "vzdoruj",
+    "give",
+    "up",
+    "keep",
+    "card",
+    "c",
+    "hunt",
+    "lov",
+    "a",
+    "pass",
+    "nic",
+    "discard",
+    "d",
+    "show",
+    "lose",
+    "will",
+    "power",
+    "sila",
+    "take",
+    "vezmi",
+    "reserve",
+    "heal",
+    "draw",
+    "copy",
+    "use",
+    "via",
+    "back",
+    "plan",
+    "help",
+    "?",
+    "status",
+    "stav",
+    "p",
+    "h",
+    "at",
+    "na",
+    "river",
+    "reka",
+    "lair",
+    "jungle",
+    "beach",
+    "rover",
+    "swamp",
+    "shelter",
+    "wreck",
+    "source",
+    "artefact",
+    "dodge",
+    "uhyb",
+    "sixth",
+    "mirage",
+    "prelud",
+    "detour",
+    "flashback",
+    "drone",
+    "gate",
+    "(",
+    ")",
+    "p2",
+    "h3",
+    "a7",
+    "x",
+    "/newgame",
+    "/join",
+    "/leave",
+    "/creature",
+    "/settings",
+    "/begin",
+    "/status",
+    "/cancel",
+    "/help",
+    "/rules",
+    "/start",
+    "/language",
+    "NEW",
+    "JOIN",
+    "GO",
+    "STOP",
+    "START",
+    "HELP",
+    "ASCII",
+    "LANG",
+    "on",
+    "off",
+    "cs",
+    "en",
+    "deadline",
+    "expert",
+    "live",
+    "fast",
+    "daily",
+]
 
 
 def rng_for(name: str) -> random.Random:
@@ -87,7 +210,7 @@ def mutate_text(rng: random.Random, text: str) -> str:
             chars[j], chars[k] = chars[k], chars[j]
         elif op == 3 and chars:
             j = min(i, len(chars) - 1)
-            chars[j:j] = chars[j:j + rng.randint(1, 6)]
+            chars[j:j] = chars[j : j + rng.randint(1, 6)]
         elif op == 4:
             chars = list("".join(chars).upper() if rng.random() < 0.5 else "".join(chars).lower())
         elif op == 5:
@@ -99,12 +222,20 @@ def mutate_text(rng: random.Random, text: str) -> str:
 
 
 def junk_value(rng: random.Random, depth: int = 0):
-    makers = [lambda: None, lambda: True, lambda: rng.randint(-2 ** 70, 2 ** 70),
-              lambda: rng.random() * 10 ** rng.randint(0, 300), lambda: rng.choice(NASTY_STRINGS),
-              lambda: random_text(rng), lambda: rng.randint(-3, 3),
-              lambda: [junk_value(rng, depth + 1) for _ in range(rng.randint(0, 3))],
-              lambda: {rng.choice(["id", "text", "data", "from", "chat", "type", "x"]): junk_value(rng, depth + 1)
-                       for _ in range(rng.randint(0, 3))}]
+    makers = [
+        lambda: None,
+        lambda: True,
+        lambda: rng.randint(-(2**70), 2**70),
+        lambda: rng.random() * 10 ** rng.randint(0, 300),
+        lambda: rng.choice(NASTY_STRINGS),
+        lambda: random_text(rng),
+        lambda: rng.randint(-3, 3),
+        lambda: [junk_value(rng, depth + 1) for _ in range(rng.randint(0, 3))],
+        lambda: {
+            rng.choice(["id", "text", "data", "from", "chat", "type", "x"]): junk_value(rng, depth + 1)
+            for _ in range(rng.randint(0, 3))
+        },
+    ]
     return makers[rng.randrange(len(makers) if depth < 3 else 7)]()
 
 
@@ -121,8 +252,9 @@ def mutate_json(rng: random.Random, value, depth: int = 0):
         elif roll < 0.75:
             value[key] = junk_value(rng)
         elif roll < 0.85:
-            value[rng.choice(["message", "callback_query", "my_chat_member", "from", "text", "data", key + "_"])] = \
+            value[rng.choice(["message", "callback_query", "my_chat_member", "from", "text", "data", key + "_"])] = (
                 junk_value(rng)
+            )
         else:
             value[key] = mutate_json(rng, value[key], depth + 1) if rng.random() < 0.5 else None
         return value
@@ -134,7 +266,7 @@ def mutate_json(rng: random.Random, value, depth: int = 0):
     if isinstance(value, bool):
         return not value if rng.random() < 0.5 else junk_value(rng)
     if isinstance(value, int):
-        return rng.choice([value + 1, value - 1, -value, 0, 2 ** 63, -2 ** 63 - 1, 2 ** 64, str(value), 1.5])
+        return rng.choice([value + 1, value - 1, -value, 0, 2**63, -(2**63) - 1, 2**64, str(value), 1.5])
     if isinstance(value, str):
         return mutate_text(rng, value) if rng.random() < 0.7 else junk_value(rng)
     return junk_value(rng)
@@ -148,13 +280,14 @@ def mutate_bytes(rng: random.Random, data: bytes) -> bytes:
         if op == 0 and buf:
             buf[rng.randrange(len(buf))] ^= 1 << rng.randrange(8)
         elif op == 1 and buf:
-            del buf[rng.randrange(len(buf)):][:rng.randint(1, 20)]
+            del buf[rng.randrange(len(buf)) :][: rng.randint(1, 20)]
         elif op == 2:
-            buf[rng.randint(0, len(buf)):rng.randint(0, len(buf))] = bytes(rng.randrange(256)
-                                                                          for _ in range(rng.randint(1, 8)))
+            buf[rng.randint(0, len(buf)) : rng.randint(0, len(buf))] = bytes(
+                rng.randrange(256) for _ in range(rng.randint(1, 8))
+            )
         elif buf:
             i = rng.randrange(len(buf))
-            buf[i:i] = buf[rng.randrange(len(buf)):][:rng.randint(1, 40)]
+            buf[i:i] = buf[rng.randrange(len(buf)) :][: rng.randint(1, 40)]
     return bytes(buf)
 
 
@@ -177,8 +310,10 @@ def settle(ctx: Context, game_id: str, rounds: int = 50) -> None:
         try:
             resolve_window(ctx, game_id, snap.current_window)
         except Exception as exc:
-            raise AssertionError(f"resolving window {snap.window} of game {game_id} failed (FUZZ_SEED={FUZZ_SEED}): "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise AssertionError(
+                f"resolving window {snap.window} of game {game_id} failed (FUZZ_SEED={FUZZ_SEED}): "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
     raise AssertionError(f"game {game_id} is still resolving after {rounds} resolutions")
 
 

@@ -67,9 +67,10 @@ class World:
         self.ctx = make_ctx(clock=Clock())
         self.env = Env(self.ctx, Tables(self.ctx.store.redis), "artemia_bot")
         self.loop = asyncio.new_event_loop()
-        self.client = httpx.AsyncClient(transport=httpx.ASGITransport(create_app(self.env, SECRET)),
-                                        base_url="http://fuzz.test")
-        self.ids = itertools.count(rng.randrange(1, 10 ** 6))
+        self.client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(create_app(self.env, SECRET)), base_url="http://fuzz.test"
+        )
+        self.ids = itertools.count(rng.randrange(1, 10**6))
         self.recorded: list[dict] = []
         self.posted_ids: list[int] = []
         self.begin()
@@ -100,8 +101,16 @@ class World:
 
     def press(self, user: dict, data: str) -> dict:
         n = next(self.ids)
-        return {"update_id": n, "callback_query": {"id": f"q{n}", "from": user, "chat_instance": "c", "data": data,
-                                                   "message": {"message_id": 55, "date": 1, "chat": private(user)}}}
+        return {
+            "update_id": n,
+            "callback_query": {
+                "id": f"q{n}",
+                "from": user,
+                "chat_instance": "c",
+                "data": data,
+                "message": {"message_id": 55, "date": 1, "chat": private(user)},
+            },
+        }
 
     # --- the game ---------------------------------------------------------------------------------------------
 
@@ -114,7 +123,7 @@ class World:
         self.update(self.message(USERS[0], "/begin", GROUP))
         games = self.ctx.store.redis.keys("{g:*}:snap")
         assert len(games) == 1, games
-        self.game_id = games[0].decode()[3:-len("}:snap")]
+        self.game_id = games[0].decode()[3 : -len("}:snap")]
         self.meta = self.ctx.store.meta(self.game_id)
         self.user_of = {int(s): USERS[user_id(p) - 7000] for s, p in self.meta["players"].items()}
         self.settle()
@@ -152,8 +161,18 @@ class World:
 
     def fuzz_one(self) -> str:
         rng = self.rng
-        kinds = ["secret", "bytes", "json", "replay", "button", "stranger_button", "typed", "stranger_text",
-                 "group", "fresh"]
+        kinds = [
+            "secret",
+            "bytes",
+            "json",
+            "replay",
+            "button",
+            "stranger_button",
+            "typed",
+            "stranger_text",
+            "group",
+            "fresh",
+        ]
         kind = rng.choice(kinds)
         snap, game, missing = self.asked()
         before = redis_state(self.ctx.store.redis, IGNORE)
@@ -178,8 +197,9 @@ class World:
             assert response.status_code == 200 and response.content == b""
             invalid = True
         elif kind in ("button", "stranger_button"):
-            user = STRANGER if kind == "stranger_button" or not missing else \
-                self.user_of[rng.choice(list(self.user_of))]
+            user = (
+                STRANGER if kind == "stranger_button" or not missing else self.user_of[rng.choice(list(self.user_of))]
+            )
             data, invalid = self.forged_data(snap, game, user)
             response = self.update(self.press(user, data), record=False)
             assert response.json()["method"] == "answerCallbackQuery"
@@ -193,16 +213,20 @@ class World:
             invalid = not text.split()[:1] or telegram._command(text, "artemia_bot")[0] not in ("start", "language")
             response = self.update(self.message(STRANGER, text, private(STRANGER)), record=False)
         elif kind == "group":
-            text = rng.choice(["/" + rng.choice(list(telegram.GROUP_COMMANDS) + ["frob", ""]) + " ", ""]) + \
-                self.some_text(game, 1)
+            text = rng.choice(
+                ["/" + rng.choice(list(telegram.GROUP_COMMANDS) + ["frob", ""]) + " ", ""]
+            ) + self.some_text(game, 1)
             command = telegram._command(text, "artemia_bot")[0]
             invalid = command is None or command not in telegram.GROUP_COMMANDS or command in READ_ONLY_GROUP
             user = rng.choice([STRANGER, *USERS.values()])
             response = self.update(self.message(user, text, GROUP), record=False)
         else:  # a fresh random update shape
-            update = {"update_id": next(self.ids), rng.choice(["message", "callback_query", "my_chat_member",
-                                                               "edited_message", "poll"]): mutate_json(
-                rng, rng.choice(self.recorded).get("message") or {"x": 1})}
+            update = {
+                "update_id": next(self.ids),
+                rng.choice(["message", "callback_query", "my_chat_member", "edited_message", "poll"]): mutate_json(
+                    rng, rng.choice(self.recorded).get("message") or {"x": 1}
+                ),
+            }
             response = self.post(json.dumps(update).encode())
             invalid = response.status_code == 400
         if invalid:
@@ -241,7 +265,9 @@ class World:
         if roll < 0.65:
             return ui.Choice("nosuchgame", 1).data(), True
         legal = game.legal_actions(seat) if seat is not None and not game.is_over else []
-        first = rng.choice([len(legal), len(legal) + 3, 999]) if rng.random() < 0.5 else rng.randrange(max(1, len(legal)))
+        first = (
+            rng.choice([len(legal), len(legal) + 3, 999]) if rng.random() < 0.5 else rng.randrange(max(1, len(legal)))
+        )
         chosen = (first,) + tuple(rng.randrange(200) for _ in range(rng.randint(0, 3)))
         menu = tuple(rng.randrange(50) for _ in range(rng.randint(0, 2)))
         data = ui.Choice(self.game_id, snap.window or 0, chosen, menu)
@@ -249,8 +275,9 @@ class World:
             text = data.data()
         except ValueError:
             return "d:" + "9" * 70, True
-        invalid = user is STRANGER or snap.status != "collecting" or seat not in game.waiting_for() \
-            or first >= len(legal)
+        invalid = (
+            user is STRANGER or snap.status != "collecting" or seat not in game.waiting_for() or first >= len(legal)
+        )
         return text, invalid
 
 

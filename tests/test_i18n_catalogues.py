@@ -9,8 +9,9 @@ from service import i18n
 from service.i18n import compile as catalogues
 
 
-@pytest.mark.parametrize("code, lang", [("cs", "cs"), ("sk", "cs"), ("cs-CZ", "cs"), ("en", "en"), ("de", "en"),
-                                        (None, "en"), ("", "en")])
+@pytest.mark.parametrize(
+    "code, lang", [("cs", "cs"), ("sk", "cs"), ("cs-CZ", "cs"), ("en", "en"), ("de", "en"), (None, "en"), ("", "en")]
+)
 def test_language_from_telegram(code, lang):
     assert i18n.from_telegram(code) == lang
 
@@ -25,8 +26,9 @@ def test_own_choice_beats_the_chat_and_telegram():
 def test_czech_catalogue_with_three_plural_forms():
     t = i18n.translator("cs")
     assert t.gettext("Reveal of turn {n}!") == "Odhalení v {n}. kole!"
-    forms = [t.ngettext("{who} discards {n} card.", "{who} discards {n} cards.", n).format(who="Eva", n=n)
-             for n in (1, 3, 5)]
+    forms = [
+        t.ngettext("{who} discards {n} card.", "{who} discards {n} cards.", n).format(who="Eva", n=n) for n in (1, 3, 5)
+    ]
     assert forms == ["Eva odhazuje 1 kartu.", "Eva odhazuje 3 karty.", "Eva odhazuje 5 karet."]
     assert i18n.translator("en").gettext("Reveal of turn {n}!") == "Reveal of turn {n}!"
     assert i18n.translator("xx").gettext("Reveal of turn {n}!") == "Reveal of turn {n}!"

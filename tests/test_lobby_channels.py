@@ -38,30 +38,33 @@ def test_bad_input_in_the_lobby_changes_nothing(world):
     code = world.lobby.at(str(GROUP["id"])).code
     world.reply(ANNA, f"JOIN {code}")
     other = "AB23" if code != "AB23" else "CD45"
-    unchanged(world, [
-        (GROUP, TG_B, "/begin", "Only the player who opened"),  # a stranger
-        (GROUP, TG_B, "/settings expert on", "Only the player who opened"),
-        (GROUP, TG_B, "/cancel", "Only the player who opened"),
-        (GROUP, TG_B, "/leave", "You are not in this game"),
-        (GROUP, TG_B, "/creature", "Join first"),
-        (GROUP, TG_A, "/settings deadline soon", "Usage: /settings"),
-        (GROUP, TG_A, "/newgame", "already a game here"),
-        (OTHER_GROUP, TG_A, "/begin", "There is no game here"),
-        ("sms", ANNA, f"GO {code}", f"Only whoever opened {code}"),  # a player, not the creator
-        ("sms", ANNA, f"JOIN {code}", f"You are already in {code}"),
-        ("sms", ANNA, "JOIN ZZ99", "There is no game ZZ99"),
-        ("sms", ANNA, "JOIN", "Text JOIN and the game's code"),
-        ("sms", ANNA, f"{other} play 3", "You are in no game"),
-        ("sms", CYRIL, "play 3", "You are in no game"),  # an unknown number
-        ("sms", CYRIL, "asdf qwer zxcv", "You are in no game"),
-        ("sms", CYRIL, "GO", "no game waiting"),
-        ("sms", CYRIL, f"CREATURE {code}", f"You have not joined {code}"),
-        ("sms", CYRIL, f"LEAVE {code}", f"You have not joined {code}"),
-        ({"id": TG_B, "type": "private"}, TG_B, "/join ZZ99", "no longer open"),
-        ({"id": TG_B, "type": "private"}, TG_B, "/join", "Usage: /join <code>"),
-        ({"id": TG_B, "type": "private"}, TG_B, "play 3", "no question to answer"),
-        ({"id": TG_B, "type": "private"}, TG_B, f"{code} play 3", f"no question to answer in game {code}"),
-    ])
+    unchanged(
+        world,
+        [
+            (GROUP, TG_B, "/begin", "Only the player who opened"),  # a stranger
+            (GROUP, TG_B, "/settings expert on", "Only the player who opened"),
+            (GROUP, TG_B, "/cancel", "Only the player who opened"),
+            (GROUP, TG_B, "/leave", "You are not in this game"),
+            (GROUP, TG_B, "/creature", "Join first"),
+            (GROUP, TG_A, "/settings deadline soon", "Usage: /settings"),
+            (GROUP, TG_A, "/newgame", "already a game here"),
+            (OTHER_GROUP, TG_A, "/begin", "There is no game here"),
+            ("sms", ANNA, f"GO {code}", f"Only whoever opened {code}"),  # a player, not the creator
+            ("sms", ANNA, f"JOIN {code}", f"You are already in {code}"),
+            ("sms", ANNA, "JOIN ZZ99", "There is no game ZZ99"),
+            ("sms", ANNA, "JOIN", "Text JOIN and the game's code"),
+            ("sms", ANNA, f"{other} play 3", "You are in no game"),
+            ("sms", CYRIL, "play 3", "You are in no game"),  # an unknown number
+            ("sms", CYRIL, "asdf qwer zxcv", "You are in no game"),
+            ("sms", CYRIL, "GO", "no game waiting"),
+            ("sms", CYRIL, f"CREATURE {code}", f"You have not joined {code}"),
+            ("sms", CYRIL, f"LEAVE {code}", f"You have not joined {code}"),
+            ({"id": TG_B, "type": "private"}, TG_B, "/join ZZ99", "no longer open"),
+            ({"id": TG_B, "type": "private"}, TG_B, "/join", "Usage: /join <code>"),
+            ({"id": TG_B, "type": "private"}, TG_B, "play 3", "no question to answer"),
+            ({"id": TG_B, "type": "private"}, TG_B, f"{code} play 3", f"no question to answer in game {code}"),
+        ],
+    )
     assert world.ctx.store.load(code) is None
 
 
@@ -77,24 +80,28 @@ def test_bad_input_in_a_running_game_changes_nothing(world):
     game = Game.from_json(snap.json)
     seat = sorted(store.expected(code))[0]
     first = ui.Choice(code, snap.window)
-    someones = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
-                    if ui.follow(game, seat, first.choose(i)).complete)
+    someones = next(
+        first.choose(i) for i in range(len(game.legal_actions(seat))) if ui.follow(game, seat, first.choose(i)).complete
+    )
     other = "AB23" if code != "AB23" else "CD45"
-    unchanged(world, [
-        ("press", STRANGER, someones.data(), "This is not your game"),  # a stranger presses someone's button
-        ("press", TG_A, "d:garbage", "This button is not valid"),
-        ("press", TG_A, ui.Choice(code, snap.window + 7).data(), "expired"),
-        ("press", TG_A, f"d:{other}:1::", "This is not your game"),
-        ("sms", ANNA, f"{other} play 3", f"You are not in game {other}. Your games: {code}"),
-        ("sms", ANNA, "blorp blorp", f"{code}: "),
-        ("sms", CYRIL, f"{code} play 3", "You are in no game"),
-        ("sms", CYRIL, f"JOIN {code}", f"Game {code} has already begun"),
-        ("sms", BEDA, f"GO {code}", f"Game {code} has already begun"),
-        (GROUP, TG_B, "/newgame", "already a game here"),
-        (GROUP, TG_B, "/join", "already begun"),
-        (GROUP, TG_A, "/begin", "already begun"),
-        ({"id": STRANGER, "type": "private"}, STRANGER, f"/join {code}", "already begun"),
-    ])
+    unchanged(
+        world,
+        [
+            ("press", STRANGER, someones.data(), "This is not your game"),  # a stranger presses someone's button
+            ("press", TG_A, "d:garbage", "This button is not valid"),
+            ("press", TG_A, ui.Choice(code, snap.window + 7).data(), "expired"),
+            ("press", TG_A, f"d:{other}:1::", "This is not your game"),
+            ("sms", ANNA, f"{other} play 3", f"You are not in game {other}. Your games: {code}"),
+            ("sms", ANNA, "blorp blorp", f"{code}: "),
+            ("sms", CYRIL, f"{code} play 3", "You are in no game"),
+            ("sms", CYRIL, f"JOIN {code}", f"Game {code} has already begun"),
+            ("sms", BEDA, f"GO {code}", f"Game {code} has already begun"),
+            (GROUP, TG_B, "/newgame", "already a game here"),
+            (GROUP, TG_B, "/join", "already begun"),
+            (GROUP, TG_A, "/begin", "already begun"),
+            ({"id": STRANGER, "type": "private"}, STRANGER, f"/join {code}", "already begun"),
+        ],
+    )
 
 
 def test_duplicate_deliveries_do_nothing_twice(world):

@@ -28,9 +28,15 @@ async def webhook(request):
 
 
 def make_app(ctx):
-    app = Starlette(routes=[Route("/telegram/webhook", webhook, methods=["POST"]),
-                            Route("/sms/twilio", webhook, methods=["POST"]), *ops_web.ROUTES],
-                    middleware=[Middleware(ops_web.MetricsMiddleware)], lifespan=ops_web.write_counts)
+    app = Starlette(
+        routes=[
+            Route("/telegram/webhook", webhook, methods=["POST"]),
+            Route("/sms/twilio", webhook, methods=["POST"]),
+            *ops_web.ROUTES,
+        ],
+        middleware=[Middleware(ops_web.MetricsMiddleware)],
+        lifespan=ops_web.write_counts,
+    )
     app.state.env = SimpleNamespace(ctx=ctx)
     app.state.counts = metrics.BufferedCounts()
     return app

@@ -128,12 +128,17 @@ def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
         if ctx.store.load("scan").status == "over":
             break
     worker.work(burst=True, logging_level="DEBUG")
-    app = Starlette(routes=[Route("/telegram/webhook", lambda request: Response(status_code=403),
-                                  methods=["POST"])], middleware=[Middleware(ops_web.MetricsMiddleware)])
+    app = Starlette(
+        routes=[Route("/telegram/webhook", lambda request: Response(status_code=403), methods=["POST"])],
+        middleware=[Middleware(ops_web.MetricsMiddleware)],
+    )
     app.state.env = SimpleNamespace(ctx=ctx)
     app.state.counts = metrics.BufferedCounts()
-    TestClient(app).post("/telegram/webhook", headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
-                         content=json.dumps({"update_id": 1, "message": {"text": "play 3"}}))
+    TestClient(app).post(
+        "/telegram/webhook",
+        headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+        content=json.dumps({"update_id": 1, "message": {"text": "play 3"}}),
+    )
     game = Game.from_json(ctx.store.load("scan").json)
     assert game.is_over
 
@@ -155,7 +160,15 @@ def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
             for button in row:
                 assert button.get("data", "\0") not in text
     # Engine state and answers never appear either.
-    for marker in ('"hand"', '"survival"', '"drawn_to_choose"', '"type": "play"', '"type":"play"', '"tokens"', "Your hand"):
+    for marker in (
+        '"hand"',
+        '"survival"',
+        '"drawn_to_choose"',
+        '"type": "play"',
+        '"type":"play"',
+        '"tokens"',
+        "Your hand",
+    ):
         assert marker not in text, marker
     for seat in range(1, 4):
         assert json.dumps(game.s["players"][seat]["hand"]) not in text

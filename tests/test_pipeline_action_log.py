@@ -30,6 +30,7 @@ def test_replaying_the_stored_log_gives_the_same_final_snapshot(players, seed, h
             clock.advance(61)
             ctx.store.set_due("log1", clock.now)
             from service.pipeline import upkeep
+
             upkeep.sweep(ctx)
         run_jobs(ctx)
         checked += 1

@@ -41,8 +41,10 @@ def test_an_illegal_answer_is_refused_and_changes_nothing(ctx):
     assert result.params["action"] == {"type": "play", "cards": [99]} and result.params["detail"]  # the engine's
     nonsense = ingest.submit(ctx, G, 1, [{"type": "nonsense"}], 1, "d1")
     assert nonsense.status is Status.INVALID and nonsense.reason in (Reason.ILLEGAL, Reason.MALFORMED)
-    assert (ingest.submit(ctx, G, 1, [], 1, "d1").status, ingest.submit(ctx, G, 1, [], 1, "d1").reason) == \
-        (Status.INVALID, Reason.EMPTY)
+    assert (ingest.submit(ctx, G, 1, [], 1, "d1").status, ingest.submit(ctx, G, 1, [], 1, "d1").reason) == (
+        Status.INVALID,
+        Reason.EMPTY,
+    )
     assert ctx.store.answers(G) == {}
     assert ctx.store.redis.hgetall(keys.snap(G)) == before
     assert not ctx.store.redis.sismember(keys.dedup(G), "d1")  # a refused answer does not burn its dedup id
@@ -117,8 +119,10 @@ def test_only_plans_may_follow_the_move_that_completes_a_window():
     assert ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + [plan], window) is None
     too_many = ingest.check_answer(Game.from_json(game.to_json()), 0, tokens + tokens, window)
     assert (too_many.reason, too_many.params) == (Reason.TOO_MANY, {"n": len(tokens)})
-    assert ingest.check_answer(Game.from_json(game.to_json()), 0, ["junk"], window).reason in (Reason.ILLEGAL,
-                                                                                            Reason.MALFORMED)
+    assert ingest.check_answer(Game.from_json(game.to_json()), 0, ["junk"], window).reason in (
+        Reason.ILLEGAL,
+        Reason.MALFORMED,
+    )
 
 
 def test_the_result_is_data_and_each_language_words_it(ctx):
@@ -128,10 +132,12 @@ def test_the_result_is_data_and_each_language_words_it(ctx):
     game = Game.from_json(ctx.store.load(G).json)
     first = ingest.submit(ctx, G, 1, play(ctx, 1), 1, "w1")
     assert not any(isinstance(v, str) and " " in v for v in vars(first).values())  # nothing worded
-    assert submitted(first, game, 1, "en").startswith("Locked in: play ") and "waiting for 1 more answer." in \
-        submitted(first, game, 1, "en")
-    assert submitted(first, game, 1, "cs").startswith("Zaznamenáno: hraj ") and "čeká se ještě na 1 odpověď." in \
-        submitted(first, game, 1, "cs")
+    assert submitted(first, game, 1, "en").startswith("Locked in: play ") and "waiting for 1 more answer." in submitted(
+        first, game, 1, "en"
+    )
+    assert submitted(first, game, 1, "cs").startswith(
+        "Zaznamenáno: hraj "
+    ) and "čeká se ještě na 1 odpověď." in submitted(first, game, 1, "cs")
     illegal = ingest.submit(ctx, G, 2, [{"type": "play", "cards": [10]}], 1)  # not in the hand
     cs = submitted(illegal, game, 2, "cs")
     assert cs.startswith("Tohle teď nejde") and "Teď můžeš: " in cs and "hraj" in cs, cs

@@ -66,8 +66,13 @@ def test_open_join_and_begin_deal_the_seats_and_start_the_game(lobby):
     assert sorted(started.seats.values()) == [0, 1, 2]
     meta = lobby.ctx.store.meta(table.code)
     assert meta["group"] == "-100" and meta["code"] == table.code and meta["bots"] == []
-    assert meta["players"]["0"] == {"name": "S2", "chat": sms(2).chat, "user": sms(2).address,
-                                    "address": sms(2).address, "lang": "cs"}
+    assert meta["players"]["0"] == {
+        "name": "S2",
+        "chat": sms(2).chat,
+        "user": sms(2).address,
+        "address": sms(2).address,
+        "lang": "cs",
+    }
     seat = started.seats["tg:1"]
     assert meta["players"][str(seat)]["user"] == "1" and meta["players"][str(seat)]["chat"] == "1"
     assert lobby.games_of("tg:1") == [(table.code, seat)]

@@ -7,15 +7,23 @@ from service.pipeline import news, outbox, upkeep
 from service.store import Commit
 from service.wiring import RoutingSender
 
-TG_META = {"players": {"0": {"name": "Eva", "chat": "7003", "user": "7003", "lang": "en"},
-                       "1": {"name": "Anna", "chat": "7001", "user": "7001", "lang": "cs"},
-                       "2": {"name": "Petr", "chat": "7002", "user": "7002", "lang": "en"}},
-           "group": "-100555", "lang": "en", "deadline_seconds": 60, "bots": []}
+TG_META = {
+    "players": {
+        "0": {"name": "Eva", "chat": "7003", "user": "7003", "lang": "en"},
+        "1": {"name": "Anna", "chat": "7001", "user": "7001", "lang": "cs"},
+        "2": {"name": "Petr", "chat": "7002", "user": "7002", "lang": "en"},
+    },
+    "group": "-100555",
+    "lang": "en",
+    "deadline_seconds": 60,
+    "bots": [],
+}
 
 
 def step(ctx, game, events, asked, version=2, before=None):
-    return news.step_messages(ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version,
-                                             before or news.empty_news(game.turn)))
+    return news.step_messages(
+        ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before or news.empty_news(game.turn))
+    )
 
 
 def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
@@ -47,8 +55,7 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     assert "4 " in petr[0]["text"] and not [m for m in out if m["chat"] in ("7001", "7003")]
     assert [e["type"] for e in after["private"]["2"]] == ["played"]
     drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
-    out, after = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4,
-                     before=after)
+    out, after = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4, before=after)
     petr = [m for m in out if m["chat"] == "7002"]
     # the turn ends: its message gets its last result; the next turn's question is a new message of its own
     assert [m["slot"] for m in petr] == ["g1:p1", "g1:p2"]
@@ -68,8 +75,11 @@ def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     group = [m for m in out if m["chat"] == "-100555"]
     # the old message is closed (no one is waited for any more); the reveal opens the new one, with the tokens
     assert [m["slot"] for m in group] == ["g1:s0", "g1:s1"] and "⏳" not in group[0]["text"]
-    assert group[1]["text"].index("Reveal") < group[1]["text"].index("Petr was caught") \
-        < group[1]["text"].index("🌍 Turn 1")  # the news first, then where the game is
+    assert (
+        group[1]["text"].index("Reveal")
+        < group[1]["text"].index("Petr was caught")
+        < group[1]["text"].index("🌍 Turn 1")
+    )  # the news first, then where the game is
     assert [i["type"] for i in after["segment"]["items"]] == ["tokens", "reveal", "caught"]
     assert "placed its tokens" in group[1]["text"] and "placed its tokens" not in group[0]["text"]
     # the next turn begins in the same message: edited, not sent anew, and the reveal stays on it
@@ -86,10 +96,25 @@ def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
     out, _ = step(ctx, game, [{"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [1, 2])
     assert "7001" not in {m["chat"] for m in out}
-    meta = {**TG_META, "group": "console:table",
-            "players": {**TG_META["players"], "1": {"name": "You", "chat": "console:you", "user": "u"}}}
-    out, _ = news.step_messages(ctx, news.Step("g1", meta, game, [
-        {"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [], [1], 2e9, 2, news.empty_news(1)))
+    meta = {
+        **TG_META,
+        "group": "console:table",
+        "players": {**TG_META["players"], "1": {"name": "You", "chat": "console:you", "user": "u"}},
+    }
+    out, _ = news.step_messages(
+        ctx,
+        news.Step(
+            "g1",
+            meta,
+            game,
+            [{"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}],
+            [],
+            [1],
+            2e9,
+            2,
+            news.empty_news(1),
+        ),
+    )
     you = next(m for m in out if m["chat"] == "console:you")
     assert "You play: 2 Jungle." in you["text"] and "Your move" in you["text"] and "=" not in you["text"]
 
@@ -97,12 +122,27 @@ def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
 def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fails_alone():
     clock = Clock()
     ctx = make_ctx(clock=clock)
-    out = [{"chat": "grp", "text": "new", "seat": None, "group": True, "slot": "s", "seq": 300},
-           {"chat": "grp", "text": "old", "seat": None, "group": True, "slot": "s", "seq": 200},
-           {"chat": "c1", "text": "bad", "seat": 1, "group": False}]
-    ctx.store.commit("o1", Commit(version=0, window=None, engine_json="{}", next_window=1, status="collecting",
-                                  deadline=clock.now + 60, now=clock.now, expected=[1], prefilled={}, streaks={},
-                                  messages=out))
+    out = [
+        {"chat": "grp", "text": "new", "seat": None, "group": True, "slot": "s", "seq": 300},
+        {"chat": "grp", "text": "old", "seat": None, "group": True, "slot": "s", "seq": 200},
+        {"chat": "c1", "text": "bad", "seat": 1, "group": False},
+    ]
+    ctx.store.commit(
+        "o1",
+        Commit(
+            version=0,
+            window=None,
+            engine_json="{}",
+            next_window=1,
+            status="collecting",
+            deadline=clock.now + 60,
+            now=clock.now,
+            expected=[1],
+            prefilled={},
+            streaks={},
+            messages=out,
+        ),
+    )
 
     class Rejecting:
         def __init__(self, inner):
@@ -125,7 +165,12 @@ def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fail
 def test_routing_sender_picks_the_channel_by_chat_kind_and_configuration():
     ctx = make_ctx(telegram_bot_token="1:x", twilio_account_sid="AC1")
     router = RoutingSender(ctx.store.redis, ctx.settings)
-    assert [router.channel(c) for c in ("-100123", "-100123/7", "42", "sms:+420777", "console:you")] == \
-        ["telegram", "telegram", "telegram", "sms", "console"]
+    assert [router.channel(c) for c in ("-100123", "-100123/7", "42", "sms:+420777", "console:you")] == [
+        "telegram",
+        "telegram",
+        "telegram",
+        "sms",
+        "console",
+    ]
     plain = RoutingSender(ctx.store.redis, make_ctx().settings)
     assert plain.channel("42") == "console"  # no token: nothing goes to Telegram

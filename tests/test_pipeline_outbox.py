@@ -20,13 +20,28 @@ def clock():
 @pytest.fixture
 def ctx(clock):
     ctx = make_ctx(clock=clock, rate_global_per_second=2)
-    outgoing = [{"chat": "c1", "text": "one", "seat": 1, "group": False},
-                {"chat": "c1", "text": "two", "seat": 1, "group": False},
-                {"chat": "grp", "text": "table", "seat": None, "group": True},
-                {"chat": "c2", "text": "three", "seat": 2, "group": False}]
-    ctx.store.commit(G, Commit(version=0, window=None, engine_json="{}", next_window=1, status="collecting",
-                               deadline=clock.now + 60, now=clock.now, expected=[1, 2], prefilled={}, streaks={},
-                               messages=outgoing))
+    outgoing = [
+        {"chat": "c1", "text": "one", "seat": 1, "group": False},
+        {"chat": "c1", "text": "two", "seat": 1, "group": False},
+        {"chat": "grp", "text": "table", "seat": None, "group": True},
+        {"chat": "c2", "text": "three", "seat": 2, "group": False},
+    ]
+    ctx.store.commit(
+        G,
+        Commit(
+            version=0,
+            window=None,
+            engine_json="{}",
+            next_window=1,
+            status="collecting",
+            deadline=clock.now + 60,
+            now=clock.now,
+            expected=[1, 2],
+            prefilled={},
+            streaks={},
+            messages=outgoing,
+        ),
+    )
     return ctx
 
 
@@ -61,10 +76,10 @@ def test_a_delivery_job_that_dies_midway_runs_again_and_sends_the_rest_once(ctx)
     scheduling.deliveries(ctx, G, "v1")
     run_jobs(ctx)
     assert sent(ctx) == [("c1", "one"), ("c1", "two")]
-    retry, = ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids()  # RQ's retry of the failed job
+    (retry,) = ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids()  # RQ's retry of the failed job
     assert retry == f"deliver-{G}-v1"
     ctx.store.redis.delete("test:fail:grp", *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:v1:2"))  # its lease
-    ScheduledJobRegistry(queue=ctx.send_queue).remove(retry)                                  # expires; it is due
+    ScheduledJobRegistry(queue=ctx.send_queue).remove(retry)  # expires; it is due
     ctx.send_queue.enqueue_job(Job.fetch(retry, connection=ctx.store.redis, serializer=ctx.send_queue.serializer))
     run_jobs(ctx)
     assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
@@ -136,13 +151,14 @@ def test_a_blocked_player_is_marked_unreachable_and_bot_played(ctx):
 def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     meta = table(3, humans=[0, 1, 2], group="grp")
     game = new_game(CONFIG)
-    events = [{"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
-              {"type": "drawn", "seat": 0, "cards": [9], "visible_to": [0]},
-              {"type": "caught", "seat": 2, "place": 4, "visible_to": None}]
+    events = [
+        {"type": "played", "seat": 1, "cards": [5], "visible_to": [1]},
+        {"type": "drawn", "seat": 0, "cards": [9], "visible_to": [0]},
+        {"type": "caught", "seat": 2, "place": 4, "visible_to": None},
+    ]
 
     def step(meta):
-        out, _ = news.step_messages(make_ctx(), news.Step("g", meta, game, events, [], [], 0.0, 1,
-                                                            news.empty_news(1)))
+        out, _ = news.step_messages(make_ctx(), news.Step("g", meta, game, events, [], [], 0.0, 1, news.empty_news(1)))
         return {m["chat"]: m["text"] for m in out}
 
     out = step(meta)

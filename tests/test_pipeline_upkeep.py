@@ -129,11 +129,15 @@ def test_an_answer_no_longer_legal_when_applied_is_auto_played_and_its_seat_told
     ctx.store.submit(G, 1, 1, answer_for(ctx, 1), None, clock.now)
     ctx.store.submit(G, 1, 2, [{"type": "play", "cards": [99]}], None, clock.now)
     assert resolve_window(ctx, G, 1) == "resolved"
-    private = [m for m in (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2")))
-               if m["chat"] == "chat2"]
+    private = [
+        m for m in (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2"))) if m["chat"] == "chat2"
+    ]
     assert "Your earlier answer was no longer possible; a default was played for you." in private[0]["text"]
-    assert not any("no longer possible" in m["text"] for m in
-                   (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2"))) if m["chat"] != "chat2")
+    assert not any(
+        "no longer possible" in m["text"]
+        for m in (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2")))
+        if m["chat"] != "chat2"
+    )
     assert ctx.store.streaks(G).get(2, 0) == 0  # it answered: not counted as absent
 
 

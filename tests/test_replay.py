@@ -16,8 +16,11 @@ def contains(actual, expected):
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(k in actual and contains(actual[k], v) for k, v in expected.items())
     if isinstance(expected, list):
-        return isinstance(actual, list) and len(actual) == len(expected) and all(
-            contains(a, e) for a, e in zip(actual, expected))
+        return (
+            isinstance(actual, list)
+            and len(actual) == len(expected)
+            and all(contains(a, e) for a, e in zip(actual, expected))
+        )
     return actual == expected
 
 

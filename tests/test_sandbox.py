@@ -15,7 +15,7 @@ def test_bots_only_game_plays_to_the_end_and_keeps_hands_private(capsys):
     blocks, label = {}, None  # transcript lines grouped by chat label
     for line in out.splitlines():
         if line.startswith("["):
-            label, line = line[1:line.index("]")], line[line.index("]") + 2:]
+            label, line = line[1 : line.index("]")], line[line.index("]") + 2 :]
         blocks.setdefault(label, []).append(line.strip())
     assert {"table", "seat 1", "seat 2", "seat 3"} <= set(blocks)
     # a Hunted's secret pick ("You play") reaches that Hunted only; the table learns it at the reveal

@@ -83,8 +83,9 @@ def test_a_table_opened_in_a_telegram_group_and_joined_by_sms(world):
     assert "Beda will be the Creature" not in (tg.say(TG_B, "/creature", chat=GROUP) or "")
     assert "Only the player who opened" in tg.say(TG_B, "/begin", chat=GROUP)
     assert world.ctx.store.load(code) is None
-    assert tg.say(TG_A, "/begin", chat=GROUP) == ("The game begins! Tg502 is the Creature. Check your private "
-                                                  "chat with me for your choices.")
+    assert tg.say(TG_A, "/begin", chat=GROUP) == (
+        "The game begins! Tg502 is the Creature. Check your private chat with me for your choices."
+    )
     meta = world.ctx.store.meta(code)
     assert meta["group"] == str(GROUP["id"]) and meta["code"] == code and meta["bots"] == []
     assert meta["players"]["0"]["address"] == f"tg:{TG_B}"

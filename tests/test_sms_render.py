@@ -22,10 +22,11 @@ def game():
     return new_game({"players": 3, "seed": 7, "side": 1, "expert": False})
 
 
-META = {"code": "K7QX", "players": {"0": {"chat": "tg0"}, "1": {"chat": f"sms:{ANNA}"},
-                                   "2": {"chat": f"sms:{BEDA}"}}}
-REVEAL = [{"type": "reveal", "turn": 1, "played": {"1": [3], "2": [5]}, "visible_to": None},
-          {"type": "played", "seat": 2, "cards": [5], "visible_to": [2]}]
+META = {"code": "K7QX", "players": {"0": {"chat": "tg0"}, "1": {"chat": f"sms:{ANNA}"}, "2": {"chat": f"sms:{BEDA}"}}}
+REVEAL = [
+    {"type": "reveal", "turn": 1, "played": {"1": [3], "2": [5]}, "visible_to": None},
+    {"type": "played", "seat": 2, "cards": [5], "visible_to": [2]},
+]
 
 
 def test_asked_seats_get_the_question_and_only_sms_seats_get_anything(game, directory):
@@ -36,8 +37,13 @@ def test_asked_seats_get_the_question_and_only_sms_seats_get_anything(game, dire
 
 def test_a_seat_not_asked_gets_the_news_only_when_there_is_some(game, directory):
     out = step_messages(META, game, REVEAL, [1], DEADLINE, directory)
-    assert out[1] == {"chat": f"sms:{BEDA}", "text": "K7QX Places: p1 3, p2 5.", "buttons": None, "seat": 2,
-                      "group": False}
+    assert out[1] == {
+        "chat": f"sms:{BEDA}",
+        "text": "K7QX Places: p1 3, p2 5.",
+        "buttons": None,
+        "seat": 2,
+        "group": False,
+    }
     assert [m["seat"] for m in step_messages(META, game, [], [1], DEADLINE, directory)] == [1]
 
 

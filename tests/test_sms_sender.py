@@ -33,8 +33,12 @@ def redis_():
 def sender(twilio, redis_):
     twilio.sent.clear()
     twilio.failures.clear()
-    settings = Settings(twilio_account_sid=twilio.account_sid, twilio_auth_token="secret",
-                           twilio_from="+15005550006", twilio_api_base_url=twilio.base_url)
+    settings = Settings(
+        twilio_account_sid=twilio.account_sid,
+        twilio_auth_token="secret",
+        twilio_from="+15005550006",
+        twilio_api_base_url=twilio.base_url,
+    )
     return TwilioSender(settings, Directory(redis_))
 
 

@@ -9,8 +9,13 @@ from service.channels.sms.signature import is_valid, public_url, signature, url_
 
 TOKEN = "12345"
 EXAMPLE_URL = "https://mycompany.com/myapp.php?foo=1&bar=2"
-EXAMPLE = {"CallSid": ["CA1234567890ABCDE"], "Caller": ["+14158675309"], "Digits": ["1234"],
-           "From": ["+14158675309"], "To": ["+18005551212"]}
+EXAMPLE = {
+    "CallSid": ["CA1234567890ABCDE"],
+    "Caller": ["+14158675309"],
+    "Digits": ["1234"],
+    "From": ["+14158675309"],
+    "To": ["+18005551212"],
+}
 EXAMPLE_SIGNATURE = "RSOYDt4T1cUTdK1PDd93/VVr8B8="  # Twilio's documentation and its SDKs' tests
 
 
@@ -61,8 +66,9 @@ def test_sha256_with_a_shared_key_named_by_the_settings_header():
     assert is_valid(url, signed, auth_token=TOKEN, params=params, settings_header=header, shared_keys=keys)
     assert not is_valid(url, signed, auth_token=TOKEN, params=params)  # SHA-1 with the Auth Token: no
     assert not is_valid(url, signed, auth_token=TOKEN, params=params, settings_header=header)  # key unknown
-    assert not is_valid(url, signed, auth_token=TOKEN, params=params,
-                        settings_header="key=KS123,algorithm=MD5", shared_keys=keys)
+    assert not is_valid(
+        url, signed, auth_token=TOKEN, params=params, settings_header="key=KS123,algorithm=MD5", shared_keys=keys
+    )
 
 
 def test_json_body_is_checked_by_its_hash_and_the_signature_covers_the_url_only():
@@ -71,8 +77,12 @@ def test_json_body_is_checked_by_its_hash_and_the_signature_covers_the_url_only(
     signed = by_hand(TOKEN, url)
     assert is_valid(url, signed, auth_token=TOKEN, json_body=body)
     assert not is_valid(url, signed, auth_token=TOKEN, json_body=b'{"Body": "play 4"}')
-    assert not is_valid("https://game.example/sms/twilio", by_hand(TOKEN, "https://game.example/sms/twilio"),
-                        auth_token=TOKEN, json_body=body)  # no body hash in the URL
+    assert not is_valid(
+        "https://game.example/sms/twilio",
+        by_hand(TOKEN, "https://game.example/sms/twilio"),
+        auth_token=TOKEN,
+        json_body=body,
+    )  # no body hash in the URL
 
 
 def test_public_url_from_configuration_or_trusted_proxy_headers():
@@ -80,5 +90,7 @@ def test_public_url_from_configuration_or_trusted_proxy_headers():
     headers = {"host": "10.0.0.5:8000", "x-forwarded-proto": "https", "x-forwarded-host": "game.example, proxy"}
     assert public_url(seen, headers) == seen
     assert public_url(seen, headers, trust_proxy=True) == "https://game.example/sms/twilio?x=1"
-    assert public_url(seen, headers, configured="https://play.example/artemia/") == \
-        "https://play.example/artemia/sms/twilio?x=1"
+    assert (
+        public_url(seen, headers, configured="https://play.example/artemia/")
+        == "https://play.example/artemia/sms/twilio?x=1"
+    )

@@ -73,12 +73,14 @@ def test_question_stands_on_its_own():
 
 
 def test_news_shows_only_what_the_seat_may_see():
-    events = [{"type": "played", "seat": 2, "cards": [5], "visible_to": [2]},
-              {"type": "reveal", "turn": 1, "played": {"1": [3], "2": [5, 7]}, "visible_to": None},
-              {"type": "caught", "seat": 2, "place": 5, "visible_to": None},
-              {"type": "will", "seat": 2, "will": 1, "visible_to": None},
-              {"type": "counter", "counter": "rescue", "distance": 9, "visible_to": None},
-              {"type": "counter", "counter": "assimilation", "distance": 4, "visible_to": None}]
+    events = [
+        {"type": "played", "seat": 2, "cards": [5], "visible_to": [2]},
+        {"type": "reveal", "turn": 1, "played": {"1": [3], "2": [5, 7]}, "visible_to": None},
+        {"type": "caught", "seat": 2, "place": 5, "visible_to": None},
+        {"type": "will", "seat": 2, "will": 1, "visible_to": None},
+        {"type": "counter", "counter": "rescue", "distance": 9, "visible_to": None},
+        {"type": "counter", "counter": "assimilation", "distance": 4, "visible_to": None},
+    ]
     assert news(events, 1, "en") == "Places: p1 3, p2 5+7. Caught: p2@5. Will: p2 1. Rescue 9 Assim. 4."
     assert news([events[0]], 1, "en") == ""
 

@@ -15,16 +15,18 @@ served, world = world_fixtures("webhook-token", seed=1)
 def test_twiml_is_escaped_xml_and_empty_when_there_is_no_reply():
     response = twiml('play 3 <River> & "more"')
     assert response.media_type == "text/xml"
-    assert response.body.decode() == ('<?xml version="1.0" encoding="UTF-8"?><Response><Message>'
-                                      'play 3 &lt;River&gt; &amp; "more"</Message></Response>')
+    assert response.body.decode() == (
+        '<?xml version="1.0" encoding="UTF-8"?><Response><Message>'
+        'play 3 &lt;River&gt; &amp; "more"</Message></Response>'
+    )
     assert twiml(None).body.decode() == '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 
 def test_inbound_is_normalised():
-    message = inbound_from_twilio({"From": ["+420 601-000-001"], "Body": ["  play 3 "], "MessageSid": ["SM1"]},
-                                  1_900_000_000.0)
-    assert (message.channel, message.sender, message.text, message.provider_msg_id) == \
-        ("sms", ANNA, "play 3", "SM1")
+    message = inbound_from_twilio(
+        {"From": ["+420 601-000-001"], "Body": ["  play 3 "], "MessageSid": ["SM1"]}, 1_900_000_000.0
+    )
+    assert (message.channel, message.sender, message.text, message.provider_msg_id) == ("sms", ANNA, "play 3", "SM1")
     assert message.received_at.tzinfo is not None
     assert inbound_from_twilio({"From": ["ArtemiaInfo"], "Body": ["x"], "MessageSid": ["SM2"]}, 0) is None
     assert inbound_from_twilio({"From": [ANNA], "Body": ["x"]}, 0) is None
@@ -35,10 +37,17 @@ def test_a_bad_signature_is_403_and_changes_nothing(world):
     assert world.text(ANNA, "NEW", token="not-the-token").status_code == 403
     form = {"MessageSid": "SM9", "From": ANNA, "Body": "NEW"}
     assert world.post(form).status_code == 403  # no signature at all
-    assert world.post(form, twilio_signature(world.twilio.auth_token, "https://evil.example/sms/twilio",
-                                             form)).status_code == 403
-    assert world.post(form, twilio_signature(world.twilio.auth_token, str(world.client.base_url).rstrip("/")
-                                             + "/sms/twilio", form)).status_code == 403  # not the public URL
+    assert (
+        world.post(form, twilio_signature(world.twilio.auth_token, "https://evil.example/sms/twilio", form)).status_code
+        == 403
+    )
+    assert (
+        world.post(
+            form,
+            twilio_signature(world.twilio.auth_token, str(world.client.base_url).rstrip("/") + "/sms/twilio", form),
+        ).status_code
+        == 403
+    )  # not the public URL
     signed = twilio_signature(world.twilio.auth_token, URL, form)
     assert world.post({**form, "Body": "STOP"}, signed).status_code == 403  # tampered
     assert redis_state(world.ctx.store.redis, ignore=(b"artemia:metrics",)) == before  # not even a MessageSid
@@ -46,7 +55,8 @@ def test_a_bad_signature_is_403_and_changes_nothing(world):
 
 def test_the_public_url_setting_is_what_is_signed(world):
     world.endpoint.settings = world.endpoint.settings.model_copy(
-        update={"sms_public_url": "https://public.example/prefix"})
+        update={"sms_public_url": "https://public.example/prefix"}
+    )
     assert world.text(ANNA, "HELP").status_code == 403  # signed for the old public URL
     form = {"MessageSid": "SM77", "From": ANNA, "Body": "HELP"}
     signed = twilio_signature(world.twilio.auth_token, "https://public.example/prefix/sms/twilio", form)

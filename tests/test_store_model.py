@@ -17,8 +17,19 @@ operation = st.one_of(
 
 
 def opening(version: int, window: int, closed: int | None) -> Commit:
-    return Commit(version=version, window=closed, engine_json="{}", next_window=window, status="collecting",
-                  deadline=100.0, now=0.0, expected=[1, 2], prefilled={}, streaks={}, messages=[])
+    return Commit(
+        version=version,
+        window=closed,
+        engine_json="{}",
+        next_window=window,
+        status="collecting",
+        deadline=100.0,
+        now=0.0,
+        expected=[1, 2],
+        prefilled={},
+        streaks={},
+        messages=[],
+    )
 
 
 @settings(max_examples=150, deadline=None)

@@ -17,9 +17,22 @@ def store():
 
 def open_game(store, expected=(1, 2), window=5, version=0, prefilled=None, deadline=1000.0):
     """Commit a game whose window ``window`` waits for ``expected``."""
-    return store.commit(G, Commit(version=version, window=None, engine_json="{}", next_window=window,
-                                  status="collecting", deadline=deadline, now=100.0, expected=list(expected),
-                                  prefilled=prefilled or {}, streaks={}, messages=[{"chat": "c", "text": "hi"}]))
+    return store.commit(
+        G,
+        Commit(
+            version=version,
+            window=None,
+            engine_json="{}",
+            next_window=window,
+            status="collecting",
+            deadline=deadline,
+            now=100.0,
+            expected=list(expected),
+            prefilled=prefilled or {},
+            streaks={},
+            messages=[{"chat": "c", "text": "hi"}],
+        ),
+    )
 
 
 def close(store):
@@ -63,9 +76,19 @@ def test_answering_resets_the_autoplay_streak(store):
 def test_commit_is_a_compare_and_set_on_version_and_status(store):
     assert open_game(store) == 1
     assert open_game(store) == 0  # the game exists already
-    c = Commit(version=1, window=5, engine_json='{"x":1}', next_window=6, status="collecting", deadline=2000.0,
-               now=200.0, expected=[0], prefilled={2: [{"type": "pass"}]}, streaks={1: 1, 2: 0},
-               messages=[{"chat": "a", "text": "one"}, {"chat": "b", "text": "two"}])
+    c = Commit(
+        version=1,
+        window=5,
+        engine_json='{"x":1}',
+        next_window=6,
+        status="collecting",
+        deadline=2000.0,
+        now=200.0,
+        expected=[0],
+        prefilled={2: [{"type": "pass"}]},
+        streaks={1: 1, 2: 0},
+        messages=[{"chat": "a", "text": "one"}, {"chat": "b", "text": "two"}],
+    )
     assert store.commit(G, c) == 0  # window still collecting: not closed yet
     close(store)
     store.redis.hset(keys.answers(G), 1, "[]")  # the closed window's answers: dropped by the commit
@@ -134,8 +157,17 @@ def test_indexes_user_to_games_and_chat_to_game(store):
 
 
 def test_every_key_of_a_game_shares_one_hash_tag():
-    tagged = [keys.snap(G), keys.expected(G), keys.answers(G), keys.autoplays(G), keys.meta(G), keys.log(G),
-              keys.outbox(G, "v1"), keys.sent(G, "v1", 0), keys.dedup(G)]
+    tagged = [
+        keys.snap(G),
+        keys.expected(G),
+        keys.answers(G),
+        keys.autoplays(G),
+        keys.meta(G),
+        keys.log(G),
+        keys.outbox(G, "v1"),
+        keys.sent(G, "v1", 0),
+        keys.dedup(G),
+    ]
     assert {k[: k.index("}") + 1] for k in tagged} == {"{g:g1}"}
     with pytest.raises(ValueError):
         keys.check_game_id("a-b")

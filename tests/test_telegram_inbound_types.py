@@ -65,10 +65,13 @@ def _second_load_returns(env, monkeypatch, change):
     return calls
 
 
-@pytest.mark.parametrize("change, said", [
-    (lambda snap: None, "There is no such game."),
-    (lambda snap: dataclasses.replace(snap, window=None, status="over"), "This game is over."),
-])
+@pytest.mark.parametrize(
+    "change, said",
+    [
+        (lambda snap: None, "There is no such game."),
+        (lambda snap: dataclasses.replace(snap, window=None, status="over"), "This game is over."),
+    ],
+)
 def test_a_typed_answer_to_a_game_gone_since_it_was_asked(chat, env, monkeypatch, change, said):
     game_id, meta = begin(chat, env)
     user, typed = _asked(env, game_id, meta)

@@ -13,14 +13,20 @@ def test_register_sets_the_webhook_and_commands_per_language(api, monkeypatch):
     assert hook["url"] == "https://artemia.example/telegram/webhook"
     assert hook["secret_token"] == "s3cret_-token"
     assert hook["allowed_updates"] == ["message", "callback_query", "my_chat_member"]
-    menus = {(c["params"].get("language_code"), c["params"]["scope"]["type"]): c["params"]["commands"]
-             for c in api.sent("setMyCommands")}
-    assert set(menus) == {(lang, scope) for lang in (None, "cs", "sk")
-                          for scope in ("all_group_chats", "all_private_chats")}
+    menus = {
+        (c["params"].get("language_code"), c["params"]["scope"]["type"]): c["params"]["commands"]
+        for c in api.sent("setMyCommands")
+    }
+    assert set(menus) == {
+        (lang, scope) for lang in (None, "cs", "sk") for scope in ("all_group_chats", "all_private_chats")
+    }
     english = {c["command"]: c["description"] for c in menus[None, "all_group_chats"]}
     czech = {c["command"]: c["description"] for c in menus["cs", "all_group_chats"]}
-    assert set(english) == set(czech) >= {"newgame", "join", "leave", "creature", "settings", "begin", "status",
-                                          "cancel", "help", "rules"}
+    assert (
+        set(english)
+        == set(czech)
+        >= {"newgame", "join", "leave", "creature", "settings", "begin", "status", "cancel", "help", "rules"}
+    )
     assert english["newgame"] != czech["newgame"]
 
 

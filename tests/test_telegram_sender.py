@@ -25,8 +25,11 @@ def test_send_posts_text_keyboard_and_topic(api):
     assert result.ok and result.message_id == 1
     call = api.sent()[0]["params"]
     assert call["chat_id"] == "-100500" and call["text"] == "Turn 1" and call["message_thread_id"] == "7"
-    assert call["reply_markup"] == {"inline_keyboard": [[{"text": "play 3 (River)", "callback_data": "d:G1:4:0:"},
-                                                         {"text": "Rules", "url": "https://t.me/x"}]]}
+    assert call["reply_markup"] == {
+        "inline_keyboard": [
+            [{"text": "play 3 (River)", "callback_data": "d:G1:4:0:"}, {"text": "Rules", "url": "https://t.me/x"}]
+        ]
+    }
     assert tg.send(42, "second").message_id == 2  # one bot and one loop reused across calls
 
 
@@ -39,8 +42,15 @@ def test_flood_answer_gives_retry_after_seconds(api, monkeypatch, timedelta_mode
     assert tg.send(42, "hi").ok
 
 
-@pytest.mark.parametrize("kind, arg, status", [("blocked", None, "blocked"), ("server_error", 500, "network"),
-                                               ("server_error", 502, "network"), ("migrated", -1009, "migrated")])
+@pytest.mark.parametrize(
+    "kind, arg, status",
+    [
+        ("blocked", None, "blocked"),
+        ("server_error", 500, "network"),
+        ("server_error", 502, "network"),
+        ("migrated", -1009, "migrated"),
+    ],
+)
 def test_error_answers_map_to_results(api, kind, arg, status):
     api.fail(kind, arg)
     result = tg.send(-55, "hi")
@@ -59,8 +69,11 @@ def test_edits(api):
 
 def test_answer_callback_and_bad_token(api, monkeypatch):
     assert tg.answer_callback("cb1", "Locked in").ok
-    assert api.sent("answerCallbackQuery")[0]["params"] == {"callback_query_id": "cb1", "text": "Locked in",
-                                                            "show_alert": "false"}
+    assert api.sent("answerCallbackQuery")[0]["params"] == {
+        "callback_query_id": "cb1",
+        "text": "Locked in",
+        "show_alert": "false",
+    }
     tg.close()
     monkeypatch.setenv("TELEGRAM_BOT_TOKEN", "999:WRONG")
     get_settings.cache_clear()
@@ -96,13 +109,21 @@ def test_sender_follows_a_migrated_group(api, sender):
     api.fail("migrated", -100777, times=None, chat=-5)
     sender.send("-5", "hello")
     sender.send("-5", "again")
-    assert [(c["params"]["chat_id"], c["ok"]) for c in api.calls] == [("-5", False), ("-100777", True),
-                                                                       ("-100777", True)]
+    assert [(c["params"]["chat_id"], c["ok"]) for c in api.calls] == [
+        ("-5", False),
+        ("-100777", True),
+        ("-100777", True),
+    ]
 
 
-@pytest.mark.parametrize("kind, arg, error", [("retry_after", 3, outbox.RetryAfter),
-                                              ("server_error", 503, outbox.TransientSendError),
-                                              ("blocked", None, outbox.PermanentSendError)])
+@pytest.mark.parametrize(
+    "kind, arg, error",
+    [
+        ("retry_after", 3, outbox.RetryAfter),
+        ("server_error", 503, outbox.TransientSendError),
+        ("blocked", None, outbox.PermanentSendError),
+    ],
+)
 def test_sender_raises_the_outbox_errors(api, sender, kind, arg, error):
     api.fail(kind, arg)
     with pytest.raises(error) as caught:

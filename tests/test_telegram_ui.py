@@ -59,9 +59,24 @@ def test_callback_data_round_trips_and_fits():
         ui.Choice("g" * 40, 123456789, tuple(range(100, 110)), (1, 2, 3)).data()
 
 
-@pytest.mark.parametrize("data", [None, "", "d:abc", "d:abc:1", "x:abc:1::", "d:ab-c:1::", "d:abc:1:1..2:",
-                                  "d:abc:1::1--2", "d:abc:-1::", "d:abc:1:1234:", "d:abc:1::\n", "d:абв:1::",
-                                  "d:abc:1:" + ".".join(["1"] * 11) + ":"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        "",
+        "d:abc",
+        "d:abc:1",
+        "x:abc:1::",
+        "d:ab-c:1::",
+        "d:abc:1:1..2:",
+        "d:abc:1::1--2",
+        "d:abc:-1::",
+        "d:abc:1:1234:",
+        "d:abc:1::\n",
+        "d:абв:1::",
+        "d:abc:1:" + ".".join(["1"] * 11) + ":",
+    ],
+)
 def test_garbled_callback_data_is_rejected(data):
     with pytest.raises(ui.BadCallback):
         ui.decode(data)
@@ -132,8 +147,9 @@ def test_a_hundred_token_pairs_are_two_steps():
     places = [node for node in root if node.label.startswith("Creature token")]
     assert len(places) == 10 and all(len(node.children) == 10 for node in places)
     assert {legal[leaf.index]["creature"] for leaf in places[3].children} == {4}
-    assert sum(len(row) for row in ui.decision(game, 0, ui.Choice("G1", game.window["id"]), DEADLINE,
-                                                "en").keyboard) <= 20
+    assert (
+        sum(len(row) for row in ui.decision(game, 0, ui.Choice("G1", game.window["id"]), DEADLINE, "en").keyboard) <= 20
+    )
 
 
 def test_forged_and_stale_choices_are_refused():
@@ -176,8 +192,12 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
 def test_reveal_and_game_end_texts():
     event = {"type": "reveal", "turn": 2, "visible_to": None, "played": {"1": [4], "2": [3, 10], "3": []}}
     text = events.reveal(event, NAMES, "en")
-    assert text.splitlines() == ["🔦 Reveal of turn 2!", "Anna → 4 Beach", "Petr → 3 River, 10 Artefact",
-                                 "Eva → nowhere (gave up)"]
+    assert text.splitlines() == [
+        "🔦 Reveal of turn 2!",
+        "Anna → 4 Beach",
+        "Petr → 3 River, 10 Artefact",
+        "Eva → nowhere (gave up)",
+    ]
     assert "Pláž" in events.reveal(event, NAMES, "cs") and "Odhalení v 2. kole!" in events.reveal(event, NAMES, "cs")
     view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
     assert "The Hunted win!" in events.game_over(view, NAMES, "en")

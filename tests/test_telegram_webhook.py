@@ -21,8 +21,10 @@ from service.web import SECRET_HEADER, create_app
 
 SECRET = "hook_secret"
 GROUP = {"id": -100777, "type": "supergroup", "title": "Friday"}
-USERS = {n: {"id": 1000 + n, "is_bot": False, "first_name": name, "language_code": "en"}
-         for n, name in enumerate(["Anna", "Petr", "Eva", "Jan"])}
+USERS = {
+    n: {"id": 1000 + n, "is_bot": False, "first_name": name, "language_code": "en"}
+    for n, name in enumerate(["Anna", "Petr", "Eva", "Jan"])
+}
 
 
 class Chat:
@@ -33,21 +35,34 @@ class Chat:
         self.ids = itertools.count(1)
 
     def post(self, update: dict, secret: str = SECRET):
-        return self.client.post("/telegram/webhook", content=json.dumps(update),
-                                headers={SECRET_HEADER: secret, "Content-Type": "application/json"})
+        return self.client.post(
+            "/telegram/webhook",
+            content=json.dumps(update),
+            headers={SECRET_HEADER: secret, "Content-Type": "application/json"},
+        )
 
     def say(self, user: int, text: str, chat: dict = GROUP) -> dict | None:
         n = next(self.ids)
-        response = self.post({"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat,
-                                                          "from": USERS[user], "text": text}})
+        response = self.post(
+            {"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat, "from": USERS[user], "text": text}}
+        )
         assert response.status_code == 200
         return response.json() if response.content else None
 
     def press(self, user: int, data: str, message_id: int = 55) -> dict:
         n = next(self.ids)
-        response = self.post({"update_id": n, "callback_query": {
-            "id": f"q{n}", "from": USERS[user], "chat_instance": "c", "data": data,
-            "message": {"message_id": message_id, "date": 1, "chat": private(user)}}})
+        response = self.post(
+            {
+                "update_id": n,
+                "callback_query": {
+                    "id": f"q{n}",
+                    "from": USERS[user],
+                    "chat_instance": "c",
+                    "data": data,
+                    "message": {"message_id": message_id, "date": 1, "chat": private(user)},
+                },
+            }
+        )
         assert response.status_code == 200
         return response.json()
 
@@ -88,8 +103,9 @@ def first_asked(env, game_id: str, meta: dict):
     seat = game.waiting_for()[0]
     user = int(meta["players"][str(seat)]["user"]) - 1000
     first = ui.Choice(game_id, snap.window)
-    complete = next(first.choose(i) for i in range(len(game.legal_actions(seat)))
-                    if ui.follow(game, seat, first.choose(i)).complete)
+    complete = next(
+        first.choose(i) for i in range(len(game.legal_actions(seat))) if ui.follow(game, seat, first.choose(i)).complete
+    )
     return snap, game, seat, user, complete
 
 
@@ -106,11 +122,14 @@ def test_lobby_with_deep_link_and_a_repeated_update(chat, env):
     assert lobby["method"] == "sendMessage" and lobby["chat_id"] == GROUP["id"]
     assert "Players (1/7): Anna" in lobby["text"]
     table = env.lobby.at(str(GROUP["id"]))
-    assert lobby["reply_markup"]["inline_keyboard"] == [[{"text": "Join",
-                                                          "url": f"https://t.me/artemia_bot?start=j{table.code}"}]]
+    assert lobby["reply_markup"]["inline_keyboard"] == [
+        [{"text": "Join", "url": f"https://t.me/artemia_bot?start=j{table.code}"}]
+    ]
     assert f"Join code: {table.code}" in lobby["text"] and f"JOIN {table.code}" in lobby["text"]
-    update = {"update_id": 999, "message": {"message_id": 9, "date": 1, "chat": GROUP, "from": USERS[1],
-                                            "text": "/join"}}
+    update = {
+        "update_id": 999,
+        "message": {"message_id": 9, "date": 1, "chat": GROUP, "from": USERS[1], "text": "/join"},
+    }
     assert "Anna, Petr" in chat.post(update).json()["text"]
     assert chat.post(update).content == b""  # the same update again: nothing done, nothing said
     assert "already a game here" in chat.say(1, "/newgame")["text"]
@@ -143,9 +162,24 @@ def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
     snap = env.ctx.store.load(game_id)
     local = datetime.fromtimestamp(snap.deadline, ZoneInfo("America/New_York")).strftime("%H:%M")
     assert f", {local} E" in chat.say(0, "/status")["text"]  # EST or EDT
-    questions = [m for m in news.step_messages(env.ctx, news.Step(
-        game_id, meta, Game.from_json(snap.json), [], [], sorted(env.ctx.store.expected(game_id)), snap.deadline,
-        snap.version, news.load_news(snap.news)))[0] if m.get("buttons")]
+    questions = [
+        m
+        for m in news.step_messages(
+            env.ctx,
+            news.Step(
+                game_id,
+                meta,
+                Game.from_json(snap.json),
+                [],
+                [],
+                sorted(env.ctx.store.expected(game_id)),
+                snap.deadline,
+                snap.version,
+                news.load_news(snap.news),
+            ),
+        )[0]
+        if m.get("buttons")
+    ]
     assert questions and all(f", {local} E" in m["text"] for m in questions)
     assert chat.say(0, "/settings tz default")["text"] == "The game has already begun."
 
@@ -162,8 +196,11 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert env.ctx.store.answers(game_id) == {}
 
     answer = chat.press(user, complete.data())
-    assert answer == {"method": "answerCallbackQuery", "callback_query_id": answer["callback_query_id"],
-                      "text": "Locked in."}
+    assert answer == {
+        "method": "answerCallbackQuery",
+        "callback_query_id": answer["callback_query_id"],
+        "text": "Locked in.",
+    }
     assert env.ctx.store.answers(game_id)[seat] == ui.follow(game, seat, complete).actions
     # the last answer of its window: the pressed message shows it locked in, through the outbox (a one-message
     # batch on the send queue: edits are sends, they do not wait between resolutions), until the next window's
@@ -183,8 +220,7 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     # an answer that leaves the window open: one job, the refresh of the status and of the seat's turn message
     assert [j.func_name for j in env.ctx.send_queue.jobs[before:]] == ["workers.jobs.refresh"]
     answers, expected, _, meta = env.ctx.store.window_state(game_id)
-    refreshed = news.refresh_messages(env.ctx, game_id, snap, meta, news.load_news(snap.news), answers,
-                                          expected, seat)
+    refreshed = news.refresh_messages(env.ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat)
     assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
 
 
@@ -227,15 +263,23 @@ def test_rules_and_unknown_commands(chat):
 
 def test_help_and_the_lobby_in_czech(chat):
     czech = {**USERS[0], "language_code": "cs"}
-    response = chat.post({"update_id": 5000, "message": {"message_id": 1, "date": 1, "chat": private(0),
-                                                         "from": czech, "text": "/help"}})
+    response = chat.post(
+        {"update_id": 5000, "message": {"message_id": 1, "date": 1, "chat": private(0), "from": czech, "text": "/help"}}
+    )
     help_text = response.json()["text"]
     assert help_text.startswith("Nejsme tu sami po zprávách.") and "/join <kód>" in help_text
     chat.say(0, "/newgame")
     lobby = chat.say(0, "/settings lang cs")["text"]
     assert "Kód hry: " in lobby and "Přes SMS: pošli PRIPOJ " in lobby
-    assert "Použití: /join <kód>" in chat.post({"update_id": 5001, "message": {
-        "message_id": 2, "date": 1, "chat": private(0), "from": czech, "text": "/join"}}).json()["text"]
+    assert (
+        "Použití: /join <kód>"
+        in chat.post(
+            {
+                "update_id": 5001,
+                "message": {"message_id": 2, "date": 1, "chat": private(0), "from": czech, "text": "/join"},
+            }
+        ).json()["text"]
+    )
 
 
 def test_join_by_code_in_private_and_answers_prefixed_with_the_code(chat, env):
@@ -260,9 +304,20 @@ def test_one_game_per_forum_topic(chat, env):
 
     def in_topic(user, text, topic):
         n = next(chat.ids)
-        response = chat.post({"update_id": n, "message": {
-            "message_id": n, "date": 1, "chat": forum, "from": USERS[user], "text": text,
-            "message_thread_id": topic, "is_topic_message": True}})
+        response = chat.post(
+            {
+                "update_id": n,
+                "message": {
+                    "message_id": n,
+                    "date": 1,
+                    "chat": forum,
+                    "from": USERS[user],
+                    "text": text,
+                    "message_thread_id": topic,
+                    "is_topic_message": True,
+                },
+            }
+        )
         return response.json()
 
     first = in_topic(0, "/newgame", 11)

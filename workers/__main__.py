@@ -30,9 +30,14 @@ def main(argv: list[str] | None = None) -> None:
     connection = redis.Redis.from_url(settings.redis_url)
     ctx = build(connection, settings)
     worker_class = OpsSimpleWorker if args.simple else OpsWorker
-    worker = worker_class(ctx.queues, connection=connection, serializer=ctx.queue.serializer,
-                          worker_ttl=WORKER_TTL, maintenance_interval=MAINTENANCE_INTERVAL,
-                          job_monitoring_interval=JOB_MONITORING_INTERVAL)
+    worker = worker_class(
+        ctx.queues,
+        connection=connection,
+        serializer=ctx.queue.serializer,
+        worker_ttl=WORKER_TTL,
+        maintenance_interval=MAINTENANCE_INTERVAL,
+        job_monitoring_interval=JOB_MONITORING_INTERVAL,
+    )
     worker.work(burst=args.burst, with_scheduler=True)
 
 

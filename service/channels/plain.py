@@ -31,17 +31,21 @@ def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep
     if result.stored:
         if result.status is Status.RESOLVE:
             return _("Locked in: {actions} — everyone has answered.").format(actions=said)
-        return ngettext("Locked in: {actions} — waiting for {n} more answer.",
-                        "Locked in: {actions} — waiting for {n} more answers.", result.waiting).format(
-            actions=said, n=result.waiting)
+        return ngettext(
+            "Locked in: {actions} — waiting for {n} more answer.",
+            "Locked in: {actions} — waiting for {n} more answers.",
+            result.waiting,
+        ).format(actions=said, n=result.waiting)
     params, reason = result.params, result.reason
     if reason is Reason.INCOMPLETE:
         options = _options(commands.summary(params["game"], seat, lang), sep)
         return _("Not complete yet, you still need to answer: {options}").format(options=options)
     if reason is Reason.TOO_MANY:
-        return ngettext("Too many moves: the step is complete after the first {n} move.",
-                        "Too many moves: the step is complete after the first {n} moves.",
-                        params["n"]).format(n=params["n"])
+        return ngettext(
+            "Too many moves: the step is complete after the first {n} move.",
+            "Too many moves: the step is complete after the first {n} moves.",
+            params["n"],
+        ).format(n=params["n"])
     if reason in (Reason.ILLEGAL, Reason.MALFORMED):
         move = _describe(params["action"], lang) if reason is Reason.ILLEGAL else ""
         head = _("Not possible now: {move}.").format(move=move) if move else _("Not understood.")
@@ -122,8 +126,11 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
         out.append(game_over(game.public_view(), names, lang))
     elif step.asked and game.window:
         who = ", ".join(seat_name(names, s, lang) for s in step.asked)
-        out.append(_("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
-            who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)))
+        out.append(
+            _("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
+                who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)
+            )
+        )
     return [message(chat, text, seat, seat is None) for text in chunks(out)]
 
 
@@ -134,14 +141,16 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
     game = step.game
     if seat in step.asked and game.window is not None:
         _ = translator(lang).gettext
-        out.append(_("Your move (turn {turn}, step {step}), answer by {time}:").format(
-            turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)))
+        out.append(
+            _("Your move (turn {turn}, step {step}), answer by {time}:").format(
+                turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)
+            )
+        )
         out.append("\n".join(commands.summary(game, seat, lang)))
         out.append(_("(send help for more)"))
     return [message(chat, text, seat, False) for text in chunks(out)]
 
 
 def unreachable(notice: Unreachable, chat: str, seat: int | None, lang: str) -> dict:
-    text = notice_text({"kind": "unreachable", "seat": notice.seat}, names_of(notice.meta), lang,
-                       notice.bot_username)
+    text = notice_text({"kind": "unreachable", "seat": notice.seat}, names_of(notice.meta), lang, notice.bot_username)
     return message(chat, "⚠️ " + text if seat is None else text, seat, seat is None)

@@ -25,8 +25,9 @@ class RecordingSender:
             if kind == "crash":  # what the job sees when Redis goes away mid-send, or a bug: the job fails
                 raise RuntimeError("the delivery job died mid-batch")
             raise PermanentSendError("Forbidden: bot was blocked by the user")
-        self.redis.rpush(SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons,
-                                                     **({"slot": slot} if slot else {})}))
+        self.redis.rpush(
+            SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons, **({"slot": slot} if slot else {})})
+        )
 
     def sent(self) -> list[dict]:
         return [json.loads(m) for m in self.redis.lrange(SENT_KEY, 0, -1)]

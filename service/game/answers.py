@@ -12,9 +12,17 @@ if TYPE_CHECKING:
     from service.game.engine import Game
 
 # Tasks whose decisions are collected in a window before they run, and the window that collects them.
-DEFERRED_KIND = {"fz": "prereveal", "ascendancy": "prereveal", "phobia": "prereveal", "river": "prereveal",
-                 "vortex": "prereveal", "scream": "reckoning", "toxin": "reckoning", "artemia": "reckoning",
-                 "resolve": "reckoning"}
+DEFERRED_KIND = {
+    "fz": "prereveal",
+    "ascendancy": "prereveal",
+    "phobia": "prereveal",
+    "river": "prereveal",
+    "vortex": "prereveal",
+    "scream": "reckoning",
+    "toxin": "reckoning",
+    "artemia": "reckoning",
+    "resolve": "reckoning",
+}
 
 
 def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) -> Action | None:
@@ -37,14 +45,18 @@ def order_answer(g: "Game", seat: int, order: Action, options: list[Action]) -> 
         return order
     if order["type"] != "power" or set(order) - {"type", "place", "use"}:
         return None
-    fitting = [o for o in options if o["type"] == "power" and "via" not in o
-               and all(o[k] == v for k, v in order.items() if k != "type")]
+    fitting = [
+        o
+        for o in options
+        if o["type"] == "power" and "via" not in o and all(o[k] == v for k, v in order.items() if k != "type")
+    ]
     return max(fitting, key=lambda o: power_score(g, seat, o)) if fitting else None
 
 
 def matches_orders(g: "Game", seat: int, key: str, options: list[Action]) -> bool:
-    return any(o["key"] in (key, None) and order_answer(g, seat, o["action"], options) is not None
-               for o in g.s["orders"][seat])
+    return any(
+        o["key"] in (key, None) and order_answer(g, seat, o["action"], options) is not None for o in g.s["orders"][seat]
+    )
 
 
 def decide(g: "Game", seat: int, key: str, options: list[Action], events: list[Event]) -> Action:

@@ -27,11 +27,35 @@ from service.game.state import Action
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-SURVIVAL_KEEP_ORDER = ["dodge", "wrong-track", "adrenaline", "sixth-sense", "amplifier", "detector", "hologram",
-                       "gate", "drone", "double-back", "vortex", "strike-back", "smokescreen", "ingenuity",
-                       "sacrifice"]
-_POWER_VALUE = {LAIR: 0, JUNGLE: 5, RIVER: 5, BEACH: 7, ROVER: 7, SWAMP: 8, SHELTER: 7, WRECK: 12, SOURCE: 6,
-                ARTEFACT: 5}
+SURVIVAL_KEEP_ORDER = [
+    "dodge",
+    "wrong-track",
+    "adrenaline",
+    "sixth-sense",
+    "amplifier",
+    "detector",
+    "hologram",
+    "gate",
+    "drone",
+    "double-back",
+    "vortex",
+    "strike-back",
+    "smokescreen",
+    "ingenuity",
+    "sacrifice",
+]
+_POWER_VALUE = {
+    LAIR: 0,
+    JUNGLE: 5,
+    RIVER: 5,
+    BEACH: 7,
+    ROVER: 7,
+    SWAMP: 8,
+    SHELTER: 7,
+    WRECK: 12,
+    SOURCE: 6,
+    ARTEFACT: 5,
+}
 
 
 def auto_live(g: "Game", seat: int, options: list[Action]) -> Action:

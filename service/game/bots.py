@@ -83,8 +83,11 @@ def _explore(game: Game, seat: int, options: list[Action], rng: random.Random) -
 def _hunted_question(game: Game, seat: int, options: list[Action], rng: random.Random) -> Action:
     window = game.window
     assert window is not None
-    if window["kind"] in ("reckoning", "end") and any(o["type"] == "pass" for o in options) \
-            and all(o["type"] in ("pass", "survival") for o in options):
+    if (
+        window["kind"] in ("reckoning", "end")
+        and any(o["type"] == "pass" for o in options)
+        and all(o["type"] in ("pass", "survival") for o in options)
+    ):
         cards = [o for o in options if o["type"] == "survival"]
         protective = [o for o in cards if o["card"] in ("dodge", "detector")]
         if protective:
@@ -108,13 +111,17 @@ def _plan_after_play(game: Game, seat: int, cards: list[int]) -> list[Action]:
     if game.s["players"][seat]["will"] >= 2:
         orders.append({"type": "lose_will"})
     orders += [{"type": "discard", "cards": [c]} for c in sorted(you["hand"], key=lambda c: PLACE_VALUE[c])]
-    orders += [{"type": "takeback", "place": p, "card": d} for p in cards
-               for d in sorted(game.s["players"][seat]["discard"], key=lambda c: -PLACE_VALUE[c])]
+    orders += [
+        {"type": "takeback", "place": p, "card": d}
+        for p in cards
+        for d in sorted(game.s["players"][seat]["discard"], key=lambda c: -PLACE_VALUE[c])
+    ]
     return orders[:20]
 
 
-def play_out(game: Game, rng: random.Random, eager: bool = False,
-             on_step: Callable[[Game], None] | None = None) -> Game:
+def play_out(
+    game: Game, rng: random.Random, eager: bool = False, on_step: Callable[[Game], None] | None = None
+) -> Game:
     """Play a game to its end with bots in every seat; calls ``on_step(game)`` after each applied action."""
     while not game.is_over:
         waiting = game.waiting_for()
@@ -126,4 +133,3 @@ def play_out(game: Game, rng: random.Random, eager: bool = False,
             if game.is_over:
                 break
     return game
-

@@ -28,10 +28,13 @@ for _a, _b in _SETUP["adjacent_pairs"]:
     ADJACENT[_b].add(_a)
 ADJACENT_PAIRS: list[tuple[int, ...]] = sorted(tuple(sorted(pair)) for pair in _SETUP["adjacent_pairs"])
 
-ARTEMIA_SPACES: dict[int, frozenset[int]] = {int(side): frozenset(v["distances"])
-                                             for side, v in _SETUP["artemia_rescue_distances_by_board_side"].items()}
-RESERVE_COPIES: dict[int, int] = {int(n): copies for n, copies in
-                                  _SETUP["reserve_copies_per_place_6_to_10_by_total_players"].items()}
-START_DISTANCES: dict[int, tuple[int, int]] = {int(n): (v["rescue_distance"], v["assimilation_distance"])
-                                               for n, v in _SETUP["start_by_total_players"].items()}
+ARTEMIA_SPACES: dict[int, frozenset[int]] = {
+    int(side): frozenset(v["distances"]) for side, v in _SETUP["artemia_rescue_distances_by_board_side"].items()
+}
+RESERVE_COPIES: dict[int, int] = {
+    int(n): copies for n, copies in _SETUP["reserve_copies_per_place_6_to_10_by_total_players"].items()
+}
+START_DISTANCES: dict[int, tuple[int, int]] = {
+    int(n): (v["rescue_distance"], v["assimilation_distance"]) for n, v in _SETUP["start_by_total_players"].items()
+}
 PLAYERS_MIN, PLAYERS_MAX = _SETUP["players_total_range"]

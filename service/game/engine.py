@@ -38,8 +38,23 @@ __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 # Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
 _OWN_STATE_ONLY = {"play", "resist", "giveup", "keep_survival"}
 ACTION_TYPES = {
-    "side", "play", "resist", "giveup", "keep_survival", "survival", "hunt_card", "tokens", "pass", "keep",
-    "discard", "show", "lose_will", "discard_survival", "power", "takeback", "plan",
+    "side",
+    "play",
+    "resist",
+    "giveup",
+    "keep_survival",
+    "survival",
+    "hunt_card",
+    "tokens",
+    "pass",
+    "keep",
+    "discard",
+    "show",
+    "lose_will",
+    "discard_survival",
+    "power",
+    "takeback",
+    "plan",
 }
 
 
@@ -56,12 +71,25 @@ def new_game(config: dict[str, Any]) -> "Game":
     s: State = {
         "version": FORMAT_VERSION,
         "config": {"players": players, "seed": seed, "side": side, "expert": bool(config.get("expert", False))},
-        "rng_draws": 0, "side": side, "turn": 0, "last_window_id": 0, "window": None, "winner": None,
-        "rescue": rescue, "assimilation": assimilation, "marker_on_beach": False,
+        "rng_draws": 0,
+        "side": side,
+        "turn": 0,
+        "last_window_id": 0,
+        "window": None,
+        "winner": None,
+        "rescue": rescue,
+        "assimilation": assimilation,
+        "marker_on_beach": False,
         "reserve": [RESERVE_COPIES[players] if p in RESERVE_PLACES else 0 for p in range(11)],
-        "hunt_deck": [], "hunt_discard": [], "survival_deck": [], "survival_discard": [],
-        "players": [], "tokens": {"creature": [], "target": [], "artemia": []},
-        "this_turn": new_this_turn(1), "hunt_card_limit_next": 1, "orders": [[] for _ in range(players)],
+        "hunt_deck": [],
+        "hunt_discard": [],
+        "survival_deck": [],
+        "survival_discard": [],
+        "players": [],
+        "tokens": {"creature": [], "target": [], "artemia": []},
+        "this_turn": new_this_turn(1),
+        "hunt_card_limit_next": 1,
+        "orders": [[] for _ in range(players)],
         "agenda": [],
     }
     game = Game(s)
@@ -69,9 +97,19 @@ def new_game(config: dict[str, Any]) -> "Game":
     s["survival_deck"] = shuffled(game, SURVIVAL_CARDS)
     s["players"].append({"hand": [s["hunt_deck"].pop() for _ in range(HUNT_HAND)], "played": []})
     for _ in range(players - 1):
-        s["players"].append({"hand": list(STARTING_PLACES), "discard": [], "played": [], "positions": [],
-                             "will": WILL_MAX, "survival": [s["survival_deck"].pop()], "drawn_to_choose": [],
-                             "pending": None, "next_turn": None})
+        s["players"].append(
+            {
+                "hand": list(STARTING_PLACES),
+                "discard": [],
+                "played": [],
+                "positions": [],
+                "will": WILL_MAX,
+                "survival": [s["survival_deck"].pop()],
+                "drawn_to_choose": [],
+                "pending": None,
+                "next_turn": None,
+            }
+        )
     s["agenda"] = [["choose_side"]] if side is None else [["start_turn"]]
     game.advance([])
     return game
@@ -142,8 +180,11 @@ class Game:
         if not w["deferred"]:
             return [seat for seat in range(self.players) if live[seat] == "wait"]
         with_tasks = self.upcoming_tasks()
-        return [seat for seat in range(self.players)
-                if live[seat] == "wait" or (seat in with_tasks and self.next_question(seat) is not None)]
+        return [
+            seat
+            for seat in range(self.players)
+            if live[seat] == "wait" or (seat in with_tasks and self.next_question(seat) is not None)
+        ]
 
     def legal_actions(self, seat: int) -> list[Action]:
         w = self.s["window"]
@@ -161,8 +202,11 @@ class Game:
         """Apply one seat's action; returns the events it caused. Raises IllegalAction, changing nothing."""
         if self.is_over:
             raise IllegalAction("the game is over")
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str) \
-                or action["type"] not in ACTION_TYPES:
+        if (
+            not isinstance(action, dict)
+            or not isinstance(action.get("type"), str)
+            or action["type"] not in ACTION_TYPES
+        ):
             raise IllegalAction(f"unknown action {action!r}")
         if not isinstance(seat, int) or not 0 <= seat < self.players:
             raise IllegalAction(f"there is no seat {seat!r} in this game")
@@ -236,9 +280,10 @@ class Game:
             raise IllegalAction(f"you cannot play {card} now")
         if action["type"] == "play":
             need = len(same_type[0]["cards"])
-            raise IllegalAction(f"play {need} place card(s) from your hand"
-                                + (" (not a place under the Force Field)"
-                                   if self.s["this_turn"]["force_field"] else ""))
+            raise IllegalAction(
+                f"play {need} place card(s) from your hand"
+                + (" (not a place under the Force Field)" if self.s["this_turn"]["force_field"] else "")
+            )
         raise IllegalAction(f"that {action['type']} is not allowed now (for example: {same_type[0]})")
 
     def _not_waiting_reason(self, seat: int) -> str:
@@ -251,8 +296,11 @@ class Game:
         if not isinstance(orders, list) or len(orders) > 20:
             raise IllegalAction("a plan is a list of up to 20 actions")
         for order in orders:
-            if not isinstance(order, dict) or not isinstance(order.get("type"), str) \
-                    or order["type"] not in ACTION_TYPES - {"plan"}:
+            if (
+                not isinstance(order, dict)
+                or not isinstance(order.get("type"), str)
+                or order["type"] not in ACTION_TYPES - {"plan"}
+            ):
                 raise IllegalAction(f"a plan may not hold {order!r}")
         keyed = [o for o in self.s["orders"][seat] if o["key"] is not None]
         self.s["orders"][seat] = keyed + [{"key": None, "action": o} for o in orders]

@@ -1,8 +1,8 @@
 """The Observer: what each seat may see. Builds the views from the state without changing it.
 
-    view(g, seat)            everything ``seat`` may know (None: the public view, what anyone may know)
-    private_view(g, seat)    only the seat's own secrets (hand, Survival cards / Hunt cards): cheap
-    visible_discards(g, seat) each Hunted's discard pile as the seat sees it (None where Smokescreen hides it)
+view(g, seat)            everything ``seat`` may know (None: the public view, what anyone may know)
+private_view(g, seat)    only the seat's own secrets (hand, Survival cards / Hunt cards): cheap
+visible_discards(g, seat) each Hunted's discard pile as the seat sees it (None where Smokescreen hides it)
 """
 
 from typing import TYPE_CHECKING, Any, cast
@@ -17,11 +17,21 @@ if TYPE_CHECKING:
 def private_view(g: "Game", seat: int) -> dict[str, Any]:
     """What only this seat knows (the "you" part of its view)."""
     if seat == CREATURE:
-        return {"seat": 0, "role": "creature", "hunt_cards": sorted(player(g, CREATURE)["hand"]),
-                "shown_by_phobia": g.s["this_turn"]["phobia_shown"]}
+        return {
+            "seat": 0,
+            "role": "creature",
+            "hunt_cards": sorted(player(g, CREATURE)["hand"]),
+            "shown_by_phobia": g.s["this_turn"]["phobia_shown"],
+        }
     h = player(g, seat)
-    return {"seat": seat, "role": "hunted", "hand": sorted(h["hand"]), "survival": sorted(h["survival"]),
-            "drawn_to_choose": sorted(h["drawn_to_choose"]), "played": list(h["played"])}
+    return {
+        "seat": seat,
+        "role": "hunted",
+        "hand": sorted(h["hand"]),
+        "survival": sorted(h["survival"]),
+        "drawn_to_choose": sorted(h["drawn_to_choose"]),
+        "played": list(h["played"]),
+    }
 
 
 def visible_discards(g: "Game", seat: int | None) -> dict[int, list[int] | None]:
@@ -47,28 +57,40 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
     w = s["window"]
     creature = s["players"][CREATURE]
     result: dict[str, Any] = {
-        "turn": s["turn"], "side": s["side"], "expert": s["config"]["expert"],
+        "turn": s["turn"],
+        "side": s["side"],
+        "expert": s["config"]["expert"],
         "window": None if w is None else {"id": w["id"], "kind": w["kind"], "waiting": visible_waiting(g)},
-        "winner": s["winner"], "rescue": s["rescue"], "assimilation": s["assimilation"],
+        "winner": s["winner"],
+        "rescue": s["rescue"],
+        "assimilation": s["assimilation"],
         "marker_on_beach": s["marker_on_beach"],
         "artemia_spaces": sorted(ARTEMIA_SPACES[s["side"]]) if s["side"] else [],
         "reserve": {str(p): s["reserve"][p] for p in RESERVE_PLACES},
         "tokens": {k: list(v) for k, v in cast(dict[str, list[int]], s["tokens"]).items()},
         "hunt_cards_played": [dict(e) for e in t["hunt_cards"]],
-        "hunt_deck": len(s["hunt_deck"]), "hunt_discard": list(s["hunt_discard"]),
-        "survival_deck": len(s["survival_deck"]), "survival_discard": list(s["survival_discard"]),
+        "hunt_deck": len(s["hunt_deck"]),
+        "hunt_discard": list(s["hunt_discard"]),
+        "survival_deck": len(s["survival_deck"]),
+        "survival_discard": list(s["survival_discard"]),
         "creature": {"hunt_cards": len(creature["hand"])},
         "hunted": [],
     }
     for other in g.hunted_seats():
         h = player(g, other)
-        result["hunted"].append({
-            "seat": other, "will": h["will"], "hand": len(h["hand"]), "survival": len(h["survival"]),
-            "drawn_to_choose": len(h["drawn_to_choose"]), "pending": h["pending"], "next_turn": h["next_turn"],
-            "discard": None if hidden_discards else list(h["discard"]),
-            "played": list(h["positions"]) if revealed else len(h["played"]),
-        })
+        result["hunted"].append(
+            {
+                "seat": other,
+                "will": h["will"],
+                "hand": len(h["hand"]),
+                "survival": len(h["survival"]),
+                "drawn_to_choose": len(h["drawn_to_choose"]),
+                "pending": h["pending"],
+                "next_turn": h["next_turn"],
+                "discard": None if hidden_discards else list(h["discard"]),
+                "played": list(h["positions"]) if revealed else len(h["played"]),
+            }
+        )
     if seat is not None:
         result["you"] = private_view(g, seat)
     return result
-

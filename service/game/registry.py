@@ -37,15 +37,15 @@ Effect = Callable[["Game", int, Action, list[Event]], None]
 @dataclass(frozen=True)
 class Card:
     id: str
-    kind: str                       # "hunt" | "survival"
-    phase: int | None               # when it is played: 1 Exploration, 2 Hunting, 3 Reckoning, 4 end of turn
-    symbol: str | None              # Hunt cards: "artemia" (the Artemia token comes into play) or "target"
-    params: tuple[str, ...]         # its parameters, in typed order ("places"/"cards" are lists)
+    kind: str  # "hunt" | "survival"
+    phase: int | None  # when it is played: 1 Exploration, 2 Hunting, 3 Reckoning, 4 end of turn
+    symbol: str | None  # Hunt cards: "artemia" (the Artemia token comes into play) or "target"
+    params: tuple[str, ...]  # its parameters, in typed order ("places"/"cards" are lists)
     options: Options
     effect: Effect
-    target_optional: bool = False   # its place parameter is left out when the Target token is already placed
-    via: bool = False               # played as the way to use a place's power (Drone, Gate)
-    copies: bool = False            # plays as the last discarded Hunt card (Flashback)
+    target_optional: bool = False  # its place parameter is left out when the Target token is already placed
+    via: bool = False  # played as the way to use a place's power (Drone, Gate)
+    copies: bool = False  # plays as the last discarded Hunt card (Flashback)
     before_reveal: Callable[["Game"], list[Task]] | None = None
     asks_before_reveal: Callable[["Game", int], bool] | None = None
     at_target: bool = False
@@ -79,6 +79,8 @@ def _cataclysm_place(g: "Game", place: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- the table
+# One card per entry, read top to bottom: the formatter would spread each over ten lines.
+# fmt: off
 CARD_LIST: list[Card] = [
     # Hunt cards ----------------------------------------------------------------------------------------------
     Card("despair", "hunt", 1, "artemia", (), hunt.no_parameters, hunt.despair,
@@ -133,6 +135,7 @@ CARD_LIST: list[Card] = [
     Card("amplifier", "survival", 4, None, (), surv.amplifier_options, surv.amplifier),
     Card("double-back", "survival", 4, None, ("place",), surv.double_back_options, surv.double_back),
 ]
+# fmt: on
 
 CARD_RULES: dict[str, Card] = {card.id: card for card in CARD_LIST}
 BEFORE_REVEAL = [card for card in CARD_LIST if card.before_reveal]

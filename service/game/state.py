@@ -34,9 +34,10 @@ class Config(TypedDict):
 
 class Player(TypedDict):
     """A seat. The Creature (seat 0) has only ``hand`` (its Hunt cards) and ``played``; the Hunted have all."""
-    hand: list[Any]                   # Hunt card ids (the Creature) or place numbers (a Hunted)
-    played: list[Any]                 # cards played this turn
-    discard: NotRequired[list[int]]   # the Hunted's place discard pile
+
+    hand: list[Any]  # Hunt card ids (the Creature) or place numbers (a Hunted)
+    played: list[Any]  # cards played this turn
+    discard: NotRequired[list[int]]  # the Hunted's place discard pile
     positions: NotRequired[list[int]]  # where the Hunted is once the cards are revealed (a Detour may move it)
     will: NotRequired[int]
     survival: NotRequired[list[str]]  # Survival cards in hand
@@ -53,55 +54,56 @@ class Tokens(TypedDict):
 
 class ThisTurn(TypedDict):
     """What happened this turn; reset when a turn starts."""
+
     hunt_cards: list[dict[str, Any]]  # the hunt_card actions played, without "type", with "as" (the effect played:
     #                                   Flashback's copy); views and events show these entries as they are
-    hunt_effects: list[str]           # the effects of those cards (Flashback counts as its copy)
-    hunt_card_limit: int              # how many Hunt cards the Creature may play this turn (2 after Tracking)
-    survival_played: list[int]        # seats that played a Survival card this turn (one each)
-    answered: list[str]               # "seat:question" of the deferred questions answered this turn
+    hunt_effects: list[str]  # the effects of those cards (Flashback counts as its copy)
+    hunt_card_limit: int  # how many Hunt cards the Creature may play this turn (2 after Tracking)
+    survival_played: list[int]  # seats that played a Survival card this turn (one each)
+    answered: list[str]  # "seat:question" of the deferred questions answered this turn
     despair: bool
     sacrifice: bool
     smokescreen: bool
-    force_field: list[int]            # the places the Force Field forbids
-    dodged: list[int]                 # seats that played Dodge
-    detected: list[int]               # seats that played Detector
+    force_field: list[int]  # the places the Force Field forbids
+    dodged: list[int]  # seats that played Dodge
+    detected: list[int]  # seats that played Detector
     beach_used: bool
     wreck_used: bool
-    catch_counted: bool               # the Assimilation step for catching somebody was taken
-    zero_will_counted: bool           # the Assimilation step for somebody losing their last Will was taken
+    catch_counted: bool  # the Assimilation step for catching somebody was taken
+    zero_will_counted: bool  # the Assimilation step for somebody losing their last Will was taken
     anticipation_counted: bool
     stasis: bool
     revealed: bool
     phobia_shown: dict[str, Any] | None  # {"seat": h, "cards": [...]}: what Phobia showed the Creature
-    artemia_space: bool               # the Rescue counter is on an Artemia space: the Artemia token is placed
+    artemia_space: bool  # the Rescue counter is on an Artemia space: the Artemia token is placed
 
 
 class Window(TypedDict):
     id: int
-    kind: str                         # setup | explore | hunt | prereveal | reckoning | end
-    live: list[str | None]            # per seat: "wait" (asked now), "done" (answered) or None (not asked)
-    deferred: bool                    # collects answers to deferred questions (agenda tasks)
+    kind: str  # setup | explore | hunt | prereveal | reckoning | end
+    live: list[str | None]  # per seat: "wait" (asked now), "done" (answered) or None (not asked)
+    deferred: bool  # collects answers to deferred questions (agenda tasks)
     passed: NotRequired[dict[str, list[str]]]  # card windows: the cards each seat could play when it passed
 
 
 class Order(TypedDict):
-    key: str | None                   # the question it answers; None: a plan, answers the first question it fits
+    key: str | None  # the question it answers; None: a plan, answers the first question it fits
     action: Action
 
 
 class State(TypedDict):
     version: int
     config: Config
-    rng_draws: int                    # how many times the seeded randomness was drawn
+    rng_draws: int  # how many times the seeded randomness was drawn
     side: int | None
     turn: int
-    last_window_id: int               # the id of the last window that waited for somebody
+    last_window_id: int  # the id of the last window that waited for somebody
     window: Window | None
     winner: str | None
     rescue: int
     assimilation: int
     marker_on_beach: bool
-    reserve: list[int]                # copies left in the reserve by place number (index 0 unused)
+    reserve: list[int]  # copies left in the reserve by place number (index 0 unused)
     hunt_deck: list[str]
     hunt_discard: list[str]
     survival_deck: list[str]
@@ -110,29 +112,63 @@ class State(TypedDict):
     tokens: Tokens
     this_turn: ThisTurn
     hunt_card_limit_next: int
-    orders: list[list[Order]]         # per seat: recorded answers and plans
-    agenda: list[Task]                # the tasks left in this turn, first = next
+    orders: list[list[Order]]  # per seat: recorded answers and plans
+    agenda: list[Task]  # the tasks left in this turn, first = next
 
 
 def new_this_turn(limit: int) -> ThisTurn:
-    return {"hunt_cards": [], "hunt_effects": [], "hunt_card_limit": limit, "survival_played": [], "answered": [],
-            "despair": False, "sacrifice": False, "smokescreen": False, "force_field": [], "dodged": [],
-            "detected": [], "beach_used": False, "wreck_used": False, "catch_counted": False,
-            "zero_will_counted": False, "anticipation_counted": False, "stasis": False, "revealed": False,
-            "phobia_shown": None, "artemia_space": False}
+    return {
+        "hunt_cards": [],
+        "hunt_effects": [],
+        "hunt_card_limit": limit,
+        "survival_played": [],
+        "answered": [],
+        "despair": False,
+        "sacrifice": False,
+        "smokescreen": False,
+        "force_field": [],
+        "dodged": [],
+        "detected": [],
+        "beach_used": False,
+        "wreck_used": False,
+        "catch_counted": False,
+        "zero_will_counted": False,
+        "anticipation_counted": False,
+        "stasis": False,
+        "revealed": False,
+        "phobia_shown": None,
+        "artemia_space": False,
+    }
 
 
 # ---------------------------------------------------------------------------------------------- migration
 # Format 0 -> 1: old key -> new key, per part of the state.
 RENAMES: dict[str, dict[str, str]] = {
-    "state": {"rng": "rng_draws", "wid": "last_window_id", "marker": "marker_on_beach", "t": "this_turn",
-              "limit_next": "hunt_card_limit_next"},
+    "state": {
+        "rng": "rng_draws",
+        "wid": "last_window_id",
+        "marker": "marker_on_beach",
+        "t": "this_turn",
+        "limit_next": "hunt_card_limit_next",
+    },
     "hunted": {"surv": "survival", "limbo": "drawn_to_choose", "pos": "positions", "next": "next_turn"},
-    "this_turn": {"cards": "hunt_cards", "effects": "hunt_effects", "limit": "hunt_card_limit",
-                  "surv": "survival_played", "smoke": "smokescreen", "ff": "force_field", "dodge": "dodged",
-                  "detector": "detected", "beach": "beach_used", "wreck": "wreck_used", "caught": "catch_counted",
-                  "zero": "zero_will_counted", "anticipated": "anticipation_counted", "phobia": "phobia_shown",
-                  "artemia_board": "artemia_space"},
+    "this_turn": {
+        "cards": "hunt_cards",
+        "effects": "hunt_effects",
+        "limit": "hunt_card_limit",
+        "surv": "survival_played",
+        "smoke": "smokescreen",
+        "ff": "force_field",
+        "dodge": "dodged",
+        "detector": "detected",
+        "beach": "beach_used",
+        "wreck": "wreck_used",
+        "caught": "catch_counted",
+        "zero": "zero_will_counted",
+        "anticipated": "anticipation_counted",
+        "phobia": "phobia_shown",
+        "artemia_board": "artemia_space",
+    },
 }
 
 

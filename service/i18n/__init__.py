@@ -39,8 +39,7 @@ def from_telegram(language_code: str | None) -> str:
     return "cs" if base in _READS_CZECH else DEFAULT_LANG
 
 
-def choose(user_choice: str | None = None, chat_choice: str | None = None,
-           language_code: str | None = None) -> str:
+def choose(user_choice: str | None = None, chat_choice: str | None = None, language_code: str | None = None) -> str:
     """The language to talk in: the user's own choice, else the chat's, else from Telegram's language code."""
     for choice in (user_choice, chat_choice):
         if choice in LANGS:

@@ -28,7 +28,8 @@ def po_path(lang: str) -> Path:
 def extract() -> Catalog:
     template = Catalog(project="artemia", domain=DOMAIN)
     for filename, lineno, message, comments, context in extract_from_dir(
-            SOURCES, method_map=[("**.py", "python")], keywords=KEYWORDS):
+        SOURCES, method_map=[("**.py", "python")], keywords=KEYWORDS
+    ):
         template.add(message, locations=[(filename, lineno)], auto_comments=comments, context=context)
     return template
 

@@ -23,8 +23,9 @@ def cards_text(cards, lang: str) -> str:
 
 def tokens_text(tokens: dict[str, list[int]], lang: str) -> str:
     """Placed tokens as "Creature token: 4 Beach; Target token: 7 Shelter" (empty when none is placed)."""
-    return "; ".join(f"{word(kind + '_token', lang)}: {cards_text(places, lang)}"
-                     for kind, places in tokens.items() if places)
+    return "; ".join(
+        f"{word(kind + '_token', lang)}: {cards_text(places, lang)}" for kind, places in tokens.items() if places
+    )
 
 
 def line(event: dict, names: dict[int, str], lang: str) -> str | None:
@@ -41,23 +42,25 @@ def line(event: dict, names: dict[int, str], lang: str) -> str | None:
     if kind == "caught":
         return _("{who} was caught at {place}.").format(who=who, place=cards_text([event["place"]], lang))
     if kind == "counter":
-        return (_("Rescue counter: {n} to go.") if event["counter"] == "rescue"
-                else _("Assimilation counter: {n} to go.")).format(n=event["distance"])
+        return (
+            _("Rescue counter: {n} to go.") if event["counter"] == "rescue" else _("Assimilation counter: {n} to go.")
+        ).format(n=event["distance"])
     if kind == "game_over":
         return _("The Hunted win!") if event["winner"] == "hunted" else _("The Creature wins!")
     if kind == "will":
         return t.ngettext("{who} has {n} Will left.", "{who} has {n} Will left.", event["will"]).format(
-            who=who, n=event["will"])
+            who=who, n=event["will"]
+        )
     if kind == "resist":
         return _("{who} resists (Will left: {n}).").format(who=who, n=event["will"])
     if kind == "giveup":
         return _("{who} gives up.").format(who=who)
     if kind == "gave_up":
-        return _("{who} has lost all Will: takes every card back, Will back to {n}.").format(
-            who=who, n=event["will"])
+        return _("{who} has lost all Will: takes every card back, Will back to {n}.").format(who=who, n=event["will"])
     if kind == "discarded":
         return t.ngettext("{who} discards {n} card.", "{who} discards {n} cards.", event["count"]).format(
-            who=who, n=event["count"])
+            who=who, n=event["count"]
+        )
     if kind == "discarded_cards":
         return _("{who} discards: {cards}.").format(who=who, cards=cards_text(event["cards"], lang))
     if kind in ("took_back", "takeback"):
@@ -74,9 +77,11 @@ def line(event: dict, names: dict[int, str], lang: str) -> str | None:
     if kind == "kept_survival":
         return _("{who} keeps one of the drawn Survival cards.").format(who=who)
     if kind == "strike_back":
-        return t.ngettext("Strike Back: the Creature returns {n} Hunt card to the deck.",
-                  "Strike Back: the Creature returns {n} Hunt cards to the deck.", event["count"]).format(
-            n=event["count"])
+        return t.ngettext(
+            "Strike Back: the Creature returns {n} Hunt card to the deck.",
+            "Strike Back: the Creature returns {n} Hunt cards to the deck.",
+            event["count"],
+        ).format(n=event["count"])
     if kind == "choose_again":
         return _("{who} must choose a place again.").format(who=who)
     if kind == "played":
@@ -92,8 +97,11 @@ def line(event: dict, names: dict[int, str], lang: str) -> str | None:
 
 def counters(view: dict, lang: str) -> str:
     _ = translator(lang).gettext
-    return (_("Rescue counter: {n} to go.").format(n=view["rescue"]) + " "
-            + _("Assimilation counter: {n} to go.").format(n=view["assimilation"]))
+    return (
+        _("Rescue counter: {n} to go.").format(n=view["rescue"])
+        + " "
+        + _("Assimilation counter: {n} to go.").format(n=view["assimilation"])
+    )
 
 
 def winner(view: dict, lang: str) -> str:
@@ -114,8 +122,13 @@ def reveal(event: dict, names: dict[int, str], lang: str) -> str:
 def game_over(view: dict, names: dict[int, str], lang: str) -> str:
     """The end-of-game message."""
     _ = translator(lang).gettext
-    return "\n".join([f"🏁 {_('Game over.')} {winner(view, lang)}", counters(view, lang),
-                      _("Thanks for playing! /newgame starts another one.")])
+    return "\n".join(
+        [
+            f"🏁 {_('Game over.')} {winner(view, lang)}",
+            counters(view, lang),
+            _("Thanks for playing! /newgame starts another one."),
+        ]
+    )
 
 
 def notice_text(notice: dict, names: dict[int, str], lang: str, bot_username: str = "") -> str:
@@ -124,14 +137,17 @@ def notice_text(notice: dict, names: dict[int, str], lang: str, bot_username: st
     kind = notice["kind"]
     if kind == "start":
         return _("A game of Not Alone begins: {n} players, {seconds} s per step.").format(
-            n=notice["players"], seconds=notice["seconds"])
+            n=notice["players"], seconds=notice["seconds"]
+        )
     who = seat_name(names, notice["seat"], lang)
     if kind == "bot":
         return _("{who} missed {n} deadlines in a row: a bot plays for them until they answer again.").format(
-            who=who, n=notice["misses"])
+            who=who, n=notice["misses"]
+        )
     if kind == "unreachable":
         bot = f"@{bot_username}" if bot_username else _("the bot")
-        return _("{who} cannot get my private messages (the bot is blocked or was never started): a bot plays "
-                 "for them for now. {who}, open {bot} and press Start to get your seat back.").format(
-            who=who, bot=bot)
+        return _(
+            "{who} cannot get my private messages (the bot is blocked or was never started): a bot plays "
+            "for them for now. {who}, open {bot} and press Start to get your seat back."
+        ).format(who=who, bot=bot)
     return str(kind)

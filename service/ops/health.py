@@ -54,8 +54,15 @@ def snapshot(connection, settings, now: float | None = None) -> dict:
             "scheduler_lock": bool(connection.exists(SCHEDULER_LOCK + name)),
         }
     workers = {w.name: w for q in queues.values() for w in RQWorker.all(queue=q)}
-    out["workers"] = [{"name": w.name, "state": w.get_state(), "heartbeat_age": round(age(now, w.last_heartbeat), 1),
-                       "queues": w.queue_names()} for w in workers.values()]
+    out["workers"] = [
+        {
+            "name": w.name,
+            "state": w.get_state(),
+            "heartbeat_age": round(age(now, w.last_heartbeat), 1),
+            "queues": w.queue_names(),
+        }
+        for w in workers.values()
+    ]
     send = queues[send_name]
     oldest = connection.lindex(send.key, 0)
     oldest_at = connection.hget(b"rq:job:" + oldest, "enqueued_at") if oldest else None
@@ -92,24 +99,31 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
     reasons = []
     fresh = [w for w in checks["workers"] if w["heartbeat_age"] <= settings.health_worker_stale_seconds]
     if len(fresh) < settings.health_min_workers:
-        reasons.append(f"{len(fresh)} worker(s) with a heartbeat fresher than {settings.health_worker_stale_seconds} s "
-                       f"(need {settings.health_min_workers}; {len(checks['workers'])} registered)")
+        reasons.append(
+            f"{len(fresh)} worker(s) with a heartbeat fresher than {settings.health_worker_stale_seconds} s "
+            f"(need {settings.health_min_workers}; {len(checks['workers'])} registered)"
+        )
     for name, queue in checks["queues"].items():
         if not queue["scheduler_lock"]:
             reasons.append(f"no RQ scheduler holds the lock of queue {name}: timed jobs do not fire")
     if checks["sweeper_heartbeat_age"] > settings.downtime_threshold_seconds:
-        reasons.append(f"the sweeper has not run for {checks['sweeper_heartbeat_age']} s "
-                       f"(> {settings.downtime_threshold_seconds} s)")
+        reasons.append(
+            f"the sweeper has not run for {checks['sweeper_heartbeat_age']} s "
+            f"(> {settings.downtime_threshold_seconds} s)"
+        )
     outbox = checks["outbox"]
     if outbox["queued"] > settings.health_outbox_max:
         reasons.append(f"outbox backlog: {outbox['queued']} deliveries queued (> {settings.health_outbox_max})")
     if outbox["oldest_age"] > settings.health_outbox_max_age_seconds:
-        reasons.append(f"outbox backlog: the oldest delivery has waited {outbox['oldest_age']} s "
-                       f"(> {settings.health_outbox_max_age_seconds} s)")
+        reasons.append(
+            f"outbox backlog: the oldest delivery has waited {outbox['oldest_age']} s "
+            f"(> {settings.health_outbox_max_age_seconds} s)"
+        )
     if overdue:
         reasons.append(f"{overdue} game(s) overdue by more than {settings.health_overdue_seconds} s")
     checks["games_overdue"] = overdue
     return {"ok": not reasons, "reasons": reasons, "checks": checks}
+
 
 # ------------------------------------------------------------------------------------------ /metrics
 
@@ -123,8 +137,10 @@ class RedisCollector:
 
     def collect(self):
         r = self.connection
-        counters = {name: CounterMetricFamily(f"artemia_{name}", text, labels=list(labels))
-                    for name, (text, labels) in COUNTERS.items()}
+        counters = {
+            name: CounterMetricFamily(f"artemia_{name}", text, labels=list(labels))
+            for name, (text, labels) in COUNTERS.items()
+        }
         for raw, value in r.hgetall(COUNTERS_KEY).items():
             name, labels = parse_field(raw.decode())
             family = counters.get(name)
@@ -153,32 +169,50 @@ class RedisCollector:
 
     def _gauges(self):
         checks = snapshot(self.connection, self.settings)
-        per_queue = {key: GaugeMetricFamily(f"artemia_queue_{key}", f"RQ jobs {key}, per queue.", labels=["queue"])
-                     for key in ("queued", "started", "scheduled", "failed")}
-        lock = GaugeMetricFamily("artemia_scheduler_lock", "1 when an RQ scheduler holds the queue's lock.",
-                                 labels=["queue"])
+        per_queue = {
+            key: GaugeMetricFamily(f"artemia_queue_{key}", f"RQ jobs {key}, per queue.", labels=["queue"])
+            for key in ("queued", "started", "scheduled", "failed")
+        }
+        lock = GaugeMetricFamily(
+            "artemia_scheduler_lock", "1 when an RQ scheduler holds the queue's lock.", labels=["queue"]
+        )
         for name, queue in checks["queues"].items():
             for key, family in per_queue.items():
                 family.add_metric([name], queue[key])
             lock.add_metric([name], 1 if queue["scheduler_lock"] else 0)
         yield from per_queue.values()
         yield lock
-        yield GaugeMetricFamily("artemia_outbox_depth", "Deliveries waiting in the send queue.",
-                                value=checks["outbox"]["queued"])
-        yield GaugeMetricFamily("artemia_outbox_redeliveries_scheduled", "Deliveries waiting for their retry time.",
-                                value=checks["outbox"]["redeliveries_scheduled"])
-        yield GaugeMetricFamily("artemia_outbox_oldest_age_seconds", "Age of the oldest queued delivery.",
-                                value=checks["outbox"]["oldest_age"])
+        yield GaugeMetricFamily(
+            "artemia_outbox_depth", "Deliveries waiting in the send queue.", value=checks["outbox"]["queued"]
+        )
+        yield GaugeMetricFamily(
+            "artemia_outbox_redeliveries_scheduled",
+            "Deliveries waiting for their retry time.",
+            value=checks["outbox"]["redeliveries_scheduled"],
+        )
+        yield GaugeMetricFamily(
+            "artemia_outbox_oldest_age_seconds",
+            "Age of the oldest queued delivery.",
+            value=checks["outbox"]["oldest_age"],
+        )
         yield GaugeMetricFamily("artemia_workers", "Registered RQ workers.", value=len(checks["workers"]))
         ages = [w["heartbeat_age"] for w in checks["workers"]]
-        yield GaugeMetricFamily("artemia_worker_heartbeat_age_max_seconds", "Oldest worker heartbeat.",
-                                value=max(ages) if ages else math.inf)
-        yield GaugeMetricFamily("artemia_sweeper_heartbeat_age_seconds", "Seconds since the sweeper last ran.",
-                                value=checks["sweeper_heartbeat_age"])
-        yield GaugeMetricFamily("artemia_games_open", "Games with an open window (the sweeper's due set).",
-                                value=checks["games_open"])
-        yield GaugeMetricFamily("artemia_games_due", "Games whose due time has passed (the sweeper's next work).",
-                                value=checks["games_due"])
+        yield GaugeMetricFamily(
+            "artemia_worker_heartbeat_age_max_seconds",
+            "Oldest worker heartbeat.",
+            value=max(ages) if ages else math.inf,
+        )
+        yield GaugeMetricFamily(
+            "artemia_sweeper_heartbeat_age_seconds",
+            "Seconds since the sweeper last ran.",
+            value=checks["sweeper_heartbeat_age"],
+        )
+        yield GaugeMetricFamily(
+            "artemia_games_open", "Games with an open window (the sweeper's due set).", value=checks["games_open"]
+        )
+        yield GaugeMetricFamily(
+            "artemia_games_due", "Games whose due time has passed (the sweeper's next work).", value=checks["games_due"]
+        )
 
 
 def _le(bound: float) -> str:

@@ -36,8 +36,20 @@ from urllib.parse import urlsplit
 from service.config import Settings, get_settings
 
 CONTEXT_FIELDS = ("game", "window", "job", "update", "request")
-EXTRA_FIELDS = ("job_id", "queue", "func", "status", "outcome", "path", "method", "duration_ms", "channel",
-                "worker", "reason", "count")
+EXTRA_FIELDS = (
+    "job_id",
+    "queue",
+    "func",
+    "status",
+    "outcome",
+    "path",
+    "method",
+    "duration_ms",
+    "channel",
+    "worker",
+    "reason",
+    "count",
+)
 _context: contextvars.ContextVar[dict] = contextvars.ContextVar("artemia_log_context", default={})
 _role = {"value": ""}  # set by `configure`; a forked RQ work horse inherits it
 
@@ -132,11 +144,12 @@ def dict_config(role: str, log_level: str = "INFO") -> dict:
         "version": 1,
         "disable_existing_loggers": False,
         "formatters": {"json": {"()": "service.ops.logs.JsonFormatter", "role": role}},
-        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json",
-                                "stream": "ext://sys.stderr"}},
+        "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}},
         "root": {"level": log_level, "handlers": ["stderr"]},
-        "loggers": {name: {"level": "INFO", "handlers": [], "propagate": True}
-                    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "rq.worker", "rq.scheduler")},
+        "loggers": {
+            name: {"level": "INFO", "handlers": [], "propagate": True}
+            for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "rq.worker", "rq.scheduler")
+        },
     }
 
 

@@ -41,8 +41,11 @@ COUNTERS = {
 LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 # name -> (help, label names, buckets). Exposed as artemia_<name>.
 HISTOGRAMS = {
-    "resolution_latency_seconds": ("From a window closing (last answer or deadline) to its resolution committed "
-                                   "and followed up.", ("trigger",), LATENCY_BUCKETS),
+    "resolution_latency_seconds": (
+        "From a window closing (last answer or deadline) to its resolution committed and followed up.",
+        ("trigger",),
+        LATENCY_BUCKETS,
+    ),
     "job_seconds": ("Run time of RQ jobs.", ("job",), LATENCY_BUCKETS),
 }
 
@@ -115,6 +118,7 @@ def observe(connection, name: str, seconds: float, **labels) -> None:
 
 
 # The hooks other modules call (one line each, see the module docstring).
+
 
 def answer_stored(connection, channel: str = "any") -> None:
     count(connection, "answers", channel=channel)

@@ -84,8 +84,13 @@ class MetricsMiddleware:
             millis = round((time.perf_counter() - started) * 1000, 1)
             code = status["code"]
             level = logging.DEBUG if code < 400 else logging.INFO if code < 500 else logging.WARNING
-            web_log.log(level, "webhook %s %s", path, code, extra={"path": path, "status": code,
-                                                                    "channel": channel, "duration_ms": millis})
+            web_log.log(
+                level,
+                "webhook %s %s",
+                path,
+                code,
+                extra={"path": path, "status": code, "channel": channel, "duration_ms": millis},
+            )
             counts = getattr(scope["app"].state, "counts", None)
             if counts is not None:
                 counts.add("updates", channel=channel, status=code)

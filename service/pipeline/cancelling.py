@@ -28,14 +28,21 @@ class NoSuchGame(LookupError):
     pass
 
 
-def cancel(ctx: Context, game_id: str, reason: str = "", notify: bool = True, by: str | None = None,
-           told_already: str | None = None) -> str:
+def cancel(
+    ctx: Context,
+    game_id: str,
+    reason: str = "",
+    notify: bool = True,
+    by: str | None = None,
+    told_already: str | None = None,
+) -> str:
     """-> "cancelled" | "over" (it had ended already). ``by``: the player's name (else the operator did it);
     ``told_already``: a chat that hears it otherwise (the group the /cancel was typed in). Raises NoSuchGame."""
     store, now = ctx.store, ctx.clock()
     script = store.redis.register_script(CANCEL)
-    result = script(keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id)],
-                    args=[repr(now), reason]).decode()
+    result = script(
+        keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id)], args=[repr(now), reason]
+    ).decode()
     if result == "NOGAME":
         raise NoSuchGame(game_id)
     if result == "OVER":
@@ -68,6 +75,13 @@ def cancel_messages(meta: dict, reason: str, by: str | None = None) -> list[dict
         chat = player.get("chat")
         if chat and chat not in chats and (not meta.get("group") or chat.startswith("sms:")):
             chats.add(chat)
-            out.append({"chat": chat, "text": text(player.get("lang") or lang), "buttons": None, "seat": int(seat),
-                        "group": False})
+            out.append(
+                {
+                    "chat": chat,
+                    "text": text(player.get("lang") or lang),
+                    "buttons": None,
+                    "seat": int(seat),
+                    "group": False,
+                }
+            )
     return out

@@ -61,11 +61,16 @@ class Context:
         return self.make_sender()
 
 
-def build(connection: redis.Redis, settings: Settings, channels: dict[ChatKind, Channel],
-          make_sender: Callable[[], Sender]) -> Context:
+def build(
+    connection: redis.Redis, settings: Settings, channels: dict[ChatKind, Channel], make_sender: Callable[[], Sender]
+) -> Context:
     return Context(
-        store=Store(connection, outbox_ttl=settings.outbox_ttl_seconds, dedup_ttl=settings.dedup_ttl_seconds,
-                    keep_sent=settings.outbox_keep_sent),
+        store=Store(
+            connection,
+            outbox_ttl=settings.outbox_ttl_seconds,
+            dedup_ttl=settings.dedup_ttl_seconds,
+            keep_sent=settings.outbox_keep_sent,
+        ),
         queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
         send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),
         settings=settings,

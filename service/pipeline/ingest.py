@@ -74,8 +74,15 @@ class SubmitResult:
         return self.status in (Status.ACCEPTED, Status.RESOLVE)
 
 
-def submit(ctx: Context, game_id: str, seat: int, actions: list[dict], window_id: int,
-           dedup_id: str | None = None, snap: Snapshot | None = None) -> SubmitResult:
+def submit(
+    ctx: Context,
+    game_id: str,
+    seat: int,
+    actions: list[dict],
+    window_id: int,
+    dedup_id: str | None = None,
+    snap: Snapshot | None = None,
+) -> SubmitResult:
     """Validate and store. ``snap``: the game's snapshot if the caller has just read it (the submit script
     checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe)."""
     store = ctx.store

@@ -58,8 +58,13 @@ def new_code(rng=secrets) -> str:
 
 def looks_like_code(word: str) -> bool:
     """Four letters and digits with at least one of each: what a code looks like (even a mistyped one)."""
-    return len(word) == CODE_LENGTH and word.isascii() and word.isalnum() and any(c.isdigit() for c in word) \
+    return (
+        len(word) == CODE_LENGTH
+        and word.isascii()
+        and word.isalnum()
+        and any(c.isdigit() for c in word)
         and any(c.isalpha() for c in word)
+    )
 
 
 def telegram_address(user_id: int | str) -> str:
@@ -186,15 +191,23 @@ class Lobby:
 
     # --- changes ---------------------------------------------------------------------------------------------
 
-    def open(self, creator: Player, lang: str, place: str | None = None, size: int | None = None,
-             deadline: str = "daily") -> Table:
+    def open(
+        self, creator: Player, lang: str, place: str | None = None, size: int | None = None, deadline: str = "daily"
+    ) -> Table:
         """A new table with its creator seated. In a place that has a table whose game is not over: raises
         LobbyError("place_taken")."""
         if size is not None:
             size = min(MAX_PLAYERS, max(MIN_PLAYERS, size))
         while True:
-            table = Table(code=new_code(self.rng), creator=creator.address, lang=lang, players=[creator],
-                          deadline=deadline, size=size, place=place)
+            table = Table(
+                code=new_code(self.rng),
+                creator=creator.address,
+                lang=lang,
+                players=[creator],
+                deadline=deadline,
+                size=size,
+                place=place,
+            )
             if self.ctx.store.load(table.code) is not None:
                 continue  # an old game has this id
             if place is None:
@@ -247,6 +260,7 @@ class Lobby:
     def join(self, code: str, player: Player) -> tuple[Table, Started | None]:
         """Seat the player (LobbyError: unknown, begun, already, full). A join that fills a sized table begins
         its game: -> (table, Started)."""
+
         def add(table):
             if table.game:
                 raise LobbyError("begun", table)
@@ -268,6 +282,7 @@ class Lobby:
 
     def leave(self, code: str, address: str) -> Table | None:
         """Leave a table before it begins; the table closes when its last player leaves (-> None)."""
+
         def remove(table):
             if table.game:
                 raise LobbyError("begun", table)
@@ -311,8 +326,9 @@ class Lobby:
                 table.expert = value == "on"
             elif key == "lang" and value in LANGS:
                 table.lang = value
-            elif key == "size" and value.isdigit() and max(MIN_PLAYERS, len(table.players)) <= int(value) \
-                    <= MAX_PLAYERS:
+            elif (
+                key == "size" and value.isdigit() and max(MIN_PLAYERS, len(table.players)) <= int(value) <= MAX_PLAYERS
+            ):
                 table.size = int(value)
             elif key == "tz" and (zone or value == "default"):
                 table.tz = zone
@@ -324,6 +340,7 @@ class Lobby:
     def begin(self, code: str, by: str | None) -> Started:
         """Deal the seats and start the game through the pipeline. ``by`` must be the creator (None: the table
         filled up). LobbyError: unknown, begun, not_creator, too_few."""
+
         def deal(table):
             if table.game:
                 if table.seats and self.ctx.store.load(table.game) is None:
@@ -339,7 +356,7 @@ class Lobby:
             others = [p.address for p in table.players if p is not creature] + [None] * (seats - len(table.players))
             self.rng.shuffle(others)
             table.seats = {creature.address: 0, **{a: s for s, a in enumerate(others, 1) if a is not None}}
-            table.seed = self.rng.randrange(2 ** 31)
+            table.seed = self.rng.randrange(2**31)
             table.game = table.code
 
         table = self.change(code, deal)
@@ -354,12 +371,23 @@ class Lobby:
         size = max(table.size or 0, len(table.players))
         players = {str(s): {"name": f"Bot {s}", "chat": None, "user": None} for s in range(size)}
         for p in table.players:
-            players[str(table.seats[p.address])] = {"name": p.name, "chat": p.chat, "user": p.user or p.address,
-                                                    "address": p.address, "lang": p.lang}
+            players[str(table.seats[p.address])] = {
+                "name": p.name,
+                "chat": p.chat,
+                "user": p.user or p.address,
+                "address": p.address,
+                "lang": p.lang,
+            }
         bots = [s for s in range(size) if players[str(s)]["chat"] is None]
-        meta = {"players": players, "group": table.place, "code": table.code, "lang": table.lang, "bots": bots,
-                "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds),
-                **({"tz": table.tz} if table.tz else {})}
+        meta = {
+            "players": players,
+            "group": table.place,
+            "code": table.code,
+            "lang": table.lang,
+            "bots": bots,
+            "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds),
+            **({"tz": table.tz} if table.tz else {}),
+        }
         config = {"players": size, "seed": table.seed, "side": None, "expert": table.expert}
         now = self.ctx.clock()
         pipe = self.redis.pipeline()

@@ -94,8 +94,7 @@ def bot_notice(meta: dict, seat: int, misses: int) -> dict:
 
 
 def start_notice(meta: dict) -> dict:
-    return {"type": "_notice", "kind": "start", "players": len(meta["players"]),
-            "seconds": meta["deadline_seconds"]}
+    return {"type": "_notice", "kind": "start", "players": len(meta["players"]), "seconds": meta["deadline_seconds"]}
 
 
 # ---------------------------------------------------------------------------------------------- news of a turn
@@ -293,8 +292,12 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
     parts = split_turns(step.news, step.events, step.notices)
     segment, closed = next_segments(step.news, step.events, step.notices)
     private = {seat: private_turns(step.news, step.events, seat) for seat in readers.seats()}
-    news_after: dict[str, Any] = {"turn": parts[-1].turn, "items": parts[-1].items[-MAX_NEWS_LINES:], "private": {},
-                  "segment": segment.to_news()}
+    news_after: dict[str, Any] = {
+        "turn": parts[-1].turn,
+        "items": parts[-1].items[-MAX_NEWS_LINES:],
+        "private": {},
+        "segment": segment.to_news(),
+    }
     for seat, parts_of_seat in private.items():  # what each seat's living turn message shows so far
         if readers.kind(seat) in LIVING_MESSAGES and parts_of_seat[-1].items:
             news_after["private"][str(seat)] = parts_of_seat[-1].items[-MAX_NEWS_LINES:]
@@ -303,18 +306,37 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
     return merge_plain(out), news_after
 
 
-def reminder_messages(ctx: Context, game_id: str, meta: dict, game: Game, seats: list[int], window: int,
-                      deadline: float) -> list[dict]:
+def reminder_messages(
+    ctx: Context, game_id: str, meta: dict, game: Game, seats: list[int], window: int, deadline: float
+) -> list[dict]:
     """A reminder to each of ``seats`` (those that have not answered), in their channel and language."""
     reminder = Reminder(game_id, meta, game, seats, window, deadline, Readers(ctx.store.redis, meta))
     return _each_channel(ctx, lambda channel: channel.reminder_messages(reminder), "reminder")
 
 
-def refresh_messages(ctx: Context, game_id: str, snap: Snapshot, meta: dict, news: dict,
-                     answers: dict[int, list[dict]], expected: set[int], seat: int) -> list[dict]:
+def refresh_messages(
+    ctx: Context,
+    game_id: str,
+    snap: Snapshot,
+    meta: dict,
+    news: dict,
+    answers: dict[int, list[dict]],
+    expected: set[int],
+    seat: int,
+) -> list[dict]:
     """After an accepted answer that did not close the window (see `Refresh`)."""
-    refresh = Refresh(game_id, snap, Game.from_json(snap.json), meta, news, answers, expected, seat,
-                      Readers(ctx.store.redis, meta), ctx.settings.bot_username)
+    refresh = Refresh(
+        game_id,
+        snap,
+        Game.from_json(snap.json),
+        meta,
+        news,
+        answers,
+        expected,
+        seat,
+        Readers(ctx.store.redis, meta),
+        ctx.settings.bot_username,
+    )
     return _each_channel(ctx, lambda channel: channel.refresh_messages(refresh), "refresh")
 
 
@@ -336,8 +358,16 @@ def _each_channel(ctx: Context, render: Callable, what: str) -> list[dict]:
     return out
 
 
-def message(chat: str, text: str, seat: int | None, group: bool, buttons: list | None = None,
-            slot: str | None = None, seq: int | None = None, limit: int = 4000) -> dict:
+def message(
+    chat: str,
+    text: str,
+    seat: int | None,
+    group: bool,
+    buttons: list | None = None,
+    slot: str | None = None,
+    seq: int | None = None,
+    limit: int = 4000,
+) -> dict:
     """An outbox message (see `service.pipeline.outbox`)."""
     out = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
     if slot:

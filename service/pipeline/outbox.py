@@ -81,7 +81,7 @@ def budget(message: dict, settings: Settings) -> tuple[float, float, float, floa
 
 
 def backoff(attempt: int) -> float:
-    return float(min(300, 2 ** attempt))
+    return float(min(300, 2**attempt))
 
 
 def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures: int, now: float) -> Outcome:
@@ -106,12 +106,12 @@ def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures
         store.release_send(game_id, batch, index)
         return Outcome("wait", SLOT_BUSY_WAIT)
     try:
-        if message.get("seq") is not None and \
-                not store.raise_slot_seq(game_id, message["chat"], slot, int(message["seq"])):
+        if message.get("seq") is not None and not store.raise_slot_seq(
+            game_id, message["chat"], slot, int(message["seq"])
+        ):
             store.mark_sent(game_id, batch, index)
             return Outcome("done")  # superseded: a newer version of this living message is already out
-        if message.get("until") is not None and \
-                store.slot_seq(game_id, message["chat"], slot) >= int(message["until"]):
+        if message.get("until") is not None and store.slot_seq(game_id, message["chat"], slot) >= int(message["until"]):
             store.mark_sent(game_id, batch, index)
             return Outcome("done")  # a screen made moot: a later step's question is on the message
         return _send(store, sender, settings, message, game_id, batch, index, failures, now)
@@ -123,8 +123,17 @@ def _claim_left(store: Store, game_id: str, batch: str, index: int) -> float:
     return float(max(1, store.redis.ttl(keys.sent(game_id, batch, index)) + 1))
 
 
-def _send(store: Store, sender: Sender, settings: Settings, message: dict, game_id: str, batch: str, index: int,
-          failures: int, now: float) -> Outcome:
+def _send(
+    store: Store,
+    sender: Sender,
+    settings: Settings,
+    message: dict,
+    game_id: str,
+    batch: str,
+    index: int,
+    failures: int,
+    now: float,
+) -> Outcome:
     try:
         if message.get("slot"):
             sender.send(message["chat"], message["text"], message.get("buttons"), slot=message["slot"])

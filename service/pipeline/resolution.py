@@ -63,8 +63,9 @@ def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], n
     return Opening(status, expected, prefilled, now + seconds)
 
 
-def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int],
-                   applied: list[tuple[int, dict]]):
+def _apply_answers(
+    game: Game, window: int, answers: dict[int, list[dict]], expected: set[int], applied: list[tuple[int, dict]]
+):
     """Stored answers in seat order: answers ahead ("plan") from seats not asked first, then the asked seats.
     An action that an earlier answer made illegal (another seat's card moved a token, used the Beach: rulings
     B, C) ends that seat's answer: auto-play covers the rest, and the seat is told (a ``fallback`` event).
@@ -80,8 +81,9 @@ def _apply_answers(game: Game, window: int, answers: dict[int, list[dict]], expe
                 events += game.apply(seat, action)
             except IllegalAction:
                 if seat in expected:
-                    events.append({"type": "fallback", "seat": seat, "question": "answer", "action": action,
-                                   "visible_to": [seat]})
+                    events.append(
+                        {"type": "fallback", "seat": seat, "question": "answer", "action": action, "visible_to": [seat]}
+                    )
                 break
             applied.append((seat, action))
     return events, later
@@ -153,8 +155,9 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     now = ctx.clock()
     opening = open_window(ctx, game, meta, streaks, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]
-    step = news.Step(game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1,
-                         news.load_news(snap.news))
+    step = news.Step(
+        game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1, news.load_news(snap.news)
+    )
     outgoing, news_after = news.step_messages(ctx, step)
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
@@ -166,13 +169,25 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     return commit.after(game_id, version) if version else None
 
 
-def _commit(version, window, game, opening: Opening, streaks, outgoing, now, applied, news_after,
-            config: dict | None = None) -> Commit:
-    return Commit(version=version, window=window, engine_json=game.to_json(),
-                  next_window=None if game.window is None else game.window["id"], status=opening.status,
-                  deadline=opening.deadline, now=now, expected=opening.expected, prefilled=opening.prefilled,
-                  streaks=streaks, messages=outgoing, actions=applied, config=config,
-                  extra={"news": json.dumps(news_after)})
+def _commit(
+    version, window, game, opening: Opening, streaks, outgoing, now, applied, news_after, config: dict | None = None
+) -> Commit:
+    return Commit(
+        version=version,
+        window=window,
+        engine_json=game.to_json(),
+        next_window=None if game.window is None else game.window["id"],
+        status=opening.status,
+        deadline=opening.deadline,
+        now=now,
+        expected=opening.expected,
+        prefilled=opening.prefilled,
+        streaks=streaks,
+        messages=outgoing,
+        actions=applied,
+        config=config,
+        extra={"news": json.dumps(news_after)},
+    )
 
 
 def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
@@ -187,8 +202,9 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     store.put_meta(game_id, meta)
     opening = open_window(ctx, game, meta, {}, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]
-    step = news.Step(game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1,
-                         news.empty_news(game.turn))
+    step = news.Step(
+        game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1, news.empty_news(game.turn)
+    )
     outgoing, news_after = news.step_messages(ctx, step)
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)
     commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, config=config)

@@ -29,8 +29,13 @@ RESULT_TTL = 0
 
 
 def _options(ctx: Context, job_id: str, retry: bool) -> dict:
-    return {"job_id": job_id, "failure_ttl": ctx.settings.job_failure_ttl_seconds, "result_ttl": RESULT_TTL,
-            "job_timeout": JOB_TIMEOUT, "retry": RETRY if retry else None}
+    return {
+        "job_id": job_id,
+        "failure_ttl": ctx.settings.job_failure_ttl_seconds,
+        "result_ttl": RESULT_TTL,
+        "job_timeout": JOB_TIMEOUT,
+        "retry": RETRY if retry else None,
+    }
 
 
 def enqueue(queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, retry: bool = True) -> bool:
@@ -42,13 +47,21 @@ def enqueue(queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, ret
     return True
 
 
-def schedule(queue: Queue, ctx: Context, at: float, func: str, args: tuple, job_id: str,
-             retry: bool = True) -> bool:
+def schedule(queue: Queue, ctx: Context, at: float, func: str, args: tuple, job_id: str, retry: bool = True) -> bool:
     """Schedule at epoch ``at``; False when a job with this id already exists."""
     options = _options(ctx, job_id, retry)
-    job = Job.create(func, args=args, id=options["job_id"], connection=queue.connection,
-                     serializer=queue.serializer, origin=queue.name, failure_ttl=options["failure_ttl"],
-                     result_ttl=options["result_ttl"], timeout=options["job_timeout"], retry=options["retry"])
+    job = Job.create(
+        func,
+        args=args,
+        id=options["job_id"],
+        connection=queue.connection,
+        serializer=queue.serializer,
+        origin=queue.name,
+        failure_ttl=options["failure_ttl"],
+        result_ttl=options["result_ttl"],
+        timeout=options["job_timeout"],
+        retry=options["retry"],
+    )
     try:
         queue.schedule_job(job, datetime.fromtimestamp(at, UTC), unique=True)
     except DuplicateJobError:
@@ -65,8 +78,9 @@ def resolve(ctx: Context, game_id: str, window: int) -> bool:
 
 
 def deadline(ctx: Context, game_id: str, window: int, at: float) -> bool:
-    return schedule(ctx.queue, ctx, at, "workers.jobs.deadline", (game_id, window),
-                    f"deadline-{game_id}-{window}-{ms(at)}")
+    return schedule(
+        ctx.queue, ctx, at, "workers.jobs.deadline", (game_id, window), f"deadline-{game_id}-{window}-{ms(at)}"
+    )
 
 
 def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadline_at: float, n: int = 0) -> bool:
@@ -76,8 +90,14 @@ def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadli
     for k in range(n, len(points)):
         at = _reminder_at(opened, deadline_at, points[k])
         if at > ctx.clock() + 1:
-            return schedule(ctx.queue, ctx, at, "workers.jobs.remind", (game_id, window, k),
-                            f"remind-{game_id}-{window}-{k}-{ms(at)}")
+            return schedule(
+                ctx.queue,
+                ctx,
+                at,
+                "workers.jobs.remind",
+                (game_id, window, k),
+                f"remind-{game_id}-{window}-{k}-{ms(at)}",
+            )
     return False
 
 
@@ -90,8 +110,10 @@ def cancel_timers(ctx: Context, game_id: str, window: int, opened: float, deadli
     to do, but would sit in Redis until their time, an hour or a day). A job the scheduler has already moved to
     the queue is left to run as a no-op. -> how many were dropped."""
     ids = [f"deadline-{game_id}-{window}-{ms(deadline_at)}"]
-    ids += [f"remind-{game_id}-{window}-{k}-{ms(_reminder_at(opened, deadline_at, point))}"
-            for k, point in enumerate(ctx.settings.reminder_points)]
+    ids += [
+        f"remind-{game_id}-{window}-{k}-{ms(_reminder_at(opened, deadline_at, point))}"
+        for k, point in enumerate(ctx.settings.reminder_points)
+    ]
     registry = ctx.queue.scheduled_job_registry
     dropped = 0
     for job_id in ids:
@@ -107,8 +129,9 @@ def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
 
 
 def redeliver(ctx: Context, mid: str, attempt: int, failures: int, at: float) -> bool:
-    return schedule(ctx.send_queue, ctx, at, "workers.jobs.redeliver", (mid, attempt, failures),
-                    f"deliver-{mid}-{attempt}")
+    return schedule(
+        ctx.send_queue, ctx, at, "workers.jobs.redeliver", (mid, attempt, failures), f"deliver-{mid}-{attempt}"
+    )
 
 
 def sweep(ctx: Context, at: float) -> bool:
@@ -121,6 +144,12 @@ def refresh(ctx: Context, game_id: str, window: int, seat: int, pipeline=None) -
     """After an accepted answer: refresh the table's status message (on the send queue, so it never delays a
     resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox.
     With ``pipeline`` the job is only queued on it (the caller executes it, with its other writes)."""
-    ctx.send_queue.enqueue("workers.jobs.refresh", args=(game_id, window, seat), result_ttl=RESULT_TTL,
-                           failure_ttl=ctx.settings.job_failure_ttl_seconds, job_timeout=JOB_TIMEOUT, retry=RETRY,
-                           pipeline=pipeline)
+    ctx.send_queue.enqueue(
+        "workers.jobs.refresh",
+        args=(game_id, window, seat),
+        result_ttl=RESULT_TTL,
+        failure_ttl=ctx.settings.job_failure_ttl_seconds,
+        job_timeout=JOB_TIMEOUT,
+        retry=RETRY,
+        pipeline=pipeline,
+    )

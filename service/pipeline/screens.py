@@ -14,8 +14,17 @@ from service.pipeline.context import Context
 from service.pipeline.news import message, step_seq
 
 
-def show(ctx: Context, game_id: str, press: str, chat: str, seat: int, slot: str, version: int, text: str,
-         buttons: list | None) -> bool:
+def show(
+    ctx: Context,
+    game_id: str,
+    press: str,
+    chat: str,
+    seat: int,
+    slot: str,
+    version: int,
+    text: str,
+    buttons: list | None,
+) -> bool:
     """Queue the screen ``text``/``buttons`` for the turn message ``slot`` in ``chat``, as seen at ``version``;
     ``press`` names the button press (a repeated press of the same id is written once). -> False when it was."""
     batch = "k" + re.sub(r"[^A-Za-z0-9]", "", press)[:40]

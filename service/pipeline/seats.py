@@ -39,8 +39,12 @@ def hand_to_bot(ctx: Context, game_id: str, seat: int, bot: bool) -> None:
     store = ctx.store
     if bot:
         snap = store.load(game_id)
-        if snap and snap.status == "collecting" and seat in store.expected(game_id) \
-                and seat not in store.answers(game_id):
+        if (
+            snap
+            and snap.status == "collecting"
+            and seat in store.expected(game_id)
+            and seat not in store.answers(game_id)
+        ):
             ingest.submit(ctx, game_id, seat, bot_answer(Game.from_json(snap.json), seat), snap.current_window)
     store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after if bot else 0)  # after the submit, which clears it
 
@@ -50,8 +54,9 @@ class Games(Protocol):
 
     def table(self, game_id: str) -> Table | None: ...
 
-    def submit(self, game_id: str, seat: int, actions: list[dict], window: int,
-               dedup_id: str | None) -> ingest.SubmitResult: ...
+    def submit(
+        self, game_id: str, seat: int, actions: list[dict], window: int, dedup_id: str | None
+    ) -> ingest.SubmitResult: ...
 
     def hand_to_bot(self, game_id: str, seat: int, bot: bool) -> None: ...
 
@@ -65,8 +70,9 @@ class PipelineGames:
     def table(self, game_id: str) -> Table | None:
         return table(self.ctx, game_id)
 
-    def submit(self, game_id: str, seat: int, actions: list[dict], window: int,
-               dedup_id: str | None) -> ingest.SubmitResult:
+    def submit(
+        self, game_id: str, seat: int, actions: list[dict], window: int, dedup_id: str | None
+    ) -> ingest.SubmitResult:
         return ingest.submit(self.ctx, game_id, seat, actions, window, dedup_id)
 
     def hand_to_bot(self, game_id: str, seat: int, bot: bool) -> None:

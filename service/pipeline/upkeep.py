@@ -51,8 +51,9 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
         return False
     scheduling.next_reminder(ctx, game_id, window, snap.opened, snap.deadline, n + 1)
     missing = sorted(store.expected(game_id) - set(store.answers(game_id)))
-    outgoing = news.reminder_messages(ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing,
-                                          window, snap.deadline)
+    outgoing = news.reminder_messages(
+        ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing, window, snap.deadline
+    )
     batch = f"w{window}r{n}"
     if not outgoing:
         return False
@@ -124,8 +125,10 @@ def sweep(ctx: Context) -> dict[str, int]:
 
 def deliver_batch(ctx: Context, game_id: str, batch: str) -> list[str]:
     """Send every message of a batch; those that must wait are rescheduled one by one."""
-    return [deliver(ctx, outbox.message_id(game_id, batch, index), 0, 0)
-            for index in range(ctx.store.batch_size(game_id, batch))]
+    return [
+        deliver(ctx, outbox.message_id(game_id, batch, index), 0, 0)
+        for index in range(ctx.store.batch_size(game_id, batch))
+    ]
 
 
 def deliver(ctx: Context, mid: str, attempt: int, failures: int) -> str:
@@ -178,8 +181,7 @@ def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
     if snap is None or snap.window != window or snap.status != "collecting":
         return False
     answers, expected, _, meta = store.window_state(game_id)
-    outgoing = news.refresh_messages(ctx, game_id, snap, meta, news.load_news(snap.news), answers,
-                                         expected, seat)
+    outgoing = news.refresh_messages(ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat)
     if not outgoing:
         return False
     batch = f"r{window}n{store.redis.incr(keys.refresh_counter(game_id))}"

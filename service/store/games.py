@@ -58,15 +58,24 @@ class Commit:
 
     def after(self, game_id: str, version: int) -> Snapshot:
         """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
-        return Snapshot(game_id=game_id, version=version, window=self.next_window, status=self.status,
-                        deadline=self.deadline, opened=self.now,
-                        closed=self.now if self.status == "resolving" else None, followed=0, json=self.engine_json,
-                        news=(self.extra or {}).get("news", ""))
+        return Snapshot(
+            game_id=game_id,
+            version=version,
+            window=self.next_window,
+            status=self.status,
+            deadline=self.deadline,
+            opened=self.now,
+            closed=self.now if self.status == "resolving" else None,
+            followed=0,
+            json=self.engine_json,
+            news=(self.extra or {}).get("news", ""),
+        )
 
 
 class Store:
-    def __init__(self, connection: redis.Redis, outbox_ttl: int = 7 * 86400, dedup_ttl: int = 90000,
-                 keep_sent: bool = False):
+    def __init__(
+        self, connection: redis.Redis, outbox_ttl: int = 7 * 86400, dedup_ttl: int = 90000, keep_sent: bool = False
+    ):
         self.redis = connection
         self.keep_sent = keep_sent
         self.outbox_ttl = outbox_ttl
@@ -112,8 +121,12 @@ class Store:
         pipe.hgetall(keys.autoplays(game_id))
         pipe.hget(keys.meta(game_id), "json")
         answers, expected, streaks, meta = pipe.execute()
-        return ({int(s): json.loads(a) for s, a in answers.items()}, {int(s) for s in expected},
-                {int(s): int(n) for s, n in streaks.items()}, json.loads(meta) if meta else {})
+        return (
+            {int(s): json.loads(a) for s, a in answers.items()},
+            {int(s) for s in expected},
+            {int(s): int(n) for s, n in streaks.items()},
+            json.loads(meta) if meta else {},
+        )
 
     def answers(self, game_id: str) -> dict[int, list[dict]]:
         raw = self.redis.hgetall(keys.answers(game_id))
@@ -149,8 +162,13 @@ class Store:
     def submit(self, game_id: str, window: int, seat: int, actions: list[dict], dedup_id: str | None, now: float):
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing)."""
         status, missing = self._submit(
-            keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
-                  keys.dedup(game_id)],
+            keys=[
+                keys.snap(game_id),
+                keys.expected(game_id),
+                keys.answers(game_id),
+                keys.autoplays(game_id),
+                keys.dedup(game_id),
+            ],
             args=[window, seat, json.dumps(actions), dedup_id or "", self.dedup_ttl, repr(now)],
         )
         return status.decode(), int(missing)
@@ -163,30 +181,55 @@ class Store:
     def commit(self, game_id: str, c: Commit) -> int:
         """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
         version = self._commit(
-            keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id), keys.autoplays(game_id),
-                  keys.log(game_id), keys.outbox(game_id, batch_for_version(c.version + 1)), keys.actions(game_id),
-                  keys.dedup(game_id)],
-            args=[c.version, "" if c.window is None else c.window, c.engine_json,
-                  "" if c.next_window is None else c.next_window, c.status, repr(c.deadline), repr(c.now),
-                  json.dumps(c.expected), json.dumps({str(s): json.dumps(a) for s, a in c.prefilled.items()}),
-                  json.dumps({str(s): n for s, n in c.streaks.items()}),
-                  json.dumps([json.dumps(m) for m in c.messages]), self.outbox_ttl,
-                  json.dumps(([json.dumps(c.config, sort_keys=True)] if c.config is not None else [])
-                             + [json.dumps([s, a], sort_keys=True) for s, a in c.actions]),
-                  json.dumps(c.extra or {})],
+            keys=[
+                keys.snap(game_id),
+                keys.expected(game_id),
+                keys.answers(game_id),
+                keys.autoplays(game_id),
+                keys.log(game_id),
+                keys.outbox(game_id, batch_for_version(c.version + 1)),
+                keys.actions(game_id),
+                keys.dedup(game_id),
+            ],
+            args=[
+                c.version,
+                "" if c.window is None else c.window,
+                c.engine_json,
+                "" if c.next_window is None else c.next_window,
+                c.status,
+                repr(c.deadline),
+                repr(c.now),
+                json.dumps(c.expected),
+                json.dumps({str(s): json.dumps(a) for s, a in c.prefilled.items()}),
+                json.dumps({str(s): n for s, n in c.streaks.items()}),
+                json.dumps([json.dumps(m) for m in c.messages]),
+                self.outbox_ttl,
+                json.dumps(
+                    ([json.dumps(c.config, sort_keys=True)] if c.config is not None else [])
+                    + [json.dumps([s, a], sort_keys=True) for s, a in c.actions]
+                ),
+                json.dumps(c.extra or {}),
+            ],
         )
         return int(version)
 
     def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict], once: str = "") -> bool:
         """Write a batch while ``window`` is open; a non-empty ``once`` is written at most once per window."""
-        return bool(self._reminder(keys=[keys.snap(game_id), keys.outbox(game_id, batch)],
-                                   args=[window, self.outbox_ttl, once, *[json.dumps(m) for m in messages]]))
+        return bool(
+            self._reminder(
+                keys=[keys.snap(game_id), keys.outbox(game_id, batch)],
+                args=[window, self.outbox_ttl, once, *[json.dumps(m) for m in messages]],
+            )
+        )
 
     def write_batch(self, game_id: str, batch: str, messages: list[dict]) -> bool:
         """Write an outbox batch whole (a process killed midway leaves none of it), whatever the game's state.
         -> False when it is stored already."""
-        return bool(self._write_batch(keys=[keys.outbox(game_id, batch)],
-                                      args=[self.outbox_ttl, *[json.dumps(m) for m in messages]]))
+        return bool(
+            self._write_batch(
+                keys=[keys.outbox(game_id, batch)], args=[self.outbox_ttl, *[json.dumps(m) for m in messages]]
+            )
+        )
 
     def slot_seq(self, game_id: str, chat: str, slot: str) -> int:
         """The newest seq delivered to a living message (-1: none yet)."""
@@ -210,11 +253,16 @@ class Store:
         last = self.redis.get(keys.HEARTBEAT)
         return now - float(last) if last else math.inf
 
-    def take_send_token(self, chat: str, now: float, global_rate: float, global_cap: float,
-                        chat_rate: float, chat_cap: float) -> float:
+    def take_send_token(
+        self, chat: str, now: float, global_rate: float, global_cap: float, chat_rate: float, chat_cap: float
+    ) -> float:
         """Take a token from the global and the chat bucket. -> 0 when allowed, else seconds to wait."""
-        return float(self._take_token(keys=[keys.RATE_PAUSE, keys.RATE_GLOBAL, keys.rate_chat(chat)],
-                                      args=[repr(now), global_rate, global_cap, chat_rate, chat_cap]))
+        return float(
+            self._take_token(
+                keys=[keys.RATE_PAUSE, keys.RATE_GLOBAL, keys.rate_chat(chat)],
+                args=[repr(now), global_rate, global_cap, chat_rate, chat_cap],
+            )
+        )
 
     def pause_sending(self, now: float, seconds: float) -> None:
         """Hold every send until ``now + seconds`` (a channel said "retry after")."""
@@ -260,8 +308,9 @@ class Store:
         self.redis.zrem(keys.DUE, game_id)
 
     def due_games(self, now: float, limit: int = 500) -> list[str]:
-        return [g.decode() for g in cast(list[bytes], self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0,
-                                                                                 num=limit))]
+        return [
+            g.decode() for g in cast(list[bytes], self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0, num=limit))
+        ]
 
     def open_games(self) -> list[str]:
         return [g.decode() for g in cast(list[bytes], self.redis.zrange(keys.DUE, 0, -1))]
@@ -277,15 +326,21 @@ class Store:
 
     def claim_send(self, game_id: str, batch: str, index: int, lease_seconds: int) -> bool:
         """Only one deliverer at a time, and none once the message is sent (or its batch delivered)."""
-        return bool(self._claim_send(keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
-                                     args=[index, lease_seconds]))
+        return bool(
+            self._claim_send(
+                keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)], args=[index, lease_seconds]
+            )
+        )
 
     def mark_sent(self, game_id: str, batch: str, index: int, state: str = "sent") -> bool:
         """Mark one message done ("sent", or "failed": given up); -> True when that completed its batch, which
         is then deleted with its markers (unless the store keeps sent batches)."""
-        return bool(self._mark_done(keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
-                                    args=[state, self.outbox_ttl, keys.sent(game_id, batch, ""),
-                                          int(self.keep_sent)]))
+        return bool(
+            self._mark_done(
+                keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
+                args=[state, self.outbox_ttl, keys.sent(game_id, batch, ""), int(self.keep_sent)],
+            )
+        )
 
     def release_send(self, game_id: str, batch: str, index: int) -> None:
         self.redis.delete(keys.sent(game_id, batch, index))

@@ -156,4 +156,3 @@ def sms_number(number: str) -> str:
 def sms_message(message_sid: str) -> str:
     """An inbound message already handled (SET NX, with a TTL)."""
     return f"artemia:sms:sid:{message_sid}"
-

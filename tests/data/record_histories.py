@@ -1,6 +1,7 @@
 """How tests/data/engine_histories_v0.json was made (with the engine before issue 11, from the repository root):
-    python tests/data/record_histories.py tests/data/engine_histories_v0.json
+python tests/data/record_histories.py tests/data/engine_histories_v0.json
 """
+
 import json
 import random
 import sys
@@ -29,6 +30,13 @@ for seed in range(6):
     keep = [keep[0], keep[len(keep) // 3], keep[2 * len(keep) // 3], keep[-1]]
     games.append({"config": cfg, "moves": moves, "states": {str(k): states[k] for k in keep}})
 with open(sys.argv[1], "w") as f:
-    json.dump({"_note": "Whole bot games played by the engine before issue 11 (state format 0): the moves from the "
-               "start and that engine's to_json() after some of them; see tests/test_engine_snapshots.py.",
-               "games": games}, f, sort_keys=True, separators=(",", ":"))
+    json.dump(
+        {
+            "_note": "Whole bot games played by the engine before issue 11 (state format 0): the moves from the "
+            "start and that engine's to_json() after some of them; see tests/test_engine_snapshots.py.",
+            "games": games,
+        },
+        f,
+        sort_keys=True,
+        separators=(",", ":"),
+    )

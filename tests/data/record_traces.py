@@ -1,4 +1,5 @@
 """How tests/data/engine_traces.json was made: run from the repository root with the engine to use as reference."""
+
 import json
 import sys
 import time
@@ -7,9 +8,10 @@ sys.path.insert(0, ".")
 from tests.engine_traces import trace_bots, trace_random
 
 started = time.time()
-data = {"random": {f"{p}:{s}": trace_random(p, s) for p in range(2, 8) for s in range(40)},
-        "bots": {f"{p}:{s}:{int(e)}": trace_bots(p, s, e)
-                 for p in range(2, 8) for s in range(15) for e in (False, True)}}
+data = {
+    "random": {f"{p}:{s}": trace_random(p, s) for p in range(2, 8) for s in range(40)},
+    "bots": {f"{p}:{s}:{int(e)}": trace_bots(p, s, e) for p in range(2, 8) for s in range(15) for e in (False, True)},
+}
 with open("tests/data/engine_traces.json", "w") as out:
     json.dump(data, out, indent=0, sort_keys=True)
 print(f"{time.time() - started:.1f} s")

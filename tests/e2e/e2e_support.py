@@ -46,22 +46,48 @@ class Stack:
     """The web process and the worker processes, each in a session of its own (stopped with its group)."""
 
     def __init__(self, redis_url: str, api, api_base_url: str, **env):
-        self.env = {**os.environ, **BASE_ENV, "REDIS_URL": redis_url, "TELEGRAM_BOT_TOKEN": api.token,
-                    "TELEGRAM_API_BASE_URL": api_base_url, "PYTHONPATH": str(ROOT), **env}
+        self.env = {
+            **os.environ,
+            **BASE_ENV,
+            "REDIS_URL": redis_url,
+            "TELEGRAM_BOT_TOKEN": api.token,
+            "TELEGRAM_API_BASE_URL": api_base_url,
+            "PYTHONPATH": str(ROOT),
+            **env,
+        }
         self.env.pop("ARTEMIA_SENDER", None) if env.get("ARTEMIA_SENDER") == "" else None
         self.procs: list[subprocess.Popen] = []
         self.port = free_port()
         self.webhook = f"http://127.0.0.1:{self.port}/telegram/webhook"
 
     def _spawn(self, args: list[str]) -> subprocess.Popen:
-        proc = subprocess.Popen([sys.executable, *args], env=self.env, cwd=ROOT, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=None)
+        proc = subprocess.Popen(
+            [sys.executable, *args],
+            env=self.env,
+            cwd=ROOT,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=None,
+        )
         self.procs.append(proc)
         return proc
 
     def start(self, workers: int = 2, simple: bool = True) -> "Stack":
-        self._spawn(["-m", "uvicorn", "--factory", "service.web:create_app", "--host", "127.0.0.1",
-                     "--port", str(self.port), "--log-level", "warning", "--no-access-log"])
+        self._spawn(
+            [
+                "-m",
+                "uvicorn",
+                "--factory",
+                "service.web:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ]
+        )
         for _ in range(workers):  # SimpleWorker: jobs run in the worker process, one Bot API client per worker
             self._spawn(["-m", "workers"] + (["--simple"] if simple else []))
 
@@ -107,8 +133,11 @@ class Users:
         self.replies: list[dict] = []  # the webhook's answers (method calls in the HTTP reply body)
 
     def post(self, update: dict) -> dict | None:
-        response = self.http.post(self.webhook, content=json.dumps(update),
-                                  headers={SECRET_HEADER: SECRET, "Content-Type": "application/json"})
+        response = self.http.post(
+            self.webhook,
+            content=json.dumps(update),
+            headers={SECRET_HEADER: SECRET, "Content-Type": "application/json"},
+        )
         assert response.status_code == 200, response.text
         body = response.json() if response.content else None
         if body:
@@ -118,18 +147,38 @@ class Users:
     def say(self, who: dict, text: str, private: bool = False) -> dict | None:
         n = next(self.ids)
         chat = {"id": who["id"], "type": "private"} if private else self.group
-        return self.post({"update_id": n, "message": {"message_id": n, "date": int(time.time()), "chat": chat,
-                                                      "from": who, "text": text}})
+        return self.post(
+            {
+                "update_id": n,
+                "message": {"message_id": n, "date": int(time.time()), "chat": chat, "from": who, "text": text},
+            }
+        )
 
     def press(self, who: dict, message_id: int, data: str) -> dict:
         n = next(self.ids)
-        return self.post({"update_id": n, "callback_query": {
-            "id": f"q{n}", "from": who, "chat_instance": "e2e", "data": data,
-            "message": {"message_id": message_id, "date": int(time.time()),
-                        "chat": {"id": who["id"], "type": "private"}}}}) or {}
+        return (
+            self.post(
+                {
+                    "update_id": n,
+                    "callback_query": {
+                        "id": f"q{n}",
+                        "from": who,
+                        "chat_instance": "e2e",
+                        "data": data,
+                        "message": {
+                            "message_id": message_id,
+                            "date": int(time.time()),
+                            "chat": {"id": who["id"], "type": "private"},
+                        },
+                    },
+                }
+            )
+            or {}
+        )
 
-    def open_table(self, creator: dict, others: list[dict], creature: dict | None = None,
-                   settings: list[str] = ()) -> None:
+    def open_table(
+        self, creator: dict, others: list[dict], creature: dict | None = None, settings: list[str] = ()
+    ) -> None:
         """/newgame, everyone joins through the Join button's deep link, settings, /creature, /begin."""
         lobby = self.say(creator, f"/newgame@{BOT_USERNAME}")
         link = lobby["reply_markup"]["inline_keyboard"][0][0]["url"]
@@ -158,8 +207,12 @@ class Users:
         answered, or None."""
         best = None
         for mid, message in self.messages(who["id"]).items():
-            buttons = [b for row in (message.get("reply_markup") or {}).get("inline_keyboard", []) for b in row
-                       if b.get("callback_data", "").startswith("d:")]
+            buttons = [
+                b
+                for row in (message.get("reply_markup") or {}).get("inline_keyboard", [])
+                for b in row
+                if b.get("callback_data", "").startswith("d:")
+            ]
             locked = any(text.startswith("✅") for text in (message.get("text") or "").split("\n"))
             if not buttons or locked:
                 continue
@@ -204,8 +257,13 @@ def play_by_buttons(users: Users, players: list[dict], over, rng: random.Random,
             said = answer.get("text")
             if said:  # a complete answer ("Locked in."), or the window is over
                 done.add((who["id"], window))
-                key = "expired" if "expired" in said or "neplatí" in said else \
-                      "invalid" if "not valid" in said else "locked"
+                key = (
+                    "expired"
+                    if "expired" in said or "neplatí" in said
+                    else "invalid"
+                    if "not valid" in said
+                    else "locked"
+                )
                 counts[key] += 1
                 waiting.pop(who["id"], None)
             else:

@@ -71,8 +71,15 @@ def direct(fake: FakeBotAPI, method: str):
             fake.decisions[str(chat_id), game_id, int(window)] = params.get("message_id") or result["message_id"]
         if code == 200:
             return telegram_send.Result("ok", message_id=result["message_id"])
-        return telegram_send.Result("not_modified" if "not modified" in result else "edit_target_missing"
-                                    if "not found" in result else "failed", detail=result)
+        return telegram_send.Result(
+            "not_modified"
+            if "not modified" in result
+            else "edit_target_missing"
+            if "not found" in result
+            else "failed",
+            detail=result,
+        )
+
     return call
 
 
@@ -85,9 +92,15 @@ def stack(redis_url, monkeypatch):
     monkeypatch.setattr(telegram_send, "send", direct(fake, "sendMessage"))
     monkeypatch.setattr(telegram_send, "edit", direct(fake, "editMessageText"))
     connection = redis.Redis.from_url(redis_url)
-    settings = Settings(sender="auto", telegram_bot_token=fake.token, bot_username=BOT_USERNAME,
-                        min_deadline_seconds=1, rate_global_per_second=UNLIMITED,
-                        rate_private_per_second=UNLIMITED, rate_group_per_minute=UNLIMITED)
+    settings = Settings(
+        sender="auto",
+        telegram_bot_token=fake.token,
+        bot_username=BOT_USERNAME,
+        min_deadline_seconds=1,
+        rate_global_per_second=UNLIMITED,
+        rate_private_per_second=UNLIMITED,
+        rate_group_per_minute=UNLIMITED,
+    )
     ctx = wiring.build(connection, settings)
     context.register(ctx)
     env = telegram.Env(ctx, Tables(connection), BOT_USERNAME)
@@ -114,8 +127,15 @@ class Table:
 
     def __init__(self, n: int, players: int):
         self.group = -1_000_000_000 - n
-        self.users = [{"id": 100_000 + n * 10 + k, "is_bot": False, "first_name": f"P{n}x{k}",
-                       "language_code": "cs" if (n + k) % 3 == 0 else "en"} for k in range(players)]
+        self.users = [
+            {
+                "id": 100_000 + n * 10 + k,
+                "is_bot": False,
+                "first_name": f"P{n}x{k}",
+                "language_code": "cs" if (n + k) % 3 == 0 else "en",
+            }
+            for k in range(players)
+        ]
         self.game_id = None
         self.seat_user: dict[int, dict] = {}
         self.done = False
@@ -136,8 +156,9 @@ class Audit:
 
     def say(self, who: dict, chat: dict, text: str) -> dict | None:
         n = next(self.update_ids)
-        body = self.post({"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat, "from": who,
-                                                      "text": text}})
+        body = self.post(
+            {"update_id": n, "message": {"message_id": n, "date": 1, "chat": chat, "from": who, "text": text}}
+        )
         if body:
             self.replies.append((str(chat["id"]), body))
         return body
@@ -173,9 +194,18 @@ class Audit:
             who = table.seat_user[seat]
             message_id = self.decision_message(who["id"], table.game_id, snap.window)
             n = next(self.update_ids)
-            body = self.post({"update_id": n, "callback_query": {
-                "id": f"q{n}", "from": who, "chat_instance": "a", "data": data,
-                "message": {"message_id": message_id, "date": 1, "chat": {"id": who["id"], "type": "private"}}}})
+            body = self.post(
+                {
+                    "update_id": n,
+                    "callback_query": {
+                        "id": f"q{n}",
+                        "from": who,
+                        "chat_instance": "a",
+                        "data": data,
+                        "message": {"message_id": message_id, "date": 1, "chat": {"id": who["id"], "type": "private"}},
+                    },
+                }
+            )
             assert body and body.get("text"), body  # a complete answer: "Locked in."
             self.replies.append((str(who["id"]), body))
 
@@ -187,19 +217,23 @@ class Audit:
     def new_outgoing(self) -> list[tuple[str, str]]:
         """(chat, text with button labels) of every call and reply since the last look."""
         out = []
-        calls = self.fake.calls[self.seen_calls:]
+        calls = self.fake.calls[self.seen_calls :]
         self.seen_calls += len(calls)
         for call in calls:
             params = call["params"]
             if call["method"] in ("sendMessage", "editMessageText") and call["ok"]:
-                labels = [b.get("text", "") for row in (params.get("reply_markup") or {}).get("inline_keyboard", [])
-                          for b in row]
+                labels = [
+                    b.get("text", "")
+                    for row in (params.get("reply_markup") or {}).get("inline_keyboard", [])
+                    for b in row
+                ]
                 out.append((str(params["chat_id"]), "\n".join([params.get("text", "")] + labels)))
             elif call["method"] == "answerCallbackQuery" and params.get("text"):
                 out.append(("?", params["text"]))
         for chat, body in self.replies:
-            labels = [b.get("text", "") for row in (body.get("reply_markup") or {}).get("inline_keyboard", [])
-                      for b in row]
+            labels = [
+                b.get("text", "") for row in (body.get("reply_markup") or {}).get("inline_keyboard", []) for b in row
+            ]
             out.append((chat, "\n".join([body.get("text", "")] + labels)))
         self.replies.clear()
         return out
@@ -232,23 +266,31 @@ def secrets_of(ctx, table: Table) -> dict:
         words = [w for card in mine["survival"] + mine["drawn_to_choose"] for w in _names(card)]
         hand = sorted(mine["hand"])
         if hand != [1, 2, 3, 4, 5]:  # everyone starts with 1-5: that hand is no secret
-            words += [translator(lang).gettext("Your hand: {cards}").format(cards=cards_text(hand, lang))
-                      for lang in ("en", "cs")]
+            words += [
+                translator(lang).gettext("Your hand: {cards}").format(cards=cards_text(hand, lang))
+                for lang in ("en", "cs")
+            ]
         if pre_reveal and mine["played"]:
-            words += [line({"type": "played", "cards": mine["played"], "visible_to": [h]}, names, lang)
-                      for lang in ("en", "cs")]
+            words += [
+                line({"type": "played", "cards": mine["played"], "visible_to": [h]}, names, lang)
+                for lang in ("en", "cs")
+            ]
             # the living status message shows earlier turns' reveals; this turn's must not appear yet
-            words += ["🔦 " + translator(lang).gettext("Reveal of turn {n}!").format(n=game.turn)
-                      for lang in ("en", "cs")]
+            words += [
+                "🔦 " + translator(lang).gettext("Reveal of turn {n}!").format(n=game.turn) for lang in ("en", "cs")
+            ]
         for chat in [str(table.group), chat_of[0]] + [chat_of[o] for o in seats[1:] if o != h]:
             forbidden[chat] += words
     for o in seats[1:]:  # a Hunted may see its own cards and pick, whoever else holds or picked the same
         own = game.private_view(o)
-        allowed = {translator(lang).gettext("Your hand: {cards}").format(cards=cards_text(sorted(own["hand"]), lang))
-                   for lang in ("en", "cs")}
+        allowed = {
+            translator(lang).gettext("Your hand: {cards}").format(cards=cards_text(sorted(own["hand"]), lang))
+            for lang in ("en", "cs")
+        }
         allowed |= {w for card in own["survival"] + own["drawn_to_choose"] for w in _names(card)}
-        allowed |= {line({"type": "played", "cards": own["played"], "visible_to": [o]}, names, lang)
-                    for lang in ("en", "cs")}
+        allowed |= {
+            line({"type": "played", "cards": own["played"], "visible_to": [o]}, names, lang) for lang in ("en", "cs")
+        }
         forbidden[chat_of[o]] = [w for w in forbidden[chat_of[o]] if w not in allowed]
     return forbidden
 
@@ -288,8 +330,10 @@ def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
                 leaks.append((table.game_id, chat, found, text[:300]))
     elapsed = time.monotonic() - started
     over = [ctx.store.load(t.game_id).status for t in tables]
-    print(f"\nsecrets audit: {len(tables)} games, {rounds} rounds, {messages} outgoing messages checked, "
-          f"{len(fake.calls)} Bot API calls, {elapsed:.1f} s")
+    print(
+        f"\nsecrets audit: {len(tables)} games, {rounds} rounds, {messages} outgoing messages checked, "
+        f"{len(fake.calls)} Bot API calls, {elapsed:.1f} s"
+    )
     assert over.count("over") == GAMES
     assert not leaks, leaks[:5]
     assert messages > GAMES * 20

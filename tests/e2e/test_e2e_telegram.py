@@ -17,7 +17,6 @@ from service.store import Store, keys
 pytestmark = pytest.mark.integration
 
 
-
 def store_of(redis_url: str) -> Store:
     return Store(redis.Redis.from_url(redis_url))
 
@@ -26,6 +25,7 @@ def game_over(users: Users, store: Store, game_id: str):
     def over():
         snap = store.load(game_id)
         return snap is not None and snap.status == "over" and any("🏁" in t for t in users.group_sends())
+
     return over
 
 
@@ -49,8 +49,9 @@ def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_
     game_id = store.game_of_chat(str(users.group["id"]))
     assert game_id
 
-    counts = play_by_buttons(users, [anna, petr, eva, jan], game_over(users, store, game_id), random.Random(4),
-                             timeout=150)
+    counts = play_by_buttons(
+        users, [anna, petr, eva, jan], game_over(users, store, game_id), random.Random(4), timeout=150
+    )
     assert counts["invalid"] == 0 and counts["locked"] > 10, counts
 
     final = store.load(game_id)
@@ -93,12 +94,18 @@ def test_a_deadline_plays_for_the_silent_players_and_bots_take_over(redis_url, b
 
     resolved = [int(e.split(":")[1]) for e in store.resolution_log(game_id)[1:]]
     assert len(resolved) == len(set(resolved)) >= 3  # each window resolved once
-    texts = [c["params"]["text"] for c in api.calls if c["method"] in ("sendMessage", "editMessageText")
-             and str(c["params"]["chat_id"]) == str(users.group["id"])]
+    texts = [
+        c["params"]["text"]
+        for c in api.calls
+        if c["method"] in ("sendMessage", "editMessageText") and str(c["params"]["chat_id"]) == str(users.group["id"])
+    ]
     assert any("missed 3 deadlines in a row" in t for t in texts)  # the table is told
     for who in (anna, petr, eva):  # everyone was asked (a question with buttons) before the bot took over
-        assert any("d:" in json.dumps(c["params"].get("reply_markup")) for c in api.calls
-                   if c["ok"] and str(c["params"].get("chat_id")) == str(who["id"]))
+        assert any(
+            "d:" in json.dumps(c["params"].get("reply_markup"))
+            for c in api.calls
+            if c["ok"] and str(c["params"].get("chat_id")) == str(who["id"])
+        )
     assert export.rebuild(store, game_id).to_json() == store.load(game_id).json
 
 
@@ -141,6 +148,7 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
     def all_sent():
         stored = outbox(store, game_id)
         return stored and all(store.send_state(game_id, b, i) == "sent" for b, i, _ in stored) and stored
+
     stored = wait_for(all_sent, 60, "every stored message to be delivered")
     assert sum(c["code"] == 429 for c in api.calls) == 30
 

@@ -46,8 +46,10 @@ def redis_url(server_url):
 @pytest.fixture
 def ctx_for():
     """A pipeline context on a real Redis URL, with settings matching the workers'."""
+
     def make(url):
-        return make_ctx(redis.Redis.from_url(url), **{k[len("ARTEMIA_"):].lower(): v for k, v in WORKER_ENV.items()})
+        return make_ctx(redis.Redis.from_url(url), **{k[len("ARTEMIA_") :].lower(): v for k, v in WORKER_ENV.items()})
+
     return make
 
 
@@ -60,13 +62,30 @@ class Workers:
     def start(self, url: str, n: int = 1, simple: bool = False, scheduler: bool = True, **env):
         started = []
         for _ in range(n):
-            cmd = [sys.executable, "-m", "rq.cli", "worker", "-c", "workers.rqconfig", "-S", "json",
-                   "--worker-ttl", "10", "--maintenance-interval", "5", "--logging_level", "WARNING", "-u", url]
+            cmd = [
+                sys.executable,
+                "-m",
+                "rq.cli",
+                "worker",
+                "-c",
+                "workers.rqconfig",
+                "-S",
+                "json",
+                "--worker-ttl",
+                "10",
+                "--maintenance-interval",
+                "5",
+                "--logging_level",
+                "WARNING",
+                "-u",
+                url,
+            ]
             cmd += ["--with-scheduler"] if scheduler else []
             cmd += ["-w", "rq.worker.SimpleWorker"] if simple else []
             full_env = {**os.environ, **WORKER_ENV, **env, "PYTHONPATH": str(ROOT)}
-            started.append(subprocess.Popen(cmd + ["artemia", "artemia-send"], env=full_env, cwd=ROOT,
-                                            start_new_session=True))
+            started.append(
+                subprocess.Popen(cmd + ["artemia", "artemia-send"], env=full_env, cwd=ROOT, start_new_session=True)
+            )
         self.procs += started
         connection = redis.Redis.from_url(url)
         wait_for(lambda: len(Worker.all(connection=connection)) >= len(self.alive()), 20, "workers to register")

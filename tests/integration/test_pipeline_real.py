@@ -36,10 +36,14 @@ def windows_resolved(ctx, game_id) -> list[int]:
 def settled(ctx, game_ids) -> bool:
     """No window being resolved, no job queued, being taken or running, no delivery waiting. (Read in the order
     a job moves, so one moving is seen.)"""
-    return (all(ctx.store.load(g).status != "resolving" for g in game_ids)
-            and all(q.count == 0 and not q.intermediate_queue.get_job_ids() and StartedJobRegistry(queue=q).count == 0
-                    for q in ctx.queues)
-            and ScheduledJobRegistry(queue=ctx.send_queue).count == 0)
+    return (
+        all(ctx.store.load(g).status != "resolving" for g in game_ids)
+        and all(
+            q.count == 0 and not q.intermediate_queue.get_job_ids() and StartedJobRegistry(queue=q).count == 0
+            for q in ctx.queues
+        )
+        and ScheduledJobRegistry(queue=ctx.send_queue).count == 0
+    )
 
 
 def late_work_done(ctx, jobs: tuple[str, ...], since: float, ignore: tuple[str, ...] = ()) -> bool:
@@ -57,8 +61,11 @@ def late_work_done(ctx, jobs: tuple[str, ...], since: float, ignore: tuple[str, 
     beat, *lists = pipe.execute()
     running = [e.decode() for i, entries in enumerate(lists) if i % 4 != 3 for e in entries]
     scheduled = [e.decode() for i, entries in enumerate(lists) if i % 4 == 3 for e in entries]
-    pending = [e for e in running + scheduled if e not in ignore
-               and any(e.partition(":")[0] == j or (j.endswith("-") and e.startswith(j)) for j in jobs)]
+    pending = [
+        e
+        for e in running + scheduled
+        if e not in ignore and any(e.partition(":")[0] == j or (j.endswith("-") and e.startswith(j)) for j in jobs)
+    ]
     swept = beat is not None and float(beat) > since and not any(e.startswith("sweep-") for e in running)
     return swept and not pending
 
@@ -193,7 +200,7 @@ def test_a_worker_killed_mid_resolution_loses_and_doubles_nothing(redis_url, ctx
     start_game(ctx, "kill", CONFIG, table(3, humans=[1, 2], deadline=600))
     scheduling.sweep(ctx, ctx.clock())  # the sweeper chain, as `python -m workers` seeds it
     # The victim holds no scheduler lock: a dead scheduler's lock blocks a successor for ~60 s (RQ's design).
-    victim, = workers.start(redis_url, n=1, simple=True, scheduler=False, ARTEMIA_RESOLVE_PAUSE_SECONDS="3")
+    (victim,) = workers.start(redis_url, n=1, simple=True, scheduler=False, ARTEMIA_RESOLVE_PAUSE_SECONDS="3")
     for seat in (1, 2):
         result = ingest.submit(ctx, "kill", seat, answer(ctx, "kill", seat), 1)
     assert result.status is Status.RESOLVE
@@ -207,22 +214,43 @@ def test_a_worker_killed_mid_resolution_loses_and_doubles_nothing(redis_url, ctx
     wait_for(lambda: ctx.store.load("kill").version >= 2, 30, "another worker to finish the window")
     assert windows_resolved(ctx, "kill")[0] == 1
     # (the killed job itself stays in RQ's started registry until RQ declares it abandoned and retries it)
-    wait_for(lambda: ctx.store.load("kill").status != "resolving"
-             and len(ctx.sender.sent()) == outbox_total(ctx, ["kill"]), 20, "the game to settle")
+    wait_for(
+        lambda: ctx.store.load("kill").status != "resolving" and len(ctx.sender.sent()) == outbox_total(ctx, ["kill"]),
+        20,
+        "the game to settle",
+    )
     # a late duplicate resolution or send would come from a job of this game still on its way (but the killed one,
     # left in the started registry until RQ declares it abandoned), or from a sweep
     since = time.time()
-    wait_for(lambda: late_work_done(ctx, ("resolve-kill-", "deliver-kill-"), since, ignore=killed), 30,
-             "the game's jobs and a sweep to be over")
+    wait_for(
+        lambda: late_work_done(ctx, ("resolve-kill-", "deliver-kill-"), since, ignore=killed),
+        30,
+        "the game's jobs and a sweep to be over",
+    )
     assert windows_resolved(ctx, "kill").count(1) == 1
     assert len(ctx.sender.sent()) == outbox_total(ctx, ["kill"])
 
 
 def _start_redis(port: int, directory: str) -> subprocess.Popen:
     binary = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
-    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", directory,
-                             "--appendonly", "yes", "--appendfsync", "always", "--save", ""],
-                            stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--dir",
+            directory,
+            "--appendonly",
+            "yes",
+            "--appendfsync",
+            "always",
+            "--save",
+            "",
+        ],
+        stdout=subprocess.DEVNULL,
+    )
     client = redis.Redis(port=port)
     wait_for(lambda: _pings(client), 10, "redis-server to start")
     return proc

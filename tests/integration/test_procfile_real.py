@@ -38,8 +38,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(sys.executable).parent
 SECRET = "procfile_secret"
 GROUP = {"id": -100555, "type": "supergroup", "title": "Procfile"}
-USERS = {n: {"id": 5000 + n, "is_bot": False, "first_name": name, "language_code": "en"}
-         for n, name in enumerate(["Ada", "Bob", "Cyd"])}
+USERS = {
+    n: {"id": 5000 + n, "is_bot": False, "first_name": name, "language_code": "en"}
+    for n, name in enumerate(["Ada", "Bob", "Cyd"])
+}
 
 
 class Proc:
@@ -54,9 +56,28 @@ class Proc:
         empty_env_file.close()
         out = self.log.open("a")
         self.popen = subprocess.Popen(
-            [str(BIN / "honcho"), "-e", empty_env_file.name, "-d", str(ROOT), "-f", str(ROOT / "Procfile"),
-             "start", "--no-colour", "-p", str(self.port), "-c", f"{self.kind}={self.count}", self.kind],
-            cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                str(BIN / "honcho"),
+                "-e",
+                empty_env_file.name,
+                "-d",
+                str(ROOT),
+                "-f",
+                str(ROOT / "Procfile"),
+                "start",
+                "--no-colour",
+                "-p",
+                str(self.port),
+                "-c",
+                f"{self.kind}={self.count}",
+                self.kind,
+            ],
+            cwd=ROOT,
+            env=self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         return self
 
     def descendants(self) -> list[int]:
@@ -109,9 +130,12 @@ class Telegram:
         deadline = time.monotonic() + 30
         while True:
             try:
-                response = httpx.post(self.url, content=json.dumps(update), timeout=10,
-                                      headers={"X-Telegram-Bot-Api-Secret-Token": SECRET,
-                                               "Content-Type": "application/json"})
+                response = httpx.post(
+                    self.url,
+                    content=json.dumps(update),
+                    timeout=10,
+                    headers={"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"},
+                )
                 if response.status_code < 500:
                     return response
             except httpx.TransportError:
@@ -123,17 +147,33 @@ class Telegram:
 
     def say(self, user: int, text: str, chat: dict = GROUP) -> dict | None:
         n = next(self.ids)
-        response = self.post({"update_id": n, "message": {"message_id": n, "date": int(time.time()), "chat": chat,
-                                                          "from": USERS[user], "text": text}})
+        response = self.post(
+            {
+                "update_id": n,
+                "message": {"message_id": n, "date": int(time.time()), "chat": chat, "from": USERS[user], "text": text},
+            }
+        )
         assert response.status_code == 200, response.text
         return response.json() if response.content else None
 
     def press(self, user: int, data: str, message_id: int) -> dict | None:
         n = next(self.ids)
-        response = self.post({"update_id": n, "callback_query": {
-            "id": f"cq{n}", "from": USERS[user], "chat_instance": "ci", "data": data,
-            "message": {"message_id": message_id, "date": int(time.time()),
-                        "chat": {"id": USERS[user]["id"], "type": "private"}}}})
+        response = self.post(
+            {
+                "update_id": n,
+                "callback_query": {
+                    "id": f"cq{n}",
+                    "from": USERS[user],
+                    "chat_instance": "ci",
+                    "data": data,
+                    "message": {
+                        "message_id": message_id,
+                        "date": int(time.time()),
+                        "chat": {"id": USERS[user]["id"], "type": "private"},
+                    },
+                },
+            }
+        )
         assert response.status_code == 200, response.text
         return response.json() if response.content else None
 
@@ -170,13 +210,23 @@ def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
     connection = redis.Redis.from_url(redis_url)
     api = FakeBotAPI()
     with serve(api) as bot_base_url:
-        env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT),
-               "REDIS_URL": redis_url, "TELEGRAM_BOT_TOKEN": api.token, "TELEGRAM_API_BASE_URL": bot_base_url,
-               "ARTEMIA_WEBHOOK_SECRET": SECRET, "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
-               "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
-               "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2", "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
-               "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000", "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
-               "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000", "ARTEMIA_LOG_LEVEL": "INFO"}
+        env = {
+            **os.environ,
+            "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(ROOT),
+            "REDIS_URL": redis_url,
+            "TELEGRAM_BOT_TOKEN": api.token,
+            "TELEGRAM_API_BASE_URL": bot_base_url,
+            "ARTEMIA_WEBHOOK_SECRET": SECRET,
+            "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
+            "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
+            "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
+            "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
+            "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
+            "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
+            "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
+            "ARTEMIA_LOG_LEVEL": "INFO",
+        }
         port = free_port()
         # a log file per honcho: honcho's own output is block-buffered, so two of them appending to one file
         # can cut each other's lines in half
@@ -186,6 +236,7 @@ def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
 
         def logs() -> str:
             return "".join(p.log.read_text() for p in (web, worker, sender) if p.log.exists())
+
         base = f"http://127.0.0.1:{port}"
         try:
             play(connection, api, base, web, worker)
@@ -198,8 +249,7 @@ def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
             sender.stop()
     text = logs()
     assert api.token not in text and SECRET not in text
-    roles = {json.loads(line.split(" | ", 1)[1]).get("role") for line in text.splitlines()
-             if " | {" in line}
+    roles = {json.loads(line.split(" | ", 1)[1]).get("role") for line in text.splitlines() if " | {" in line}
     assert {"web", "worker"} <= roles, "both process types log JSON lines"
 
 
@@ -245,8 +295,11 @@ def play(connection, api, base, web, worker):
         game = Game.from_json(snap.json)
         for seat in sorted(ctx.store.expected(game_id) - set(ctx.store.answers(game_id))):
             user = user_of[seat]
-            message_id = wait_for(lambda: decision_message(api, USERS[user]["id"], game_id, snap.window), 30,
-                                  f"the decision message of seat {seat} for window {snap.window}")
+            message_id = wait_for(
+                lambda: decision_message(api, USERS[user]["id"], game_id, snap.window),
+                30,
+                f"the decision message of seat {seat} for window {snap.window}",
+            )
             chosen, actions = random_answer(game, seat, rnd)
             reply = tg.press(user, ui.Choice(game_id, snap.window, chosen).data(), message_id)
             assert reply is None or reply.get("text") == "Locked in.", reply  # None: a retried, handled update
@@ -277,5 +330,7 @@ def play(connection, api, base, web, worker):
     batch = batch_for_version(final.version)
     wait_for(lambda: ctx.store.batch_size(game_id, batch) == 0, 20, "the last messages delivered (batch dropped)")
     assert healthy(base)
-    print(f"procfile game: {windows_done} windows, {len(acknowledged)} answers, {tg.retries} retried posts, "
-          f"{time.monotonic() - started:.1f} s")
+    print(
+        f"procfile game: {windows_done} windows, {len(acknowledged)} answers, {tg.retries} retried posts, "
+        f"{time.monotonic() - started:.1f} s"
+    )

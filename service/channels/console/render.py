@@ -31,9 +31,11 @@ class ConsoleChannel:
             chat = readers.chat(seat)
             if readers.kind(seat) == "console" and chat:
                 lang = readers.lang(seat)
-                text = translator(lang).gettext(
-                    "Reminder: step {step} needs your answer by {time}; after that a move is played for you.").format(
-                    step=reminder.window, time=plain.when(reminder.deadline, lang))
+                text = (
+                    translator(lang)
+                    .gettext("Reminder: step {step} needs your answer by {time}; after that a move is played for you.")
+                    .format(step=reminder.window, time=plain.when(reminder.deadline, lang))
+                )
                 out.append(message(chat, text, seat, False))
         return out
 
@@ -44,7 +46,11 @@ class ConsoleChannel:
         readers = notice.readers
         group = readers.group()
         if group:
-            return [plain.unreachable(notice, group, None, readers.group_lang())] if chat_kind(group) == "console" \
-                else []
-        return [plain.unreachable(notice, chat, other, readers.lang(other)) for other in readers.seats()
-                if other != notice.seat and readers.kind(other) == "console" and (chat := readers.chat(other))]
+            return (
+                [plain.unreachable(notice, group, None, readers.group_lang())] if chat_kind(group) == "console" else []
+            )
+        return [
+            plain.unreachable(notice, chat, other, readers.lang(other))
+            for other in readers.seats()
+            if other != notice.seat and readers.kind(other) == "console" and (chat := readers.chat(other))
+        ]

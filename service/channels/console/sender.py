@@ -21,8 +21,11 @@ class ConsoleSender:
             for line in lines[1:]:
                 self.stream.write(f"{' ' * (len(label) + 3)}{line}\n")
             if buttons:
-                labels = [b["text"] if isinstance(b, dict) else str(b)
-                          for row in buttons for b in (row if isinstance(row, list) else [row])]
+                labels = [
+                    b["text"] if isinstance(b, dict) else str(b)
+                    for row in buttons
+                    for b in (row if isinstance(row, list) else [row])
+                ]
                 self.stream.write(f"{' ' * (len(label) + 3)}options: {' | '.join(labels)}\n")
             self.stream.flush()
 

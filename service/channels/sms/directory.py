@@ -26,7 +26,7 @@ def chat_of(number: str) -> str:
 
 def number_of(chat: str) -> str | None:
     """The phone number of an SMS chat, None for a chat of another channel."""
-    return chat[len(CHAT_PREFIX):] if chat.startswith(CHAT_PREFIX) else None
+    return chat[len(CHAT_PREFIX) :] if chat.startswith(CHAT_PREFIX) else None
 
 
 @dataclass(frozen=True)
@@ -46,13 +46,18 @@ class Directory:
     def prefs(self, number: str) -> Prefs:
         stored = cast(dict[bytes, bytes], self.redis.hgetall(keys.sms_number(number)))
         raw = {k.decode(): v.decode() for k, v in stored.items()}
-        return Prefs(stopped=raw.get("stopped") == "1", ascii=raw.get("ascii") == "1",
-                     lang=raw.get("lang", "en"), tz=raw.get("tz", self.default_tz))
+        return Prefs(
+            stopped=raw.get("stopped") == "1",
+            ascii=raw.get("ascii") == "1",
+            lang=raw.get("lang", "en"),
+            tz=raw.get("tz", self.default_tz),
+        )
 
     def set_prefs(self, number: str, **fields: bool | str) -> None:
         """Change some settings: stopped / ascii (bool), lang / tz (str)."""
-        values: dict[FieldT, EncodableT] = {k: ("1" if v else "0") if isinstance(v, bool) else v
-                                            for k, v in fields.items()}
+        values: dict[FieldT, EncodableT] = {
+            k: ("1" if v else "0") if isinstance(v, bool) else v for k, v in fields.items()
+        }
         self.redis.hset(keys.sms_number(number), mapping=values)
 
     def first_time(self, message_sid: str) -> bool:

@@ -51,6 +51,7 @@ class InboundText(BaseModel):
 
 def inbound_from_twilio(fields: dict[str, list[str]], now: float) -> InboundText | None:
     """The message in Twilio's form fields; None when it is not a text from a phone number we can answer."""
+
     def field(name):
         return (fields.get(name) or [""])[0]
 
@@ -58,15 +59,19 @@ def inbound_from_twilio(fields: dict[str, list[str]], now: float) -> InboundText
     sid = field("MessageSid") or field("SmsSid")
     if not E164.match(sender) or not sid:
         return None
-    return InboundText(sender=sender, text=field("Body").strip(), provider_msg_id=sid,
-                       received_at=datetime.fromtimestamp(now, UTC))
+    return InboundText(
+        sender=sender, text=field("Body").strip(), provider_msg_id=sid, received_at=datetime.fromtimestamp(now, UTC)
+    )
 
 
 def twiml(text: str | None) -> Response:
     """The TwiML answer: one escaped ``<Message>``, or an empty ``<Response/>`` for no reply."""
     inner = f"<Message>{escape(text)}</Message>" if text else ""
-    body = f'<?xml version="1.0" encoding="UTF-8"?><Response>{inner}</Response>' if inner else \
-        '<?xml version="1.0" encoding="UTF-8"?><Response/>'
+    body = (
+        f'<?xml version="1.0" encoding="UTF-8"?><Response>{inner}</Response>'
+        if inner
+        else '<?xml version="1.0" encoding="UTF-8"?><Response/>'
+    )
     return Response(body, media_type="text/xml")
 
 
@@ -104,13 +109,16 @@ async def twilio_webhook(request: Request) -> Response:
         fields, json_body = _fields(request, body)
     except (ValueError, AttributeError):
         return PlainTextResponse("malformed body", status_code=400)
-    url = sms_signature.public_url(str(request.url), request.headers, settings.sms_public_url,
-                                   settings.sms_trust_proxy)
-    if not sms_signature.is_valid(url, request.headers.get("x-twilio-signature"),
-                                  auth_token=settings.twilio_auth_token, params=None if json_body else fields,
-                                  json_body=json_body,
-                                  settings_header=request.headers.get("x-twilio-webhooks-signature-settings"),
-                                  shared_keys=settings.twilio_shared_keys):
+    url = sms_signature.public_url(str(request.url), request.headers, settings.sms_public_url, settings.sms_trust_proxy)
+    if not sms_signature.is_valid(
+        url,
+        request.headers.get("x-twilio-signature"),
+        auth_token=settings.twilio_auth_token,
+        params=None if json_body else fields,
+        json_body=json_body,
+        settings_header=request.headers.get("x-twilio-webhooks-signature-settings"),
+        shared_keys=settings.twilio_shared_keys,
+    ):
         return PlainTextResponse("bad signature", status_code=403)
     message = inbound_from_twilio(fields, sms.clock())
     if message is None or not sms.directory.first_time(message.provider_msg_id):

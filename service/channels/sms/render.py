@@ -25,8 +25,9 @@ def _message(chat: str, seat: int, text: str) -> dict:
     return {"chat": chat, "text": text, "buttons": None, "seat": seat, "group": False}
 
 
-def step_messages(meta: dict, game, events: list[dict], asked: list[int], deadline: float, directory: Directory,
-                  game_id: str = "") -> list[dict]:
+def step_messages(
+    meta: dict, game, events: list[dict], asked: list[int], deadline: float, directory: Directory, game_id: str = ""
+) -> list[dict]:
     code = meta.get("code", game_id)
     out = []
     for seat, chat, number in _sms_seats(meta):
@@ -42,8 +43,9 @@ def step_messages(meta: dict, game, events: list[dict], asked: list[int], deadli
     return out
 
 
-def reminder_messages(meta: dict, game, seats: list[int], deadline: float, directory: Directory,
-                      game_id: str = "") -> list[dict]:
+def reminder_messages(
+    meta: dict, game, seats: list[int], deadline: float, directory: Directory, game_id: str = ""
+) -> list[dict]:
     """The question again, marked as a reminder, for the SMS seats among ``seats``."""
     code = meta.get("code", game_id)
     out = []
@@ -66,12 +68,12 @@ class SmsChannel:
 
     def step_messages(self, news: StepNews) -> list[dict]:
         step = news.step
-        return step_messages(step.meta, step.game, step.events, step.asked, step.deadline, self.directory,
-                             step.game_id)
+        return step_messages(step.meta, step.game, step.events, step.asked, step.deadline, self.directory, step.game_id)
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
-        return reminder_messages(reminder.meta, reminder.game, reminder.seats, reminder.deadline, self.directory,
-                                 reminder.game_id)
+        return reminder_messages(
+            reminder.meta, reminder.game, reminder.seats, reminder.deadline, self.directory, reminder.game_id
+        )
 
     def refresh_messages(self, refresh: Refresh) -> list[dict]:
         return []

@@ -49,9 +49,11 @@ DEADLINES = {"LIVE": "live", "FAST": "fast", "DAILY": "daily", "ZIVE": "live", "
 MAX_NAME = 20
 
 REPLIES = {  # key -> message (English, translated in the catalogues; the keys include the lobby's refusals)
-    "help": N_("Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill seats). "
-               "Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no accents, "
-               "LANG CS. STOP ends messages, START resumes."),
+    "help": N_(
+        "Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill seats). "
+        "Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no accents, "
+        "LANG CS. STOP ends messages, START resumes."
+    ),
     "stopped": N_("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back."),
     "resumed": N_("Artemia: welcome back, your seats are yours again."),
     "no_game": N_("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more."),
@@ -113,9 +115,15 @@ class Router:
             return reply("help", prefs.lang)
         if first in CREATURE_WORDS and not (len(words) == 1 or (len(words) == 2 and looks_like_code(words[1]))):
             first = ""  # "bytost 3 a 5": the Creature's hunt, a game command
-        for keywords, handler in ((NEW_WORDS, self._new), (JOIN_WORDS, self._join), (GO_WORDS, self._go),
-                                  (CREATURE_WORDS, self._creature), (LEAVE_WORDS, self._leave),
-                                  ({"ASCII"}, self._ascii), (LANG_WORDS, self._lang)):
+        for keywords, handler in (
+            (NEW_WORDS, self._new),
+            (JOIN_WORDS, self._join),
+            (GO_WORDS, self._go),
+            (CREATURE_WORDS, self._creature),
+            (LEAVE_WORDS, self._leave),
+            ({"ASCII"}, self._ascii),
+            (LANG_WORDS, self._lang),
+        ):
             if first in keywords:
                 return handler(number, words[1:], prefs)
         return self._game_command(number, words, text, message_id, prefs)
@@ -174,8 +182,9 @@ class Router:
     def _leave(self, number: str, args: list[str], prefs: Prefs) -> str:
         return self._at_table(number, args, prefs, self.lobby.leave, "left")
 
-    def _at_table(self, number: str, args: list[str], prefs: Prefs, act: Callable[[str, str], object],
-                  done: str) -> str:
+    def _at_table(
+        self, number: str, args: list[str], prefs: Prefs, act: Callable[[str, str], object], done: str
+    ) -> str:
         """Do ``act`` at the table named (or the one the number opened last, if it has not begun)."""
         code = args[0].upper() if args else self._waiting_table(number)
         if not code:
@@ -216,8 +225,7 @@ class Router:
 
     # --- game commands ---------------------------------------------------------------------------------------
 
-    def _game_command(self, number: str, words: list[str], text: str, message_id: str | None,
-                      prefs: Prefs) -> str:
+    def _game_command(self, number: str, words: list[str], text: str, message_id: str | None, prefs: Prefs) -> str:
         lang = prefs.lang
         games = self.lobby.games_of(sms_address(number))
         if not games:

@@ -50,8 +50,9 @@ class TwilioSender:
         else:
             form["From"] = self.settings.twilio_from
         try:
-            response = self.client.post(self.url, data=form,
-                                        auth=(self.settings.twilio_account_sid, self.settings.twilio_auth_token))
+            response = self.client.post(
+                self.url, data=form, auth=(self.settings.twilio_account_sid, self.settings.twilio_auth_token)
+            )
         except httpx.HTTPError as exc:
             raise TransientSendError(str(exc)) from exc
         self._check(number, response)

@@ -21,8 +21,7 @@ ALGORITHMS = {"HMAC_SHA1": hashlib.sha1, "HMAC_SHA256": hashlib.sha256}
 DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
-def signature(secret: str, url: str, params: dict[str, list[str]] | None = None,
-              algorithm: str = "HMAC_SHA1") -> str:
+def signature(secret: str, url: str, params: dict[str, list[str]] | None = None, algorithm: str = "HMAC_SHA1") -> str:
     """The signature Twilio computes for ``url`` and the form ``params`` (name -> list of values)."""
     params = params or {}
     data = url
@@ -77,9 +76,16 @@ def body_hash_ok(url: str, body: bytes) -> bool:
     return wanted is not None and hmac.compare_digest(wanted.lower(), hashlib.sha256(body).hexdigest())
 
 
-def is_valid(url: str, given: str | None, *, auth_token: str, params: dict[str, list[str]] | None = None,
-             json_body: bytes | None = None, settings_header: str | None = None,
-             shared_keys: dict[str, str] | None = None) -> bool:
+def is_valid(
+    url: str,
+    given: str | None,
+    *,
+    auth_token: str,
+    params: dict[str, list[str]] | None = None,
+    json_body: bytes | None = None,
+    settings_header: str | None = None,
+    shared_keys: dict[str, str] | None = None,
+) -> bool:
     """Whether ``given`` signs this request. Pass ``params`` for a form post, ``json_body`` for a JSON post."""
     secret, algorithm = _secret_and_algorithm(auth_token, shared_keys or {}, settings_header)
     if not given or not secret:
@@ -88,8 +94,10 @@ def is_valid(url: str, given: str | None, *, auth_token: str, params: dict[str, 
         if not body_hash_ok(url, json_body):
             return False
         params = None
-    return any(hmac.compare_digest(signature(secret, variant, params, algorithm).encode(), given.encode())
-               for variant in url_variants(url))
+    return any(
+        hmac.compare_digest(signature(secret, variant, params, algorithm).encode(), given.encode())
+        for variant in url_variants(url)
+    )
 
 
 def public_url(request_url: str, headers, configured: str | None = None, trust_proxy: bool = False) -> str:

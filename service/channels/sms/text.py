@@ -33,8 +33,24 @@ PART = {"GSM-7": 153, "UCS-2": 67}
 TARGET_SEGMENTS = 2
 
 # Typographic characters our texts use, as the GSM characters that look the same.
-PUNCTUATION = str.maketrans({"„": '"', "“": '"', "”": '"', "‘": "'", "’": "'", "‚": "'", "–": "-", "—": "-",
-                             "…": "...", "·": "-", "\u00a0": " ", "→": "->", "×": "x", "|": "/"})
+PUNCTUATION = str.maketrans(
+    {
+        "„": '"',
+        "“": '"',
+        "”": '"',
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "–": "-",
+        "—": "-",
+        "…": "...",
+        "·": "-",
+        "\u00a0": " ",
+        "→": "->",
+        "×": "x",
+        "|": "/",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -186,11 +202,9 @@ def compose(required: str, optional: list[str], ascii: bool, limit: int = TARGET
     return text
 
 
-def step_text(code: str, game, seat: int, events: list[dict], deadline: float, lang: str, tz: str,
-              ascii: bool) -> str:
+def step_text(code: str, game, seat: int, events: list[dict], deadline: float, lang: str, tz: str, ascii: bool) -> str:
     """The one SMS a seat gets after a step: the question, then the news if it fits."""
     said = news(events, seat, lang)
     if game.is_over:
         return compose(f"{code} {said}".strip(), [], ascii)
     return compose(question(code, game, seat, deadline, lang, tz), [said], ascii)
-

@@ -37,8 +37,9 @@ class Env:
     shared lobby (built on the context when not given) and the SMS number shown to SMS players (TWILIO_FROM when
     not given)."""
 
-    def __init__(self, ctx: Context, tables: Tables, bot_username: str, lobby: Lobby | None = None,
-                 sms_number: str | None = None):
+    def __init__(
+        self, ctx: Context, tables: Tables, bot_username: str, lobby: Lobby | None = None, sms_number: str | None = None
+    ):
         self.ctx = ctx
         self.tables = tables
         self.bot_username = bot_username
@@ -60,8 +61,10 @@ def reply(message: Message, text: str, keyboard: list | None = None) -> dict:
 
 
 def _button(button: dict) -> dict:
-    return {"text": button["text"], **({"url": button["url"]} if "url" in button else
-                                       {"callback_data": button["data"]})}
+    return {
+        "text": button["text"],
+        **({"url": button["url"]} if "url" in button else {"callback_data": button["data"]}),
+    }
 
 
 def answer_query(query: CallbackQuery, text: str | None = None) -> dict:
@@ -94,8 +97,14 @@ def handle(update: Update, env: Env) -> dict | None:
             return None  # table talk
         handler = GROUP_COMMANDS.get(command)
         if handler is None:
-            return reply(message, _t(lang, "In the group I know: /newgame /join /leave /creature /settings /begin "
-                                           "/status /cancel /help /rules. Moves are made in private chat."))
+            return reply(
+                message,
+                _t(
+                    lang,
+                    "In the group I know: /newgame /join /leave /creature /settings /begin "
+                    "/status /cancel /help /rules. Moves are made in private chat.",
+                ),
+            )
         return handler(message, args, lang, env)
     except Refused as refusal:
         return reply(message, str(refusal))
@@ -118,8 +127,11 @@ def _command(text: str, bot_username: str) -> tuple[str | None, list[str]]:
 
 def _lang(env: Env, message: SentMessage, private: bool) -> str:
     table = None if private else env.lobby.at(_place(message))
-    return i18n.choose(env.tables.lang(message.sender.id) if private else None, table.lang if table else None,
-                       message.sender.language_code)
+    return i18n.choose(
+        env.tables.lang(message.sender.id) if private else None,
+        table.lang if table else None,
+        message.sender.language_code,
+    )
 
 
 def _place(message: Message) -> str:
@@ -127,8 +139,13 @@ def _place(message: Message) -> str:
 
 
 def _player(user) -> Player:
-    return Player(telegram_address(user.id), user.first_name or str(user.id), i18n.from_telegram(user.language_code),
-                  chat=str(user.id), user=str(user.id))
+    return Player(
+        telegram_address(user.id),
+        user.first_name or str(user.id),
+        i18n.from_telegram(user.language_code),
+        chat=str(user.id),
+        user=str(user.id),
+    )
 
 
 def refusal(reason: str, lang: str) -> str:
@@ -143,8 +160,10 @@ def refusal(reason: str, lang: str) -> str:
         "not_creator": _("Only the player who opened this game may do that."),
         "too_few": _("A game needs 2 to 7 players."),
         "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
-        "bad_setting": _("Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
-                         "tz <Area/City>|default (e.g. tz Europe/London)"),
+        "bad_setting": _(
+            "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
+            "tz <Area/City>|default (e.g. tz Europe/London)"
+        ),
     }[reason]
 
 
@@ -178,17 +197,25 @@ def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
     _ = i18n.translator(lang).gettext
     names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
     sms = (_("By SMS: text JOIN {code} to {number}.") if sms_number else _("By SMS: text JOIN {code}.")).format(
-        code=table.code, number=sms_number)
-    return "\n".join([
-        _("A game of Not Alone is open here."),
-        _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
-        _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang} · Time zone: {tz}").format(
-            deadline=table.deadline, expert=_("yes") if table.expert else _("no"), lang=table.lang,
-            tz=ui.zone(table.lang, table.tz)),
-        _("Press Join (it opens a private chat with me, where your secret choices happen). "
-          "The creator starts with /begin."),
-        _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,
-    ])
+        code=table.code, number=sms_number
+    )
+    return "\n".join(
+        [
+            _("A game of Not Alone is open here."),
+            _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
+            _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang} · Time zone: {tz}").format(
+                deadline=table.deadline,
+                expert=_("yes") if table.expert else _("no"),
+                lang=table.lang,
+                tz=ui.zone(table.lang, table.tz),
+            ),
+            _(
+                "Press Join (it opens a private chat with me, where your secret choices happen). "
+                "The creator starts with /begin."
+            ),
+            _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,
+        ]
+    )
 
 
 def _lobby_reply(message: Message, table: Table, env: Env, lang: str, news: str = "") -> dict:
@@ -197,8 +224,9 @@ def _lobby_reply(message: Message, table: Table, env: Env, lang: str, news: str 
 
 
 def began_text(started, lang: str) -> str:
-    return _t(lang, "The game begins! {creature} is the Creature. Check your private chat with me for your "
-                    "choices.").format(creature=started.creature.name)
+    return _t(
+        lang, "The game begins! {creature} is the Creature. Check your private chat with me for your choices."
+    ).format(creature=started.creature.name)
 
 
 # ---------------------------------------------------------------------------------------------- group
@@ -228,8 +256,7 @@ def cmd_leave(message, args, lang, env):
     table = _lobby_call(lang, env.lobby.leave, table.code, telegram_address(message.sender.id))
     if table is None:
         return reply(message, _t(lang, "Everyone left: the game is closed."))
-    return _lobby_reply(message, table, env, lang, _t(lang, "{name} leaves.").format(
-        name=message.sender.first_name))
+    return _lobby_reply(message, table, env, lang, _t(lang, "{name} leaves.").format(name=message.sender.first_name))
 
 
 def cmd_creature(message, args, lang, env):
@@ -240,16 +267,24 @@ def cmd_creature(message, args, lang, env):
         if exc.reason == "not_in":
             raise Refused(_t(lang, "Join first (/join), then volunteer.")) from exc
         raise Refused(refusal(exc.reason, lang)) from exc
-    return _lobby_reply(message, table, env, lang, _t(lang, "{name} will be the Creature.").format(
-        name=message.sender.first_name))
+    return _lobby_reply(
+        message, table, env, lang, _t(lang, "{name} will be the Creature.").format(name=message.sender.first_name)
+    )
 
 
 def cmd_settings(message, args, lang, env):
     table = _lobby(message, env, lang)
     if not args:
-        return reply(message, lobby_text(table, lang, env.sms_number) + "\n" + _t(
-            lang, "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
-                  "tz <Area/City>|default"))
+        return reply(
+            message,
+            lobby_text(table, lang, env.sms_number)
+            + "\n"
+            + _t(
+                lang,
+                "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
+                "tz <Area/City>|default",
+            ),
+        )
     key, value = (args + [""])[:2]
     table = _lobby_call(lang, env.lobby.configure, table.code, telegram_address(message.sender.id), key, value)
     return _lobby_reply(message, table, env, table.lang)
@@ -277,8 +312,9 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     names = seat_names(meta)
     answered = set(store.answers(game_id))
     asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
-    return ui.status(game.public_view(), names, asked, answered, snap.deadline if asked else None, lang,
-                     tz=meta.get("tz"))
+    return ui.status(
+        game.public_view(), names, asked, answered, snap.deadline if asked else None, lang, tz=meta.get("tz")
+    )
 
 
 def seat_names(meta: dict) -> dict[int, str]:
@@ -300,19 +336,28 @@ def cmd_help(message, args, lang, env):
 
 
 def help_text(lang: str) -> str:
-    return _t(lang, "Not Alone by message. In the group: /newgame opens a table, players press Join, the creator "
-                    "sets /settings and starts with /begin. Secret choices come to your private chat with me as "
-                    "buttons; you may also type the commands shown there. The group sees one status message per "
-                    "turn, the reveal and the end. /rules [card] explains the rules or a card. A game opened by "
-                    "SMS (or elsewhere) is joined here with /join <code>; SMS players join with JOIN <code>.")
+    return _t(
+        lang,
+        "Not Alone by message. In the group: /newgame opens a table, players press Join, the creator "
+        "sets /settings and starts with /begin. Secret choices come to your private chat with me as "
+        "buttons; you may also type the commands shown there. The group sees one status message per "
+        "turn, the reveal and the end. /rules [card] explains the rules or a card. A game opened by "
+        "SMS (or elsewhere) is joined here with /join <code>; SMS players join with JOIN <code>.",
+    )
 
 
 def cmd_rules(message, args, lang, env):
     if not args:
-        return reply(message, _t(lang, "The Hunted win when the Rescue counter reaches its end; the Creature wins "
-                                       "when the Assimilation counter does. Each turn the Hunted secretly pick "
-                                       "places, the Creature places its tokens, then all is revealed. "
-                                       "/rules <card> explains one card."))
+        return reply(
+            message,
+            _t(
+                lang,
+                "The Hunted win when the Rescue counter reaches its end; the Creature wins "
+                "when the Assimilation counter does. Each turn the Hunted secretly pick "
+                "places, the Creature places its tokens, then all is revealed. "
+                "/rules <card> explains one card.",
+            ),
+        )
     wanted = fold("".join(args))
     for card_id, card in CARDS.items():
         key = card["number"] if card["kind"] == "place" else card_id
@@ -324,9 +369,19 @@ def cmd_rules(message, args, lang, env):
     raise Refused(_t(lang, "I know no card of that name."))
 
 
-GROUP_COMMANDS = {"newgame": cmd_newgame, "join": cmd_join, "leave": cmd_leave, "creature": cmd_creature,
-                  "settings": cmd_settings, "begin": cmd_begin, "status": cmd_status, "cancel": cmd_cancel,
-                  "help": cmd_help, "rules": cmd_rules, "start": cmd_help}
+GROUP_COMMANDS = {
+    "newgame": cmd_newgame,
+    "join": cmd_join,
+    "leave": cmd_leave,
+    "creature": cmd_creature,
+    "settings": cmd_settings,
+    "begin": cmd_begin,
+    "status": cmd_status,
+    "cancel": cmd_cancel,
+    "help": cmd_help,
+    "rules": cmd_rules,
+    "start": cmd_help,
+}
 
 
 # ---------------------------------------------------------------------------------------------- private
@@ -365,21 +420,26 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         if command == "help":
             return reply(message, help_text(lang))
         if command == "status":
-            return reply(message, "\n\n".join(game_status(env, g, lang) for g in my_games(env, user.id)) or
-                         _t(lang, "You are in no game."))
+            return reply(
+                message,
+                "\n\n".join(game_status(env, g, lang) for g in my_games(env, user.id))
+                or _t(lang, "You are in no game."),
+            )
         games = asked_games(env, user.id)
         words = (message.text or "").split()
         if words and looks_like_code(words[0]):  # "K7QX play 3": the game named by its code
             games = [g for g in games if g[0] == words[0].upper()]
             if not games:
-                raise Refused(_t(lang, "You have no question to answer in game {code}.").format(
-                    code=words[0].upper()))
+                raise Refused(_t(lang, "You have no question to answer in game {code}.").format(code=words[0].upper()))
             return typed_answer(message, games[0], lang, env, " ".join(words[1:]) or "?")
         if not games:
             return reply(message, _t(lang, "You have no question to answer right now."))
         if len(games) > 1:
-            raise Refused(_t(lang, "You are asked in several games: use the buttons, or start with the game's "
-                                   "code ({codes}).").format(codes=" ".join(g for g, _ in games)))
+            raise Refused(
+                _t(
+                    lang, "You are asked in several games: use the buttons, or start with the game's code ({codes})."
+                ).format(codes=" ".join(g for g, _ in games))
+            )
         return typed_answer(message, games[0], lang, env, message.text or "")
     raise Refused(_t(lang, "Unknown command. /help"))
 
@@ -398,8 +458,12 @@ def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
         started = None
     if started:
         return reply(message, began_text(started, lang))
-    return reply(message, _t(lang, "You are in game {code}! Your secret choices will come here once the game "
-                                   "begins.").format(code=table.code))
+    return reply(
+        message,
+        _t(lang, "You are in game {code}! Your secret choices will come here once the game begins.").format(
+            code=table.code
+        ),
+    )
 
 
 def my_games(env: Env, user: int) -> list[str]:
@@ -436,8 +500,9 @@ def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, 
         raise Refused(str(exc)) from exc
     if any(a["type"].startswith("_") for a in actions):
         return reply(message, commands.help_text(game, seat, lang))
-    result = ingest.submit(env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}",
-                           snap)
+    result = ingest.submit(
+        env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}", snap
+    )
     return reply(message, plain.submitted(result, game, seat, lang))
 
 
@@ -472,10 +537,19 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
             return answer_query(query, plain.submitted(result, game, seat, lang, sep=" "))
         said = _t(lang, "Locked in.")
         if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
-            return answer_query(query, said)            # (one job per press, not two); a repeat: shown already
+            return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
         screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, tz=meta.get("tz"))
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
-        screens.show(env.ctx, choice.game_id, query.id, str(query.message.chat.id), seat,
-                     news.turn_slot(choice.game_id, game.turn), snap.version, screen.text, screen.keyboard)
+        screens.show(
+            env.ctx,
+            choice.game_id,
+            query.id,
+            str(query.message.chat.id),
+            seat,
+            news.turn_slot(choice.game_id, game.turn),
+            snap.version,
+            screen.text,
+            screen.keyboard,
+        )
     return answer_query(query, said)

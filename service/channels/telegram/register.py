@@ -24,14 +24,25 @@ COMMAND_LANGS = {None: "en", "cs": "cs", "sk": "cs"}  # Telegram language_code -
 def commands(lang: str, where: str) -> list[BotCommand]:
     """The command menu of a group chat or a private chat, in ``lang``."""
     _ = translator(lang).gettext
-    group = [("newgame", _("Open a new game here")), ("join", _("Join the game")),
-             ("leave", _("Leave the game before it begins")), ("creature", _("Volunteer to be the Creature")),
-             ("settings", _("Deadline, expert variant, language")), ("begin", _("Start the game (its creator)")),
-             ("status", _("Where the game stands")), ("cancel", _("Cancel the game (its creator)")),
-             ("help", _("How to play here")), ("rules", _("Rules, or one card: /rules river"))]
-    private = [("join", _("Join a game by its code: /join K7QX")),
-               ("status", _("Your games and what is asked of you")), ("help", _("How to answer")),
-               ("rules", _("Rules, or one card: /rules river")), ("language", _("Change your language"))]
+    group = [
+        ("newgame", _("Open a new game here")),
+        ("join", _("Join the game")),
+        ("leave", _("Leave the game before it begins")),
+        ("creature", _("Volunteer to be the Creature")),
+        ("settings", _("Deadline, expert variant, language")),
+        ("begin", _("Start the game (its creator)")),
+        ("status", _("Where the game stands")),
+        ("cancel", _("Cancel the game (its creator)")),
+        ("help", _("How to play here")),
+        ("rules", _("Rules, or one card: /rules river")),
+    ]
+    private = [
+        ("join", _("Join a game by its code: /join K7QX")),
+        ("status", _("Your games and what is asked of you")),
+        ("help", _("How to answer")),
+        ("rules", _("Rules, or one card: /rules river")),
+        ("language", _("Change your language")),
+    ]
     return [BotCommand(name, text) for name, text in (group if where == "group" else private)]
 
 
@@ -39,16 +50,19 @@ async def register(bot: Bot, url: str, secret: str) -> None:
     await bot.set_webhook(url, secret_token=secret, allowed_updates=ALLOWED_UPDATES, max_connections=40)
     for code, lang in COMMAND_LANGS.items():
         await bot.set_my_commands(commands(lang, "group"), scope=BotCommandScopeAllGroupChats(), language_code=code)
-        await bot.set_my_commands(commands(lang, "private"), scope=BotCommandScopeAllPrivateChats(),
-                                  language_code=code)
+        await bot.set_my_commands(commands(lang, "private"), scope=BotCommandScopeAllPrivateChats(), language_code=code)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service.channels.telegram.register",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m service.channels.telegram.register", description=__doc__.splitlines()[0]
+    )
     settings = get_settings()
-    parser.add_argument("--url", default=settings.webhook_url,
-                        help="the public HTTPS URL of POST /telegram/webhook (default: $ARTEMIA_WEBHOOK_URL)")
+    parser.add_argument(
+        "--url",
+        default=settings.webhook_url,
+        help="the public HTTPS URL of POST /telegram/webhook (default: $ARTEMIA_WEBHOOK_URL)",
+    )
     args = parser.parse_args(argv)
     secret = settings.webhook_secret
     if not args.url:

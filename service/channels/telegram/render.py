@@ -44,14 +44,29 @@ from service.pipeline.news import (
 log = logging.getLogger(__name__)
 
 
-def status_text(view: dict, names: dict[int, str], asked: list[int], answered: set[int], deadline: float | None,
-                lang: str, news: list[str], tz: str | None = None) -> str:
+def status_text(
+    view: dict,
+    names: dict[int, str],
+    asked: list[int],
+    answered: set[int],
+    deadline: float | None,
+    lang: str,
+    news: list[str],
+    tz: str | None = None,
+) -> str:
     """The news since the last reveal (in order: what happened), then `ui.status` (where the game is now), with
     the Artemia spaces (spaces of the Rescue track, not places: the ui would look them up as place cards) given as
     a line of their own."""
     spaces = view.get("artemia_spaces") or []
-    extra = [translator(lang).gettext("Artemia spaces (side {side}): {places}.").format(
-        side=view["side"], places=", ".join(map(str, spaces)))] if spaces else []
+    extra = (
+        [
+            translator(lang)
+            .gettext("Artemia spaces (side {side}): {places}.")
+            .format(side=view["side"], places=", ".join(map(str, spaces)))
+        ]
+        if spaces
+        else []
+    )
     block = ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, extra, tz)
     return "\n\n".join(["\n".join(news), block]) if news else block
 
@@ -88,8 +103,11 @@ class TelegramChannel:
                 continue
             if not group:  # no table chat: the player is told what the table would be, in their own chat
                 out += plain.table(news, chat, seat)
-            out += _guarded(partial(self._private, news, seat, chat), partial(plain.private, news, seat, chat),
-                            f"turn message of seat {seat}")
+            out += _guarded(
+                partial(self._private, news, seat, chat),
+                partial(plain.private, news, seat, chat),
+                f"turn message of seat {seat}",
+            )
         return out
 
     def _group(self, news: StepNews) -> list[dict]:
@@ -102,12 +120,35 @@ class TelegramChannel:
         out = []
         if closed is not None:  # the previous message, no longer waiting for anyone
             past = {**view, "turn": segment.start, "window": None, "winner": None}
-            out.append(message(group, status_text(past, names, [], set(), None, lang,
-                                                  plain.news_lines(closed.items, meta, lang, news.bot_username)),
-                               None, True, slot=status_slot(step.game_id, closed.start), seq=seq))
+            out.append(
+                message(
+                    group,
+                    status_text(
+                        past,
+                        names,
+                        [],
+                        set(),
+                        None,
+                        lang,
+                        plain.news_lines(closed.items, meta, lang, news.bot_username),
+                    ),
+                    None,
+                    True,
+                    slot=status_slot(step.game_id, closed.start),
+                    seq=seq,
+                )
+            )
         asked = step.asked if game.window and not game.is_over else []
-        text = status_text(view, names, asked, set(), step.deadline if asked else None, lang,
-                           plain.news_lines(segment.items, meta, lang, news.bot_username), meta.get("tz"))
+        text = status_text(
+            view,
+            names,
+            asked,
+            set(),
+            step.deadline if asked else None,
+            lang,
+            plain.news_lines(segment.items, meta, lang, news.bot_username),
+            meta.get("tz"),
+        )
         if game.is_over and closed is not None:
             text = "\n\n".join([text, game_over(view, names, lang)])
         out.append(message(group, text, None, True, slot=status_slot(step.game_id, segment.start), seq=seq))
@@ -126,14 +167,30 @@ class TelegramChannel:
             lines = plain.lines(part.items, names, lang)
             screen = None
             if current and seat in step.asked and game.window is not None:
-                screen = ui.decision(game, seat, ui.Choice(step.game_id, game.window["id"]), step.deadline, lang,
-                                     names, tz=step.meta.get("tz"))
+                screen = ui.decision(
+                    game,
+                    seat,
+                    ui.Choice(step.game_id, game.window["id"]),
+                    step.deadline,
+                    lang,
+                    names,
+                    tz=step.meta.get("tz"),
+                )
             elif not part.added:
                 continue  # nothing new for this turn's message
             text = above(lines, screen.text if screen else "")
             if text:
-                out.append(message(chat, text, seat, False, buttons=screen.keyboard if screen else None,
-                                   slot=turn_slot(step.game_id, part.turn), seq=step_seq(step.version)))
+                out.append(
+                    message(
+                        chat,
+                        text,
+                        seat,
+                        False,
+                        buttons=screen.keyboard if screen else None,
+                        slot=turn_slot(step.game_id, part.turn),
+                        seq=step_seq(step.version),
+                    )
+                )
         return out
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
@@ -143,8 +200,8 @@ class TelegramChannel:
             if readers.kind(seat) != "telegram" or chat is None or readers.unreachable(seat):
                 continue
             text = "⏰ " + translator(readers.lang(seat)).gettext(
-                "Reminder: please answer the question above by {time}; after that a move is played for you.").format(
-                time=ui.when(reminder.deadline, readers.lang(seat), reminder.meta.get("tz")))
+                "Reminder: please answer the question above by {time}; after that a move is played for you."
+            ).format(time=ui.when(reminder.deadline, readers.lang(seat), reminder.meta.get("tz")))
             out.append(message(chat, text, seat, False))
         return out
 
@@ -158,19 +215,43 @@ class TelegramChannel:
             lang = readers.group_lang()
             segment = current_segment(refresh.news)
             lines = plain.news_lines(segment["items"], meta, lang, refresh.bot_username)
-            text = status_text(game.public_view(), names_of(meta), sorted(refresh.expected), refresh.answered,
-                               refresh.snap.deadline, lang, lines, meta.get("tz"))
-            out.append(message(group, text, None, True, slot=status_slot(refresh.game_id, segment["start"]),
-                               seq=refresh.seq))
+            text = status_text(
+                game.public_view(),
+                names_of(meta),
+                sorted(refresh.expected),
+                refresh.answered,
+                refresh.snap.deadline,
+                lang,
+                lines,
+                meta.get("tz"),
+            )
+            out.append(
+                message(group, text, None, True, slot=status_slot(refresh.game_id, segment["start"]), seq=refresh.seq)
+            )
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
-            screen = ui.locked_in(ui.Choice(refresh.game_id, refresh.snap.current_window), refresh.answers[seat],
-                                  refresh.snap.deadline, lang, tz=meta.get("tz"))
-            private = refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn \
-                else []
-            out.append(message(chat, above(plain.lines(private, names_of(meta), lang), screen.text), seat, False,
-                               buttons=screen.keyboard, slot=turn_slot(refresh.game_id, game.turn), seq=refresh.seq))
+            screen = ui.locked_in(
+                ui.Choice(refresh.game_id, refresh.snap.current_window),
+                refresh.answers[seat],
+                refresh.snap.deadline,
+                lang,
+                tz=meta.get("tz"),
+            )
+            private = (
+                refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn else []
+            )
+            out.append(
+                message(
+                    chat,
+                    above(plain.lines(private, names_of(meta), lang), screen.text),
+                    seat,
+                    False,
+                    buttons=screen.keyboard,
+                    slot=turn_slot(refresh.game_id, game.turn),
+                    seq=refresh.seq,
+                )
+            )
         return out
 
     def unreachable_messages(self, notice: Unreachable) -> list[dict]:
@@ -179,6 +260,8 @@ class TelegramChannel:
         if group:
             told = chat_kind(group) == "telegram"
             return [plain.unreachable(notice, group, None, readers.group_lang())] if told else []
-        return [plain.unreachable(notice, chat, other, readers.lang(other)) for other in readers.seats()
-                if other != notice.seat and readers.kind(other) == "telegram" and (chat := readers.chat(other))]
-
+        return [
+            plain.unreachable(notice, chat, other, readers.lang(other))
+            for other in readers.seats()
+            if other != notice.seat and readers.kind(other) == "telegram" and (chat := readers.chat(other))
+        ]

@@ -84,8 +84,12 @@ def markup(keyboard: list[list[dict]] | None) -> InlineKeyboardMarkup | None:
     """Our JSON keyboard (rows of ``{"text", "data"|"url"}``) as PTB markup."""
     if not keyboard:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b["text"], callback_data=b.get("data"), url=b.get("url"))
-                                  for b in row] for row in keyboard])
+    return InlineKeyboardMarkup(
+        [
+            [InlineKeyboardButton(b["text"], callback_data=b.get("data"), url=b.get("url")) for b in row]
+            for row in keyboard
+        ]
+    )
 
 
 def _seconds(value: int | float | timedelta) -> float:
@@ -119,15 +123,16 @@ def _call(make_coroutine) -> Result:
     return Result("ok", message_id=message_id)
 
 
-def send(chat_id: int | str, text: str, buttons: list[list[dict]] | None = None,
-         thread_id: int | None = None) -> Result:
-    return _call(lambda bot: bot.send_message(chat_id, text, reply_markup=markup(buttons),
-                                              message_thread_id=thread_id))
+def send(
+    chat_id: int | str, text: str, buttons: list[list[dict]] | None = None, thread_id: int | None = None
+) -> Result:
+    return _call(lambda bot: bot.send_message(chat_id, text, reply_markup=markup(buttons), message_thread_id=thread_id))
 
 
 def edit(chat_id: int | str, message_id: int, text: str, buttons: list[list[dict]] | None = None) -> Result:
-    return _call(lambda bot: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id,
-                                                   reply_markup=markup(buttons)))
+    return _call(
+        lambda bot: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id, reply_markup=markup(buttons))
+    )
 
 
 def answer_callback(callback_query_id: str, text: str | None = None, alert: bool = False) -> Result:

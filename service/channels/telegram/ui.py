@@ -48,11 +48,26 @@ INLINE_MAX = 24  # a main choice with at most this many options is shown at once
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
 DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
 # Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
-MAIN_TYPES = {"side", "play", "tokens", "keep", "discard", "show", "keep_survival", "power", "takeback",
-              "lose_will", "discard_survival", "pass", "giveup"}
+MAIN_TYPES = {
+    "side",
+    "play",
+    "tokens",
+    "keep",
+    "discard",
+    "show",
+    "keep_survival",
+    "power",
+    "takeback",
+    "lose_will",
+    "discard_survival",
+    "pass",
+    "giveup",
+}
 
-_CALLBACK = re.compile(r"d:(?P<game>[A-Za-z0-9_]{1,40}):(?P<window>\d{1,9}):"
-                       r"(?P<chosen>(?:\d{1,3}(?:\.\d{1,3}){0,9})?):(?P<menu>(?:\d{1,3}(?:-\d{1,3}){0,5})?)")
+_CALLBACK = re.compile(
+    r"d:(?P<game>[A-Za-z0-9_]{1,40}):(?P<window>\d{1,9}):"
+    r"(?P<chosen>(?:\d{1,3}(?:\.\d{1,3}){0,9})?):(?P<menu>(?:\d{1,3}(?:-\d{1,3}){0,5})?)"
+)
 
 Keyboard = list[list[dict]]
 
@@ -75,8 +90,7 @@ class Choice:
     menu: tuple[int, ...] = ()
 
     def data(self) -> str:
-        text = (f"d:{self.game_id}:{self.window}:{'.'.join(map(str, self.chosen))}:"
-                f"{'-'.join(map(str, self.menu))}")
+        text = f"d:{self.game_id}:{self.window}:{'.'.join(map(str, self.chosen))}:{'-'.join(map(str, self.menu))}"
         if len(text.encode()) > CALLBACK_LIMIT or not _CALLBACK.fullmatch(text):
             raise ValueError(f"callback data does not fit: {text!r}")
         return text
@@ -162,9 +176,17 @@ def _category_label(category: tuple[str, str | None], lang: str) -> str:
     if card:
         return name(card, lang)
     _ = translator(lang).gettext
-    labels = {"play": _("Play"), "tokens": word("creature_token", lang), "resist": word("resist", lang),
-              "keep": _("Keep"), "discard": _("Discard"), "show": _("Show"), "power": _("Use a power"),
-              "takeback": _("Take back"), "discard_survival": _("Discard")}
+    labels = {
+        "play": _("Play"),
+        "tokens": word("creature_token", lang),
+        "resist": word("resist", lang),
+        "keep": _("Keep"),
+        "discard": _("Discard"),
+        "show": _("Show"),
+        "power": _("Use a power"),
+        "takeback": _("Take back"),
+        "discard_survival": _("Discard"),
+    }
     return labels.get(kind, kind)
 
 
@@ -176,8 +198,9 @@ def _value_label(key: str, value, lang: str, names: dict[int, str]) -> str:
     return str(value)
 
 
-def _split(indices: list[int], legal: list[dict], depth: int, limit: int, lang: str,
-           names: dict[int, str]) -> list[Node]:
+def _split(
+    indices: list[int], legal: list[dict], depth: int, limit: int, lang: str, names: dict[int, str]
+) -> list[Node]:
     """Leaves for the given actions, or sub-menus by their parameter at ``depth`` when there are too many."""
     if len(indices) <= limit:
         return [Node(commands.describe(legal[i], lang), index=i) for i in indices]
@@ -188,9 +211,13 @@ def _split(indices: list[int], legal: list[dict], depth: int, limit: int, lang: 
     if len(groups) == 1:
         return _split(indices, legal, depth + 1, limit, lang, names)
     prefix = _category_label(_category(legal[indices[0]]), lang)
-    return [Node(f"{prefix} {_value_label(key, value, lang, names)} …",
-                 children=_split(group, legal, depth + 1, MENU_MAX, lang, names))
-            for (key, value), group in groups.items()]
+    return [
+        Node(
+            f"{prefix} {_value_label(key, value, lang, names)} …",
+            children=_split(group, legal, depth + 1, MENU_MAX, lang, names),
+        )
+        for (key, value), group in groups.items()
+    ]
 
 
 def menu(legal: list[dict], lang: str, names: dict[int, str] | None = None) -> list[Node]:
@@ -206,8 +233,9 @@ def menu(legal: list[dict], lang: str, names: dict[int, str] | None = None) -> l
         elif category[0] in MAIN_TYPES:
             nodes += _split(indices, legal, 0, INLINE_MAX, lang, names)
         else:
-            nodes.append(Node(_category_label(category, lang) + " …",
-                              children=_split(indices, legal, 0, MENU_MAX, lang, names)))
+            nodes.append(
+                Node(_category_label(category, lang) + " …", children=_split(indices, legal, 0, MENU_MAX, lang, names))
+            )
     return nodes
 
 
@@ -249,9 +277,14 @@ def when(ts: float, lang: str, tz: str | None = None) -> str:
 
 def _kind_title(kind: str, lang: str) -> str:
     _ = translator(lang).gettext
-    return {"setup": _("Setup"), "explore": word("phase1", lang), "hunt": word("phase2", lang),
-            "prereveal": _("Before the reveal"), "reckoning": word("phase3", lang),
-            "end": word("phase4", lang)}.get(kind, kind)
+    return {
+        "setup": _("Setup"),
+        "explore": word("phase1", lang),
+        "hunt": word("phase2", lang),
+        "prereveal": _("Before the reveal"),
+        "reckoning": word("phase3", lang),
+        "end": word("phase4", lang),
+    }.get(kind, kind)
 
 
 def _question(kind: str, seat: int, lang: str) -> str:
@@ -259,8 +292,11 @@ def _question(kind: str, seat: int, lang: str) -> str:
     if kind == "setup":
         return _("Choose the side of the board.")
     if kind == "explore":
-        return (_("Play a phase 1 Hunt card, or pass.") if seat == 0 else
-                _("Choose where you explore: play a place card (you may Resist or play a Survival card first)."))
+        return (
+            _("Play a phase 1 Hunt card, or pass.")
+            if seat == 0
+            else _("Choose where you explore: play a place card (you may Resist or play a Survival card first).")
+        )
     if kind == "hunt":
         return _("Place your tokens (you may play phase 2 Hunt cards first).")
     if kind in ("prereveal", "reckoning"):
@@ -274,9 +310,11 @@ def _situation(game: Game, seat: int, lang: str) -> str:
     if seat == 0:
         return _("Your Hunt cards: {cards}").format(cards=cards_text(you["hunt_cards"], lang) or "—")
     will = next(h["will"] for h in game.view(seat)["hunted"] if h["seat"] == seat)
-    parts = [_("Your hand: {cards}").format(cards=cards_text(sorted(you["hand"]), lang) or "—"),
-             _("Survival: {cards}").format(cards=cards_text(you["survival"], lang) or "—"),
-             _("Will: {n}").format(n=will)]
+    parts = [
+        _("Your hand: {cards}").format(cards=cards_text(sorted(you["hand"]), lang) or "—"),
+        _("Survival: {cards}").format(cards=cards_text(you["survival"], lang) or "—"),
+        _("Will: {n}").format(n=will),
+    ]
     return " · ".join(parts)
 
 
@@ -286,8 +324,15 @@ class Screen:
     keyboard: Keyboard
 
 
-def decision(game: Game, seat: int, choice: Choice, deadline: float, lang: str,
-             names: dict[int, str] | None = None, tz: str | None = None) -> Screen:
+def decision(
+    game: Game,
+    seat: int,
+    choice: Choice,
+    deadline: float,
+    lang: str,
+    names: dict[int, str] | None = None,
+    tz: str | None = None,
+) -> Screen:
     """The screen for ``choice`` (the first one: ``Choice(game_id, window)``) while the answer is incomplete.
     Raises `BadCallback` / `ExpiredChoice` for a choice that names nothing valid."""
     _ = translator(lang).gettext
@@ -299,21 +344,28 @@ def decision(game: Game, seat: int, choice: Choice, deadline: float, lang: str,
         raise BadCallback("the answer is complete: lock it in instead")
     legal = stage.game.legal_actions(seat)
     nodes = _open(menu(legal, lang, names), choice.menu)
-    buttons = [{"text": node.label,
-                "data": (choice.choose(node.index) if node.index is not None
-                         else choice.open(choice.menu + (i,))).data()}
-               for i, node in enumerate(nodes)]
+    buttons = [
+        {
+            "text": node.label,
+            "data": (choice.choose(node.index) if node.index is not None else choice.open(choice.menu + (i,))).data(),
+        }
+        for i, node in enumerate(nodes)
+    ]
     keyboard = rows(buttons)
     if choice.menu:
         keyboard.append([{"text": "« " + _("Back"), "data": choice.open(choice.menu[:-1]).data()}])
     if choice.chosen:
         keyboard.append([{"text": "↺ " + _("Start over"), "data": Choice(choice.game_id, choice.window).data()}])
     kind = window["kind"]
-    lines = [f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
-             _question(kind, seat, lang), _situation(stage.game, seat, lang)]
+    lines = [
+        f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
+        _question(kind, seat, lang),
+        _situation(stage.game, seat, lang),
+    ]
     if stage.actions:
-        lines.append(_("Chosen so far: {actions}").format(
-            actions=", ".join(commands.describe(a, lang) for a in stage.actions)))
+        lines.append(
+            _("Chosen so far: {actions}").format(actions=", ".join(commands.describe(a, lang) for a in stage.actions))
+        )
     lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz)))
     typed = "; ".join(commands.summary(stage.game, seat, lang))
     lines.append(_("Or type: {commands}").format(commands=typed))
@@ -324,10 +376,13 @@ def locked_in(choice: Choice, actions: list[dict], deadline: float, lang: str, t
     """The decision message once the answer is stored; it keeps a button to change the answer."""
     _ = translator(lang).gettext
     said = ", ".join(commands.describe(a, lang) for a in actions)
-    text = "\n".join([_("✅ Locked in: {actions}").format(actions=said),
-                      _("You may change it until {time}.").format(time=when(deadline, lang, tz))])
-    return Screen(text, [[{"text": _("Change my answer"),
-                                    "data": Choice(choice.game_id, choice.window).data()}]])
+    text = "\n".join(
+        [
+            _("✅ Locked in: {actions}").format(actions=said),
+            _("You may change it until {time}.").format(time=when(deadline, lang, tz)),
+        ]
+    )
+    return Screen(text, [[{"text": _("Change my answer"), "data": Choice(choice.game_id, choice.window).data()}]])
 
 
 def expired(lang: str) -> str:
@@ -335,8 +390,16 @@ def expired(lang: str) -> str:
     return translator(lang).gettext("This choice has expired: that step is over.")
 
 
-def status(view: dict, names: dict[int, str], asked_seats: list[int], answered: set[int], deadline: float | None,
-           lang: str, news: Sequence[str] = (), tz: str | None = None) -> str:
+def status(
+    view: dict,
+    names: dict[int, str],
+    asked_seats: list[int],
+    answered: set[int],
+    deadline: float | None,
+    lang: str,
+    news: Sequence[str] = (),
+    tz: str | None = None,
+) -> str:
     """The group's living status message of the current turn, from ``game.public_view()``: who has answered
     (never what), the deadline, the counters, the Beach marker, the Artemia spaces, Will, tokens, and ``news``:
     the result lines so far (`results`)."""
@@ -347,19 +410,25 @@ def status(view: dict, names: dict[int, str], asked_seats: list[int], answered: 
         head += f" · {_kind_title(window['kind'], lang)}"
     lines = [f"🌍 {head}"]
     if window and asked_seats:
-        lines.append(" · ".join(("✅ " if s in answered else "⏳ ") + seat_name(names, s, lang)
-                                for s in asked_seats))
+        lines.append(" · ".join(("✅ " if s in answered else "⏳ ") + seat_name(names, s, lang) for s in asked_seats))
         if deadline is not None:
             lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz)))
     if view["winner"]:
         lines.append(winner(view, lang))
     lines.append(counters(view, lang))
-    lines.append(_("Marker counter on the Beach: {yes_no}.").format(
-        yes_no=_("yes") if view["marker_on_beach"] else _("no")))
+    lines.append(
+        _("Marker counter on the Beach: {yes_no}.").format(yes_no=_("yes") if view["marker_on_beach"] else _("no"))
+    )
     if view["artemia_spaces"]:
-        lines.append(_("Artemia spaces (side {side}): {places}.").format(
-            side=view["side"], places=", ".join(map(str, view["artemia_spaces"]))))  # Rescue-track distances
-    lines.append(_("Will: {list}").format(
-        list=" · ".join(f"{seat_name(names, h['seat'], lang)} {h['will']}" for h in view["hunted"])))
+        lines.append(
+            _("Artemia spaces (side {side}): {places}.").format(
+                side=view["side"], places=", ".join(map(str, view["artemia_spaces"]))
+            )
+        )  # Rescue-track distances
+    lines.append(
+        _("Will: {list}").format(
+            list=" · ".join(f"{seat_name(names, h['seat'], lang)} {h['will']}" for h in view["hunted"])
+        )
+    )
     placed = tokens_text(view["tokens"], lang)
     return "\n".join(lines + ([placed] if placed else []) + list(news))

@@ -130,8 +130,7 @@ def draw(g: "Game", kind: Literal["hunt", "survival"]) -> Any:
     """The top card of the Hunt or Survival deck (the discard pile reshuffled when empty), or None."""
     s = g.s
     deck_key: Literal["hunt_deck", "survival_deck"] = "hunt_deck" if kind == "hunt" else "survival_deck"
-    discard_key: Literal["hunt_discard", "survival_discard"] = \
-        "hunt_discard" if kind == "hunt" else "survival_discard"
+    discard_key: Literal["hunt_discard", "survival_discard"] = "hunt_discard" if kind == "hunt" else "survival_discard"
     if not s[deck_key]:
         s[deck_key] = shuffled(g, s[discard_key])
         s[discard_key] = []
@@ -166,8 +165,9 @@ def spend_survival(g: "Game", seat: int, card: str, events: list[Event], params:
     g.s["this_turn"]["survival_played"].append(seat)
     events.append({"type": "survival", "seat": seat, "card": card, "visible_to": None})
     if params:
-        events.append({"type": "survival_detail", "seat": seat, "card": card, **params,
-                       "visible_to": discard_audience(g)})
+        events.append(
+            {"type": "survival_detail", "seat": seat, "card": card, **params, "visible_to": discard_audience(g)}
+        )
 
 
 def open_window(g: "Game", kind: str, live_seats: Iterable[int], deferred: bool = False) -> None:
@@ -180,4 +180,3 @@ def open_window(g: "Game", kind: str, live_seats: Iterable[int], deferred: bool 
 def move_token(g: "Game", token: Literal["creature", "target", "artemia"], params: Params) -> None:
     places = g.s["tokens"][token]
     places[places.index(params["from"])] = params["to"]
-

@@ -55,8 +55,12 @@ def any_place(g: "Game", seat: int) -> list[Params]:
 
 
 def detour_options(g: "Game", seat: int) -> list[Params]:
-    return [{"seat": h, "from": p, "to": q} for h in g.hunted_seats() for p in player(g, h)["positions"]
-            for q in sorted(ADJACENT[p])]
+    return [
+        {"seat": h, "from": p, "to": q}
+        for h in g.hunted_seats()
+        for p in player(g, h)["positions"]
+        for q in sorted(ADJACENT[p])
+    ]
 
 
 # ---------------------------------------------------------------------------------------------- effects

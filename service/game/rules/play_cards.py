@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from service.game.engine import Game
 
 _TOKENS = tuple({"type": "tokens", "creature": c} for c in PLACE_NUMBERS)
-_TOKENS_WITH_ARTEMIA = tuple({"type": "tokens", "creature": c, "artemia": a}
-                             for c in PLACE_NUMBERS for a in PLACE_NUMBERS)
+_TOKENS_WITH_ARTEMIA = tuple(
+    {"type": "tokens", "creature": c, "artemia": a} for c in PLACE_NUMBERS for a in PLACE_NUMBERS
+)
 
 
 def survival_options(g: "Game", seat: int, phase: int) -> list[Action]:
@@ -86,8 +87,9 @@ def do_hunt_card(g: "Game", seat: int, action: Action, events: list[Event]) -> N
 
 def token_options(g: "Game") -> list[Action]:
     t, tokens = g.s["this_turn"], g.s["tokens"]
-    needs_artemia = (t["artemia_space"] or any(CARD_RULES[e].symbol == "artemia" for e in t["hunt_effects"])) \
-        and not tokens["artemia"]
+    needs_artemia = (
+        t["artemia_space"] or any(CARD_RULES[e].symbol == "artemia" for e in t["hunt_effects"])
+    ) and not tokens["artemia"]
     return list(_TOKENS_WITH_ARTEMIA if needs_artemia else _TOKENS)
 
 

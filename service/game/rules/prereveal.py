@@ -95,5 +95,11 @@ def reveal(g: "Game", events: list[Event]) -> None:
         h = player(g, seat)
         h["positions"] = list(h["played"])
     g.s["this_turn"]["revealed"] = True
-    events.append({"type": "reveal", "visible_to": None, "turn": g.turn,
-                   "played": {str(seat): list(player(g, seat)["played"]) for seat in g.hunted_seats()}})
+    events.append(
+        {
+            "type": "reveal",
+            "visible_to": None,
+            "turn": g.turn,
+            "played": {str(seat): list(player(g, seat)["played"]) for seat in g.hunted_seats()},
+        }
+    )

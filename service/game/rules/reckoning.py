@@ -97,8 +97,9 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
 def this_card(g: "Game", seat: int, p: int) -> int | None:
     """The place card a Hunted played for the position p (differs from p only after a Detour)."""
     h = player(g, seat)
-    card = h["played"][h["positions"].index(p)] if p in h["positions"] and len(h["played"]) == len(h["positions"]) \
-        else p
+    card = (
+        h["played"][h["positions"].index(p)] if p in h["positions"] and len(h["played"]) == len(h["positions"]) else p
+    )
     return card if card in h["played"] else None
 
 
@@ -157,8 +158,14 @@ def use_power(g: "Game", seat: int, action: Action, events: list[Event]) -> None
     s, t = g.s, g.s["this_turn"]
     h = player(g, seat)
     use = action["use"]
-    events.append({"type": "power", "seat": seat, "visible_to": None,
-                   **{k: v for k, v in action.items() if k not in ("type", "take")}})
+    events.append(
+        {
+            "type": "power",
+            "seat": seat,
+            "visible_to": None,
+            **{k: v for k, v in action.items() if k not in ("type", "take")},
+        }
+    )
     if action.get("take"):
         events.append({"type": "took_back", "seat": seat, "cards": action["take"], "visible_to": discard_audience(g)})
     for card in action.get("take", ()):
@@ -196,8 +203,9 @@ def use_power(g: "Game", seat: int, action: Action, events: list[Event]) -> None
 # ---------------------------------------------------------------------------------------------- the tokens
 def scream_question(g: "Game", seat: int, p: int) -> list[Action]:
     hand = player(g, seat)["hand"]
-    return [{"type": "lose_will"}] + ([{"type": "discard", "cards": c} for c in combos(hand, 2)]
-                                       if len(hand) >= 2 else [])
+    return [{"type": "lose_will"}] + (
+        [{"type": "discard", "cards": c} for c in combos(hand, 2)] if len(hand) >= 2 else []
+    )
 
 
 def scream(g: "Game", events: list[Event], seat: int, p: int) -> None:
@@ -241,8 +249,12 @@ def catch(g: "Game", events: list[Event], seat: int, p: int) -> None:
     if not t["catch_counted"] and g.s["winner"] is None:
         t["catch_counted"] = True
         move_counter(g, "assimilation", events)
-    if has(g, "anticipation") and entry(g, "anticipation")["seat"] == seat and not t["anticipation_counted"] \
-            and g.s["winner"] is None:
+    if (
+        has(g, "anticipation")
+        and entry(g, "anticipation")["seat"] == seat
+        and not t["anticipation_counted"]
+        and g.s["winner"] is None
+    ):
         t["anticipation_counted"] = True
         move_counter(g, "assimilation", events)
 

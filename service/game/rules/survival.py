@@ -114,9 +114,12 @@ def vortex_question(g: "Game", seat: int) -> list[Action]:
     h = player(g, seat)
     if "vortex" not in h["survival"] or not can_survive(g, seat):
         return []
-    return [{"type": "pass"}] + [{"type": "survival", "card": "vortex", "give": give, "take": d}
-                                 for give in h["played"] for d in sorted(h["discard"])
-                                 if d not in g.s["this_turn"]["force_field"]]
+    return [{"type": "pass"}] + [
+        {"type": "survival", "card": "vortex", "give": give, "take": d}
+        for give in h["played"]
+        for d in sorted(h["discard"])
+        if d not in g.s["this_turn"]["force_field"]
+    ]
 
 
 def vortex_asks(g: "Game", seat: int) -> bool:

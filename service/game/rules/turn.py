@@ -15,8 +15,17 @@ from service.game.state import Action, Event, Task, new_this_turn
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-TURN: list[Task] = [["explore"], ["hunt"], ["prereveal"], ["reveal"], ["cards", 3], ["reckon"], ["zero"],
-                    ["end_cards"], ["end_turn"]]
+TURN: list[Task] = [
+    ["explore"],
+    ["hunt"],
+    ["prereveal"],
+    ["reveal"],
+    ["cards", 3],
+    ["reckon"],
+    ["zero"],
+    ["end_cards"],
+    ["end_turn"],
+]
 
 
 def choose_side(g: "Game", events: list[Event]) -> bool:
