@@ -3,7 +3,7 @@
 from pipeline_support import Clock, make_ctx
 
 from service.game import new_game
-from service.pipeline import news, outbox, upkeep
+from service.pipeline import news, outbox, telling, upkeep
 from service.store import Commit
 from service.wiring import RoutingSender
 
@@ -21,7 +21,7 @@ TG_META = {
 
 
 def step(ctx, game, events, asked, version=2, before=None):
-    return news.step_messages(
+    return telling.step_messages(
         ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before or news.empty_news(game.turn))
     )
 
@@ -101,7 +101,7 @@ def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
         "group": "console:table",
         "players": {**TG_META["players"], "1": {"name": "You", "chat": "console:you", "user": "u"}},
     }
-    out, _ = news.step_messages(
+    out, _ = telling.step_messages(
         ctx,
         news.Step(
             "g1",

@@ -6,7 +6,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service.game import new_game
-from service.pipeline import news, outbox, scheduling, upkeep
+from service.pipeline import news, outbox, scheduling, telling, upkeep
 from service.store import Commit
 
 G = "out1"
@@ -158,7 +158,9 @@ def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     ]
 
     def step(meta):
-        out, _ = news.step_messages(make_ctx(), news.Step("g", meta, game, events, [], [], 0.0, 1, news.empty_news(1)))
+        out, _ = telling.step_messages(
+            make_ctx(), news.Step("g", meta, game, events, [], [], 0.0, 1, news.empty_news(1))
+        )
         return {m["chat"]: m["text"] for m in out}
 
     out = step(meta)

@@ -15,7 +15,7 @@ from service.channels.telegram import ui
 from service.channels.telegram.inbound import Env
 from service.channels.telegram.tables import Tables
 from service.game import Game
-from service.pipeline import news
+from service.pipeline import news, telling
 from service.pipeline.resolution import resolve_window
 from service.web import SECRET_HEADER, create_app
 
@@ -164,7 +164,7 @@ def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
     assert f", {local} E" in chat.say(0, "/status")["text"]  # EST or EDT
     questions = [
         m
-        for m in news.step_messages(
+        for m in telling.step_messages(
             env.ctx,
             news.Step(
                 game_id,
@@ -220,7 +220,9 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     # an answer that leaves the window open: one job, the refresh of the status and of the seat's turn message
     assert [j.func_name for j in env.ctx.send_queue.jobs[before:]] == ["workers.jobs.refresh"]
     answers, expected, _, meta = env.ctx.store.window_state(game_id)
-    refreshed = news.refresh_messages(env.ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat)
+    refreshed = telling.refresh_messages(
+        env.ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat
+    )
     assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
 
 

@@ -1,15 +1,14 @@
 """What a step of the pipeline needs, built once per Redis connection: the store, the queues, the settings, the
 channels (each renders the news for its own chats) and the sender that delivers the outbox.
 
-The pipeline knows channels only through the `Channel` protocol; the composition root (`service.wiring`) builds a
-context with the real ones, tests and the sandbox with theirs.
+The pipeline knows channels only through the `Channel` protocol (`service.pipeline.news`); the composition root
+(`service.wiring`) builds a context with the real ones, tests and the sandbox with theirs.
 """
 
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Protocol
 
 import redis
 from rq import Queue
@@ -17,25 +16,9 @@ from rq.serializers import JSONSerializer
 
 from service.config import Settings
 from service.pipeline.chats import ChatKind
+from service.pipeline.news import Channel
 from service.pipeline.outbox import Sender
 from service.store import Store
-
-if TYPE_CHECKING:  # the news model imports this module; only the type checker needs the names
-    from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable
-
-
-class Channel(Protocol):
-    """A channel's words: the outgoing messages of a step, a reminder, a refresh after an answer and an
-    unreachable seat's notice, for the chats of its kind. A message is ``{"chat", "text", "buttons", "seat",
-    "group"}`` (+ ``"slot"``, ``"seq"`` for a living message)."""
-
-    def step_messages(self, news: "StepNews") -> list[dict]: ...
-
-    def reminder_messages(self, reminder: "Reminder") -> list[dict]: ...
-
-    def refresh_messages(self, refresh: "Refresh") -> list[dict]: ...
-
-    def unreachable_messages(self, notice: "Unreachable") -> list[dict]: ...
 
 
 @dataclass

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from service.game import Game, IllegalAction, new_game
 from service.ops import metrics
-from service.pipeline import news, scheduling
+from service.pipeline import news, scheduling, telling
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
 
@@ -158,7 +158,7 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     step = news.Step(
         game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1, news.load_news(snap.news)
     )
-    outgoing, news_after = news.step_messages(ctx, step)
+    outgoing, news_after = telling.step_messages(ctx, step)
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
@@ -205,7 +205,7 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     step = news.Step(
         game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1, news.empty_news(game.turn)
     )
-    outgoing, news_after = news.step_messages(ctx, step)
+    outgoing, news_after = telling.step_messages(ctx, step)
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)
     commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, config=config)
     version = store.commit(game_id, commit)

@@ -13,7 +13,7 @@
 import logging
 
 from service.game import Game
-from service.pipeline import news, outbox, scheduling, seats
+from service.pipeline import news, outbox, scheduling, seats, telling
 from service.pipeline.chats import chat_kind
 from service.pipeline.context import Context
 from service.pipeline.resolution import follow_up, resolve_window
@@ -51,7 +51,7 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
         return False
     scheduling.next_reminder(ctx, game_id, window, snap.opened, snap.deadline, n + 1)
     missing = sorted(store.expected(game_id) - set(store.answers(game_id)))
-    outgoing = news.reminder_messages(
+    outgoing = telling.reminder_messages(
         ctx, game_id, store.meta(game_id), Game.from_json(snap.json), missing, window, snap.deadline
     )
     batch = f"w{window}r{n}"
@@ -166,7 +166,7 @@ def unreachable(ctx: Context, game_id: str, seat: int) -> None:
     if snap is None:
         return
     batch = f"u{seat}v{snap.version}"
-    outgoing = news.unreachable_messages(ctx, meta, seat)
+    outgoing = telling.unreachable_messages(ctx, meta, seat)
     if outgoing:
         store.write_batch(game_id, batch, outgoing)
         scheduling.deliveries(ctx, game_id, batch)  # also when a killed earlier run wrote it (see remind)
@@ -181,7 +181,7 @@ def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
     if snap is None or snap.window != window or snap.status != "collecting":
         return False
     answers, expected, _, meta = store.window_state(game_id)
-    outgoing = news.refresh_messages(ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat)
+    outgoing = telling.refresh_messages(ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat)
     if not outgoing:
         return False
     batch = f"r{window}n{store.redis.incr(keys.refresh_counter(game_id))}"
