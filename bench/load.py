@@ -488,10 +488,8 @@ def index_bytes(connection: redis.Redis) -> int:
         "tg:*",
         "artemia:lobby:*",
         "artemia:place:*",
-        "artemia:user:*",
+        "artemia:games:*",
         "artemia:chat:*",
-        "artemia:seats:*",
-        "artemia:joined:*",
         "artemia:opened:*",
     ):
         for key in connection.scan_iter(match=pattern, count=1000):

@@ -262,7 +262,7 @@ class World:
             body, number = random_text(rng), rng.choice(STRANGERS)
             words = body.split()
             # a stranger who opened a table with a keyword ("NEW 7 …", then "GO") plays in that game now
-            plays = self.ctx.store.redis.exists(f"artemia:joined:{sms_address(number)}")
+            plays = bool(self.ctx.store.games_of_user(sms_address(number)))
             invalid = not plays and (not words or words[0].upper().strip(".!") not in KEYWORDS)
             response = self.signed(self.form(number, body))
         else:  # keywords with junk arguments, from anyone: only "no 5xx" is checked

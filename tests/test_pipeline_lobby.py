@@ -76,7 +76,7 @@ def test_open_join_and_begin_deal_the_seats_and_start_the_game(lobby):
     seat = started.seats["tg:1"]
     assert meta["players"][str(seat)]["user"] == "1" and meta["players"][str(seat)]["chat"] == "1"
     assert lobby.games_of("tg:1") == [(table.code, seat)]
-    assert lobby.ctx.store.games_of_user("1") == {table.code}
+    assert lobby.ctx.store.games_of_user("1") == [(table.code, seat)]
     assert lobby.ctx.store.load(table.code).status in ("collecting", "resolving")
     assert lobby.get(table.code).game == table.code
     assert reason(lobby.join, table.code, tg(4)) == "begun"

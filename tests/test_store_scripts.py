@@ -148,10 +148,11 @@ def test_send_budget_token_buckets(store):
     assert store.take_send_token("d", 2.0, *args) == pytest.approx(3.0)
 
 
-def test_indexes_user_to_games_and_chat_to_game(store):
-    store.put_meta(G, {"players": {"0": {"user": "u0"}, "1": {"user": None}}, "group": "grp"})
-    store.put_meta("g2", {"players": {"0": {"user": "u0"}}, "group": None})
-    assert store.games_of_user("u0") == {G, "g2"}
+def test_indexes_player_to_games_and_chat_to_game(store):
+    store.put_meta(G, {"players": {"0": {"user": "u0"}, "1": {"user": None}}, "group": "grp"}, 10.0)
+    store.put_meta("g2", {"players": {"1": {"user": "u0"}}, "group": None}, 20.0)
+    assert store.games_of_user("u0") == [("g2", 1), (G, 0)]  # the most recently begun first, with the seat
+    assert store.games_of_user("nobody") == []
     assert store.game_of_chat("grp") == G
     assert json.loads(store.redis.hget(keys.meta(G), "json"))["group"] == "grp"
 
@@ -171,3 +172,21 @@ def test_every_key_of_a_game_shares_one_hash_tag():
     assert {k[: k.index("}") + 1] for k in tagged} == {"{g:g1}"}
     with pytest.raises(ValueError):
         keys.check_game_id("a-b")
+
+
+def test_the_player_indexes_of_older_versions_fold_into_the_one_index(store):
+    """Games stored by the code before the restructure kept three player indexes (a set per Telegram user, the
+    lobby's zset and hash per address); the first look-up folds them into `keys.player_games` and deletes them."""
+    for game_id, seat, user in ((G, 2, "42"), ("g2", 1, "42"), ("g3", 0, "sms:+420777000111")):
+        store.redis.hset(keys.meta(game_id), "json", json.dumps({"players": {str(seat): {"user": user}}}))
+    store.redis.sadd("artemia:user:42", G, "g2")
+    store.redis.zadd("artemia:joined:tg:42", {"g2": 5.0})
+    store.redis.hset("artemia:seats:tg:42", "g2", 1)
+    store.redis.sadd("artemia:user:sms:+420777000111", "g3")
+    store.redis.zadd("artemia:joined:sms:+420777000111", {"g3": 7.0})
+    store.redis.hset("artemia:seats:sms:+420777000111", "g3", 0)
+    assert store.games_of_user("42") == [("g2", 1), (G, 2)]
+    assert store.games_of_user("sms:+420777000111") == [("g3", 0)]
+    assert not store.redis.keys("artemia:user:*") and not store.redis.keys("artemia:joined:*")
+    assert not store.redis.keys("artemia:seats:*")
+    assert store.games_of_user("42") == [("g2", 1), (G, 2)]  # from the one index now

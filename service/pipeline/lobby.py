@@ -21,13 +21,8 @@ chat, user, address, lang; bots have no chat). The start is idempotent: a
 retried or interrupted start finds the dealt seats and only finishes what is missing. A sized table (SMS
 ``NEW 4``) starts by itself when a join fills it.
 
-Keys (global, like the pipeline's user indexes):
-
-    artemia:lobby:<code>       JSON of the table (a TTL until it begins; kept afterwards to answer late joins)
-    artemia:place:<place>      code of the table of a Telegram group ("<chat id>") or forum topic ("<chat>/<topic>")
-    artemia:opened:<address>   code of the last table the address opened (a bare ``GO``)
-    artemia:seats:<address>    hash  game -> seat, for every game the address plays
-    artemia:joined:<address>   zset  game -> when it began (the most recent game first)
+Its keys (`service.store.keys`: ``lobby_table``, ``lobby_place``, ``lobby_opened``) are global, like the player
+index the game's start writes (``player_games``: the games an address plays, `Lobby.games_of`).
 """
 
 import functools
@@ -41,6 +36,7 @@ from typing import cast
 from service.config import DEADLINE_PRESETS, deadline_seconds
 from service.pipeline.context import Context
 from service.pipeline.resolution import GameExists, start_game
+from service.store import keys
 
 ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 4
@@ -99,6 +95,11 @@ class Player:
         return self.address.split(":", 1)[0]
 
 
+def user_of(address: str) -> str:
+    """The pipeline's user id of an address (meta's "user"): the bare id on Telegram, else the address."""
+    return address[3:] if address.startswith("tg:") else address
+
+
 @functools.cache
 def _zones() -> dict[str, str]:
     return {name.lower(): name for name in zoneinfo.available_timezones()}
@@ -148,14 +149,6 @@ class Started:
     creature: Player
 
 
-def _key(code: str) -> str:
-    return f"artemia:lobby:{code.upper()}"
-
-
-def _place_key(place: str) -> str:
-    return f"artemia:place:{place}"
-
-
 class Lobby:
     def __init__(self, ctx: Context, rng: random.Random | None = None):
         self.ctx = ctx
@@ -167,23 +160,21 @@ class Lobby:
     def get(self, code: str) -> Table | None:
         if not code or not code.isascii() or not code.isalnum():
             return None
-        raw = self.redis.get(_key(code))
+        raw = self.redis.get(keys.lobby_table(code))
         return Table.from_json(raw) if raw else None
 
     def at(self, place: str) -> Table | None:
         """The table of a Telegram group or topic (a running or finished game's table too)."""
-        code = cast(bytes | None, self.redis.get(_place_key(place)))
+        code = cast(bytes | None, self.redis.get(keys.lobby_place(place)))
         return self.get(code.decode()) if code else None
 
     def last_opened(self, address: str) -> str | None:
-        code = cast(bytes | None, self.redis.get(f"artemia:opened:{address}"))
+        code = cast(bytes | None, self.redis.get(keys.lobby_opened(address)))
         return code.decode() if code else None
 
     def games_of(self, address: str) -> list[tuple[str, int]]:
         """(game, seat) of every game the address plays, the most recently begun first."""
-        ids = [g.decode() for g in cast(list[bytes], self.redis.zrevrange(f"artemia:joined:{address}", 0, -1))]
-        seats = self.redis.hmget(f"artemia:seats:{address}", ids) if ids else []
-        return [(g, int(s)) for g, s in zip(ids, seats) if s is not None]
+        return self.ctx.store.games_of_user(user_of(address))
 
     def is_over(self, table: Table) -> bool:
         snap = self.ctx.store.load(table.game) if table.game else None
@@ -211,36 +202,38 @@ class Lobby:
             if self.ctx.store.load(table.code) is not None:
                 continue  # an old game has this id
             if place is None:
-                if self.redis.set(_key(table.code), table.to_json(), nx=True, ex=LOBBY_TTL):
+                if self.redis.set(keys.lobby_table(table.code), table.to_json(), nx=True, ex=LOBBY_TTL):
                     break
                 continue
             if self._open_at(place, table):
                 break
-        self.redis.set(f"artemia:opened:{creator.address}", table.code, ex=LOBBY_TTL)
+        self.redis.set(keys.lobby_opened(creator.address), table.code, ex=LOBBY_TTL)
         return table
 
     def _open_at(self, place: str, table: Table) -> bool:
         """Claim ``place`` for ``table`` unless a live table holds it. -> False when the code was taken."""
-        place_key = _place_key(place)
+        place_key = keys.lobby_place(place)
 
         def attempt(pipe):
             code = pipe.get(place_key)
             current = self.get(code.decode()) if code else None
             if current is not None and not self.is_over(current):
                 raise LobbyError("place_taken", current)
-            if pipe.exists(_key(table.code)):
+            if pipe.exists(keys.lobby_table(table.code)):
                 return False
             pipe.multi()
-            pipe.set(_key(table.code), table.to_json(), ex=LOBBY_TTL)
+            pipe.set(keys.lobby_table(table.code), table.to_json(), ex=LOBBY_TTL)
             pipe.set(place_key, table.code)
             return True
 
         # value_from_callable: the reply is what ``attempt`` returned
-        return cast(bool, self.redis.transaction(attempt, place_key, _key(table.code), value_from_callable=True))
+        return cast(
+            bool, self.redis.transaction(attempt, place_key, keys.lobby_table(table.code), value_from_callable=True)
+        )
 
     def change(self, code: str, edit) -> Table:
         """Apply ``edit(table)`` atomically (it mutates the table, or raises LobbyError to refuse)."""
-        key = _key(code)
+        key = keys.lobby_table(code)
 
         def attempt(pipe):
             raw = pipe.get(key)
@@ -389,12 +382,6 @@ class Lobby:
             **({"tz": table.tz} if table.tz else {}),
         }
         config = {"players": size, "seed": table.seed, "side": None, "expert": table.expert}
-        now = self.ctx.clock()
-        pipe = self.redis.pipeline()
-        for address, seat in table.seats.items():
-            pipe.zadd(f"artemia:joined:{address}", {game: now})
-            pipe.hset(f"artemia:seats:{address}", game, seat)
-        pipe.execute()
         try:
             start_game(self.ctx, game, config, meta)
         except GameExists:
@@ -402,6 +389,6 @@ class Lobby:
 
     def close(self, table: Table) -> None:
         """Forget a table (cancelled, or everyone left); its place is free again."""
-        self.redis.delete(_key(table.code))
-        if table.place and self.redis.get(_place_key(table.place)) == table.code.encode():
-            self.redis.delete(_place_key(table.place))
+        self.redis.delete(keys.lobby_table(table.code))
+        if table.place and self.redis.get(keys.lobby_place(table.place)) == table.code.encode():
+            self.redis.delete(keys.lobby_place(table.place))

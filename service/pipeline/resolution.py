@@ -199,7 +199,7 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     if store.load(keys.check_game_id(game_id)) is not None:
         raise GameExists(game_id)
     game = new_game(config)
-    store.put_meta(game_id, meta)
+    store.put_meta(game_id, meta, now)
     opening = open_window(ctx, game, meta, {}, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]
     step = news.Step(

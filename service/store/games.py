@@ -270,19 +270,47 @@ class Store:
 
     # --- plain writes ----------------------------------------------------------------------------------------
 
-    def put_meta(self, game_id: str, meta: dict) -> None:
-        """Record who plays where; also indexes user -> games and chat -> game."""
+    def put_meta(self, game_id: str, meta: dict, now: float) -> None:
+        """Record who plays where; also indexes player -> games (`keys.player_games`) and chat -> game."""
         pipe = self.redis.pipeline()
         pipe.hset(keys.meta(game_id), "json", json.dumps(meta))
         for player in meta["players"].values():
             if player.get("user"):
-                pipe.sadd(keys.user_games(player["user"]), game_id)
+                pipe.zadd(keys.player_games(str(player["user"])), {game_id: now})
         if meta.get("group"):
             pipe.set(keys.chat_game(meta["group"]), game_id)
         pipe.execute()
 
-    def games_of_user(self, user: str) -> set[str]:
-        return {g.decode() for g in cast(set[bytes], self.redis.smembers(keys.user_games(user)))}
+    def games_of_user(self, user: str) -> list[tuple[str, int]]:
+        """(game, seat) of every game the player ``user`` (meta's "user") plays, the most recently begun first."""
+        self._fold_old_indexes(user)
+        ids = [g.decode() for g in cast(list[bytes], self.redis.zrevrange(keys.player_games(user), 0, -1))]
+        out = []
+        for game_id in ids:
+            seat = next(
+                (int(s) for s, p in self.meta(game_id).get("players", {}).items() if str(p.get("user")) == user), None
+            )
+            if seat is not None:
+                out.append((game_id, seat))
+        return out
+
+    def _fold_old_indexes(self, user: str) -> None:
+        """Games indexed the old way (`keys.old_player_indexes`) join the player's one index, and the old keys go."""
+        old = keys.old_player_indexes(user)
+        if not self.redis.exists(*(key for _, key in old)):
+            return
+        games: dict[str, float] = {}
+        for kind, key in old:
+            if kind == "set":
+                games.update({g.decode(): 0.0 for g in cast(set[bytes], self.redis.smembers(key))})
+            elif kind == "zset":
+                pairs = cast(list[tuple[bytes, float]], self.redis.zrange(key, 0, -1, withscores=True))
+                games.update({g.decode(): score for g, score in pairs})
+        pipe = self.redis.pipeline()
+        if games:
+            pipe.zadd(keys.player_games(user), games, gt=True)
+        pipe.delete(*(key for _, key in old))
+        pipe.execute()
 
     def game_of_chat(self, chat: str) -> str | None:
         game_id = cast(bytes | None, self.redis.get(keys.chat_game(chat)))

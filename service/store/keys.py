@@ -21,7 +21,8 @@ Per game ``G``:
 Global (not per game):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
-    artemia:user:<u>      set   games of a user
+    artemia:games:<u>     zset  game -> when it began, for every game a player plays
+    artemia:lobby:*, artemia:place:*, artemia:opened:*   the lobby's tables (service.pipeline.lobby)
     artemia:chat:<c>            the game played in a chat
     artemia:rl:*                send-rate token buckets and the global pause
 """
@@ -109,8 +110,37 @@ RATE_PAUSE = "artemia:rl:pause"
 RATE_GLOBAL = "artemia:rl:global"
 
 
-def user_games(user: str) -> str:
-    return f"artemia:user:{user}"
+def player_games(user: str) -> str:
+    """Zset game -> when it began: every game a player plays. ``user`` is meta's "user": a Telegram user's bare
+    id, an SMS player's address (``sms:+<E.164>``)."""
+    return f"artemia:games:{user}"
+
+
+def old_player_indexes(user: str) -> list[tuple[str, str]]:
+    """The three player indexes that `player_games` replaced (format of 5bd7425), as (kind, key): a set of games
+    by user, and the lobby's zset of games by address with its hash game -> seat. Read once, then deleted
+    (`Store.games_of_user`)."""
+    address = f"tg:{user}" if user.isdigit() else user
+    return [
+        ("set", f"artemia:user:{user}"),
+        ("zset", f"artemia:joined:{address}"),
+        ("hash", f"artemia:seats:{address}"),
+    ]
+
+
+def lobby_table(code: str) -> str:
+    """JSON of a table (a TTL until it begins; kept afterwards to answer late joins)."""
+    return f"artemia:lobby:{code.upper()}"
+
+
+def lobby_place(place: str) -> str:
+    """The code of the table of a Telegram group ("<chat id>") or forum topic ("<chat>/<topic>")."""
+    return f"artemia:place:{place}"
+
+
+def lobby_opened(address: str) -> str:
+    """The code of the last table an address opened (a bare ``GO``)."""
+    return f"artemia:opened:{address}"
 
 
 def chat_game(chat: str) -> str:

@@ -391,10 +391,8 @@ def _take_back_seats(user_id: int, env: Env) -> None:
     """Pressing Start again (after blocking the bot) ends bot play of this user's seats: the next window asks
     them again, as answering would."""
     store = env.ctx.store
-    for game_id in store.games_of_user(str(user_id)):
-        for seat, player in store.meta(game_id).get("players", {}).items():
-            if str(player.get("user")) == str(user_id):
-                store.set_streak(game_id, int(seat), 0)
+    for game_id, seat in store.games_of_user(str(user_id)):
+        store.set_streak(game_id, seat, 0)
 
 
 def on_private(message: SentMessage, command: str | None, args: list[str], lang: str, env: Env) -> dict:
@@ -467,7 +465,7 @@ def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
 
 
 def my_games(env: Env, user: int) -> list[str]:
-    return sorted(env.ctx.store.games_of_user(str(user)))
+    return sorted(game_id for game_id, _ in env.ctx.store.games_of_user(str(user)))
 
 
 def seat_of(meta: dict, user: int) -> int | None:
