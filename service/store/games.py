@@ -149,11 +149,6 @@ class Store:
             return None, []
         return json.loads(raw[0]), [tuple(json.loads(line)) for line in raw[1:]]
 
-    def snap_field(self, game_id: str, name: str) -> str | None:
-        """One extra field of the snapshot hash (written by a commit's ``extra``)."""
-        raw = cast(bytes | None, self.redis.hget(keys.snap(game_id), name))
-        return raw.decode() if raw else None
-
     def resolution_log(self, game_id: str) -> list[str]:
         return [entry.decode() for entry in cast(list[bytes], self.redis.lrange(keys.log(game_id), 0, -1))]
 
