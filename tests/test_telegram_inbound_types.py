@@ -5,28 +5,12 @@ import dataclasses
 import json
 
 import pytest
-from pipeline_support import Clock, make_ctx
-from starlette.testclient import TestClient
-from test_telegram_webhook import GROUP, SECRET, Chat, begin, private
+from test_telegram_webhook import GROUP, begin, chat, env, private  # noqa: F401 - chat, env: fixtures
 
 from service import commands
 from service.channels.telegram.inbound import Env
-from service.channels.telegram.tables import Tables
 from service.channels.telegram.update import SentMessage, parse_update
 from service.game import Game
-from service.web import create_app
-
-
-@pytest.fixture
-def env():
-    ctx = make_ctx(clock=Clock())
-    return Env(ctx, Tables(ctx.store.redis), "artemia_bot")
-
-
-@pytest.fixture
-def chat(env):
-    with TestClient(create_app(env, SECRET)) as client:
-        yield Chat(client)
 
 
 def test_env_keeps_its_call_signature(env):

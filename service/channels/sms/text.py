@@ -117,15 +117,8 @@ WORDS = {  # key -> message (English, translated in the catalogues): short, an S
     "token_creature": N_("C{places}"),
     "token_target": N_("T{places}"),
     "token_artemia": N_("A{places}"),
-    # the window kinds, as the question names them
-    "setup": N_("choose the board side"),
-    "explore": N_("Exploration"),
-    "hunt": N_("Hunting"),
-    "prereveal": N_("Before the reveal"),
-    "reckoning": N_("Reckoning"),
-    "end": N_("End of turn"),
 }
-PHASES = {"setup", "explore", "hunt", "prereveal", "reckoning", "end"}
+PHASES = {"setup", "explore", "hunt", "prereveal", "reckoning", "end"}  # named as the command language names them
 
 
 def _w(key: str, lang: str, **params) -> str:
@@ -183,7 +176,8 @@ def question(code: str, game, seat: int, deadline: float, lang: str, tz: str) ->
     if game.is_over:
         return head
     choices = "; ".join(commands.summary(game, seat, lang))
-    phase = _w(game.window["kind"], lang) if game.window["kind"] in PHASES else ""
+    kind = game.window["kind"]
+    phase = translator(lang).gettext(commands.MESSAGES[kind]) if kind in PHASES else ""
     if not choices:
         return f"{head} {phase}: {_w('waiting', lang)}"
     return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang))}"
