@@ -70,6 +70,25 @@ def test_a_window_answered_before_its_deadline_leaves_no_timer_waiting(ctx, cloc
     assert f"deadline-{G}-{snap.window}-{int(snap.deadline * 1000)}" in timers  # the open window keeps its own
 
 
+def test_a_timed_job_is_never_due_before_its_time(ctx, clock):
+    """RQ's scheduler keeps whole seconds: a deadline at x.3 s must be due at x+1 s, not at x s (a second early)."""
+    at = 1_000_000.3
+    upkeep.scheduling.deadline(ctx, G, 9, at)
+    registry = ScheduledJobRegistry(queue=ctx.queue)
+    due = registry.get_scheduled_time(f"deadline-{G}-9-{int(at * 1000)}").timestamp()
+    assert at <= due < at + 1
+
+
+def test_a_deadline_job_that_starts_a_little_early_closes_the_window_at_its_deadline(ctx, clock):
+    """A deadline job started 0.7 s early found the deadline ahead and rescheduled itself under its own id, which
+    RQ refused (the job itself still held it): the window waited for the sweeper, up to 30 s more."""
+    deadline = ctx.store.load(G).deadline
+    clock.now = deadline - 0.7
+    assert upkeep.fire_deadline(ctx, G, 1) == "resolved"
+    assert clock.now >= deadline  # it waited for the deadline, no longer
+    assert ctx.store.load(G).window != 1
+
+
 def test_deadline_autoplays_missing_seats_and_bots_take_over_after_n(ctx, clock):
     ingest.submit(ctx, G, 1, answer_for(ctx, 1), 1)
     assert upkeep.fire_deadline(ctx, G, 1) == "early"  # not yet

@@ -9,6 +9,7 @@ not kept, so the same id may run again later; every job is idempotent (a resolut
 delivery is claimed per message, a reminder is written once per window and point).
 """
 
+import math
 from datetime import UTC, datetime
 
 from rq import Queue, Retry
@@ -48,7 +49,11 @@ def enqueue(queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, ret
 
 
 def schedule(queue: Queue, ctx: Context, at: float, func: str, args: tuple, job_id: str, retry: bool = True) -> bool:
-    """Schedule at epoch ``at``; False when a job with this id already exists."""
+    """Schedule at epoch ``at``; False when a job with this id already exists.
+
+    RQ's scheduler keeps whole seconds (it truncates the time), so a job due at 12.7 s became due at 12 s and
+    started up to a second early; the time is rounded up to the next whole second instead: never early, at most
+    a second late (plus the scheduler's poll interval)."""
     options = _options(ctx, job_id, retry)
     job = Job.create(
         func,
@@ -63,7 +68,7 @@ def schedule(queue: Queue, ctx: Context, at: float, func: str, args: tuple, job_
         retry=options["retry"],
     )
     try:
-        queue.schedule_job(job, datetime.fromtimestamp(at, UTC), unique=True)
+        queue.schedule_job(job, datetime.fromtimestamp(math.ceil(at), UTC), unique=True)
     except DuplicateJobError:
         return False
     return True

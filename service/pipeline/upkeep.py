@@ -21,6 +21,7 @@ from service.store import Snapshot, keys
 
 log = logging.getLogger(__name__)
 
+EARLY_WAIT = 2.0  # a deadline job that starts at most this early waits for its deadline instead of rescheduling
 SHORT_WAIT = 1.0  # a send budget wait up to this long is slept through once rather than rescheduled
 
 
@@ -33,6 +34,12 @@ def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
         scheduling.deadline(ctx, game_id, window, now + ctx.settings.sweep_interval_seconds)
         return "deferred"
     status, deadline = ctx.store.close_at_deadline(game_id, window, now)
+    if status == "EARLY" and deadline is not None and deadline - now <= EARLY_WAIT:
+        # due within moments (a job may start a little early: another machine's clock): wait, then close. A
+        # job rescheduled for the same deadline would share this job's id and never be queued.
+        ctx.sleep(deadline - now)
+        now = max(ctx.clock(), deadline)
+        status, deadline = ctx.store.close_at_deadline(game_id, window, now)
     if status == "EARLY":
         if deadline is None:
             raise RuntimeError(f"game {game_id} window {window}: the deadline moved but the store did not say to when")
