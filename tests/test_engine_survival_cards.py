@@ -258,3 +258,55 @@ def test_dodge_answers_a_detour_onto_the_creature_token():
     play_turn(g, {1: [4], 2: [2]}, tokens={"creature": 9}, until="reckoning")
     act(g, CREATURE, {"type": "hunt_card", "card": "detour", "seat": 1, "from": 4, "to": 9})
     assert g.turn == 1 and surv("dodge") in g.legal_actions(1)
+
+
+# ---------------------------------------------------------------- Drone and Gate: only when the player names them
+def _both_on_the_beach(card):
+    """Issue 12's reproduction: 3 players, seed 4, side 1; both Hunted on the Beach, seat 2 holds ``card`` and has
+    an empty discard pile, seat 1 uses the Beach first."""
+    g = scenario(
+        seed=4,
+        hunted={
+            1: {"hand": [1, 2, 4, 5], "discard": [3]},
+            2: {"hand": [1, 2, 3, 4, 5], "discard": [], "survival": [card]},
+        },
+    )
+    play_turn(g, {1: [4], 2: [4]}, tokens={"creature": 9}, until="reckoning")
+    return g
+
+
+@pytest.mark.parametrize("card", ["drone", "gate"])
+def test_a_fallback_never_spends_a_survival_card_the_player_did_not_name(card):
+    g = _both_on_the_beach(card)
+    assert any(a.get("via") == card for a in g.legal_actions(2))  # offered before the Beach is taken
+    reserve = list(g.s["reserve"])
+    events = run(g, {1: [power(4)], 2: [power(4)]}, turn=1)
+    h = hunted(g, 2)
+    assert h["survival"] == [card] and card not in g.s["survival_discard"]
+    assert sorted(h["hand"]) == [1, 2, 3, 5] and g.s["reserve"] == reserve  # nothing from the reserve
+    assert not [e for e in events if e["type"] in ("survival", "power") and e["seat"] == 2]
+    [fallback] = [e for e in events if e["type"] == "fallback"]
+    assert fallback["seat"] == 2 and fallback["action"] == PASS
+
+
+def test_a_fallback_may_spend_the_survival_card_the_player_named():
+    g = _both_on_the_beach("drone")
+    named = power(4, 5, via="drone", reserve=10)
+    g.s["reserve"][10] = 0  # that reserve card is gone by the time the Drone is used
+    run(g, {1: [power(4)], 2: [named]}, turn=1)
+    h = hunted(g, 2)
+    assert h["survival"] == [] and "drone" in g.s["survival_discard"] and 10 not in h["hand"]
+    assert len(h["hand"]) == 5  # the Drone took another reserve card
+
+
+def test_a_question_offering_a_survival_card_also_offers_none():
+    # Two players: the only Hunted owns every reserve place, so the Rover's power has nothing to give, and the
+    # discard pile is empty: the Gate to the Beach is the only use of the place, but not the only answer.
+    g = scenario(players=2, hunted={1: {"hand": list(range(1, 11)), "discard": [], "survival": ["gate"]}})
+    marker = g.s["marker_on_beach"]
+    play_turn(g, {1: [5]}, tokens={"creature": 3}, until="reckoning")
+    assert g.waiting_for() == [1]
+    options = g.legal_actions(1)
+    assert options == [power(5, 4, via="gate"), PASS]
+    run(g, turn=1)  # passes
+    assert hunted(g, 1)["survival"] == ["gate"] and g.s["marker_on_beach"] == marker

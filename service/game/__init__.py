@@ -75,7 +75,8 @@ Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards
                                              (left out when the Target token is already placed); detour "seat":
                                              h, "from": p, "to": q; flashback: the copied card's plus "copy": id
     {"type": "tokens", "creature": p} (+ "artemia": q when the Creature has that token and it is not placed)
-    {"type": "pass"}
+    {"type": "pass"}                         no card now; in a place question whose only ways spend a Drone or
+                                             Gate: use neither (a fallback never spends a card you did not name)
     {"type": "keep", "card": p}              River: the card that stays in play
     {"type": "discard", "cards": [..]}       Forbidden Zone, Ascendancy (all but two), Artemia token, Scream
     {"type": "show", "cards": [..]}          Phobia (all but two)

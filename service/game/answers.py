@@ -5,6 +5,7 @@ decided when the rules reach it — a recorded answer or plan, the only option, 
 from typing import TYPE_CHECKING
 
 from service.game.autoplay import pick, power_score
+from service.game.cards import SURVIVAL_CARDS
 from service.game.rules.common import NeedAnswer
 from service.game.state import Action, Event
 
@@ -59,13 +60,26 @@ def matches_orders(g: "Game", seat: int, key: str, options: list[Action]) -> boo
     )
 
 
+def survival_card(action: Action) -> str | None:
+    """The Survival card an answer spends: a card played (Vortex) or the one a place's power is used through
+    (Drone, Gate); None for every other answer."""
+    if action["type"] == "survival":
+        return str(action["card"])
+    via = action.get("via")
+    return via if via in SURVIVAL_CARDS else None
+
+
 def decide(g: "Game", seat: int, key: str, options: list[Action], events: list[Event]) -> Action:
-    """The answer to a deferred question: a recorded answer or plan, the only option, or a fallback."""
+    """The answer to a deferred question: a recorded answer or plan, the only option, or a fallback. A fallback
+    never spends a Survival card the seat did not name in its answer (every such question also offers an answer
+    without the card)."""
     action = from_orders(g, seat, key, options)
     if action is not None:
         return action
     if f"{seat}:{key}" in g.s["this_turn"]["answered"]:  # answered, but an earlier step left that answer out
+        named = {survival_card(o["action"]) for o in g.s["orders"][seat] if o["key"] == key}
         g.s["orders"][seat] = [o for o in g.s["orders"][seat] if o["key"] != key]
+        options = [o for o in options if survival_card(o) in named | {None}]
         action = options[0] if len(options) == 1 else pick(g, seat, key, options)
         events.append({"type": "fallback", "seat": seat, "question": key, "action": action, "visible_to": [seat]})
         return action

@@ -124,7 +124,9 @@ def pick(g: "Game", seat: int, key: str, options: list[Action]) -> Action:
 
 
 def power_score(g: "Game", seat: int, option: Action) -> float:
-    """How much a Hunted gains by a way of using a place (a power action or a takeback)."""
+    """How much a Hunted gains by a way of using a place (a power action, a takeback, or a pass: nothing)."""
+    if option["type"] == "pass":
+        return 0.0
     if option["type"] == "takeback":
         return PLACE_VALUE[option["card"]]
     use = option["use"]

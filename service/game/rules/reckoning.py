@@ -77,7 +77,8 @@ def ineffective(g: "Game", p: int) -> bool:
 # ---------------------------------------------------------------------------------------------- using a place
 def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     """How the Hunted may use the place p: its power (or another's, via the Lair, Drone or Gate), or take back
-    one discarded card instead."""
+    one discarded card instead. A Survival card is never the only answer: when every way offered spends one,
+    ``pass`` (use neither the place nor the card) is offered too."""
     if ineffective(g, p):
         return []
     h = player(g, seat)
@@ -85,13 +86,17 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     if p == LAIR:
         for q in sorted(set(creature_places(g)) - {LAIR, ARTEFACT}):
             options += power_options(g, seat, p, q, "lair")
+    with_card: list[Action] = []
     if can_survive(g, seat):
         if "drone" in h["survival"] and p != ROVER:
-            options += power_options(g, seat, p, ROVER, "drone")
+            with_card += power_options(g, seat, p, ROVER, "drone")
         if "gate" in h["survival"]:
             for q in sorted(ADJACENT[p] - {ARTEFACT}):
-                options += power_options(g, seat, p, q, "gate")
-    return options + [{"type": "takeback", "place": p, "card": d} for d in sorted(h["discard"])]
+                with_card += power_options(g, seat, p, q, "gate")
+    without_card = options + [{"type": "takeback", "place": p, "card": d} for d in sorted(h["discard"])]
+    if with_card and not without_card:
+        return with_card + [{"type": "pass"}]
+    return options + with_card + without_card[len(options) :]
 
 
 def this_card(g: "Game", seat: int, p: int) -> int | None:
@@ -144,6 +149,8 @@ def resolve(g: "Game", events: list[Event], seat: int, p: int) -> None:
         return
     action = decide(g, seat, f"resolve:{p}", options, events)
     h = player(g, seat)
+    if action["type"] == "pass":  # neither the place (already used) nor a Survival card
+        return
     if action["type"] == "takeback":
         h["discard"].remove(action["card"])
         h["hand"].append(action["card"])
