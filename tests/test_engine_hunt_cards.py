@@ -234,6 +234,61 @@ def test_clone_lets_the_lair_copy_the_target_place():
     assert power(1, 8, via="lair") in g.legal_actions(1)
 
 
+# Clone with a second Target card (after Tracking): the seed, "oba efekty se uplatní na stejné označené lokaci".
+CLONE_ORDERS = [
+    [{"card": "scream", "place": 3}, {"card": "clone"}],
+    [{"card": "clone", "place": 3}, {"card": "scream"}],
+]
+
+
+@pytest.mark.parametrize("cards", CLONE_ORDERS, ids=["scream-then-clone", "clone-then-scream"])
+def test_clone_and_scream_both_apply_on_the_target(cards):
+    g = scenario(
+        creature=["scream", "clone", "fierceness"], limit=2, hunted={1: {"hand": [1, 2, 3, 4, 5], "discard": []}}
+    )
+    assimilation = g.s["assimilation"]
+    play_turn(g, {1: [3], 2: [2]}, hunt=cards, tokens={"creature": 9}, until="reckoning")
+    assert {"type": "lose_will"} in g.legal_actions(1)
+    events = run(g, {1: [{"type": "lose_will"}]}, turn=1)
+    assert [e["seat"] for e in events_of(events, "caught")] == [1]
+    assert hunted(g, 1)["will"] == 1  # 1 for the Scream, 1 for the Clone's catch
+    assert g.s["assimilation"] == assimilation - 1
+    assert not [e for e in events_of(events, "power") + events_of(events, "takeback") if e["seat"] == 1]
+
+
+def test_clone_and_toxin_both_apply_on_the_target():
+    g = scenario(
+        creature=["toxin", "clone", "fierceness"],
+        limit=2,
+        hunted={1: {"hand": [1, 2, 3, 4, 5], "discard": [], "survival": ["drone"]}},
+    )
+    events = play_turn(
+        g, {1: [3], 2: [2]}, hunt=[{"card": "toxin", "place": 3}, {"card": "clone"}], tokens={"creature": 9}
+    )
+    assert [e["seat"] for e in events_of(events, "caught")] == [1] and hunted(g, 1)["will"] == 2
+    assert hunted(g, 1)["survival"] == [] and "drone" in g.s["survival_discard"]
+
+
+def test_clone_and_mirage_a_dodging_hunted_still_finds_the_place_ineffective():
+    g = scenario(
+        creature=["mirage", "clone", "fierceness"],
+        limit=2,
+        hunted={1: {"hand": [1, 2, 3, 4, 5], "discard": [], "survival": ["dodge"]}},
+    )
+    rescue = g.s["rescue"]
+    play_turn(
+        g,
+        {1: [4], 2: [2]},
+        hunt=[{"card": "mirage", "places": [3, 4]}, {"card": "clone"}],
+        tokens={"creature": 9},
+        until="reckoning",
+    )
+    assert {"type": "survival", "card": "dodge"} in g.legal_actions(1)
+    events = run(g, {1: [{"type": "survival", "card": "dodge"}]}, turn=1)
+    assert not events_of(events, "caught") and hunted(g, 1)["will"] == 3
+    assert g.s["marker_on_beach"] is False and g.s["rescue"] == rescue - 1  # the Beach did nothing (Mirage)
+
+
 def test_mirage_two_adjacent_places_are_ineffective():
     g = scenario(
         creature=creature_with("mirage"),

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from service.game.cards import BEACH, WRECK
 from service.game.rules import hunt_cards as hunt
 from service.game.rules import survival as surv
-from service.game.rules.common import entry, has, player
+from service.game.rules.common import entry, player
 from service.game.state import Action, Event, Params, Task
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def _phobia_tasks(g: "Game") -> list[Task]:
 
 
 def _target_cancels(g: "Game", place: int) -> bool:
-    return place in g.s["tokens"]["target"] and not has(g, "clone")
+    return place in g.s["tokens"]["target"]  # with Clone too: both Target cards apply there (the seed)
 
 
 def _beach_and_wreck(g: "Game", place: int) -> bool:

@@ -43,11 +43,13 @@ if TYPE_CHECKING:
 
 
 def reckon_tasks(g: "Game") -> list[Task]:
-    """The Reckoning's steps in rule order: free places, then Target, Artemia and Creature tokens."""
+    """The Reckoning's steps in rule order: free places, then Target, Artemia and Creature tokens.
+
+    Under Clone the Target token also acts as a Creature token, and a second Target card (Scream, Toxin) still
+    applies there: a Hunted on it suffers that card at the Target step, then is caught at the Creature step."""
     tokens = g.s["tokens"]
     t = g.s["this_turn"]
-    clone = has(g, "clone")
-    target_cards = [c for c in AT_TARGET if has(g, c)] if not clone else []
+    target_cards = [c for c in AT_TARGET if has(g, c)]
     creature = creature_places(g)
     free: list[Task] = []
     target: list[Task] = []
@@ -55,7 +57,7 @@ def reckon_tasks(g: "Game") -> list[Task]:
     caught: list[Task] = []
     for seat in g.hunted_seats():
         for p in player(g, seat)["positions"]:
-            on_target = p in tokens["target"] and not clone
+            on_target = p in tokens["target"]
             on_artemia = p in tokens["artemia"] and seat not in t["detected"]
             is_caught = p in creature and seat not in t["dodged"]
             if is_caught:
