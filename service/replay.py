@@ -60,7 +60,10 @@ def to_actions(game: Game, seat: int, command: str) -> list[dict[str, Any]]:
 def replay(text: str, on_window: Callable[[Game], None] | None = None) -> Game:
     """Apply a log; returns the game. Calls ``on_window(game)`` whenever a new window opens."""
     config, moves = parse_log(text)
-    game = new_game(config)
+    try:
+        game = new_game(config)
+    except IllegalAction as error:
+        raise ReplayError(f"the config line: {error}") from None
     last_window = None
     steps: list[tuple[int, int | None, str]] = [(0, None, "")] + [(n, s, c) for n, s, c in moves]
     for number, seat, command in steps:

@@ -200,6 +200,60 @@ def test_player_count_outside_2_to_7_is_refused():
             new_game({"players": players, "seed": 0})
 
 
+@pytest.mark.parametrize(
+    "config,named",
+    [
+        ({"players": 3, "seed": 0, "secrecy": "x"}, "'secrecy'"),
+        ({"player": 3, "seed": 0}, "'player'"),
+        ({"players": 3, "seed": 0, "player": 3}, "'player'"),
+        ({"players": 3, "seed": 0, "Side": 1}, "'Side'"),
+    ],
+)
+def test_config_refuses_unknown_keys_naming_them_and_the_allowed_ones(config, named):
+    with pytest.raises(IllegalAction) as refused:
+        new_game(config)
+    message = str(refused.value)
+    assert named in message and all(key in message for key in ("players", "seed", "side", "expert"))
+
+
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("players", "3"),
+        ("players", True),
+        ("players", 3.0),
+        ("players", None),
+        ("seed", "7"),
+        ("seed", 1.5),
+        ("seed", None),
+        ("seed", False),
+        ("side", 3),
+        ("side", "1"),
+        ("side", True),
+        ("expert", "yes"),
+        ("expert", 1),
+        ("expert", None),
+    ],
+)
+def test_config_refuses_bad_values_naming_the_key(key, value):
+    config = {"players": 3, "seed": 0, "side": None, "expert": False} | {key: value}
+    with pytest.raises(IllegalAction, match=f"'{key}'"):
+        new_game(config)
+
+
+def test_config_must_be_a_dict_with_players():
+    for config in (None, [3], "players=3", {"seed": 1}):
+        with pytest.raises(IllegalAction, match="players"):
+            new_game(config)
+
+
+def test_config_defaults_and_every_key():
+    g = new_game({"players": 3})
+    assert g.s["config"] == {"players": 3, "seed": 0, "side": None, "expert": False}
+    g = new_game({"players": 7, "seed": -5, "side": 2, "expert": True})
+    assert g.s["config"] == {"players": 7, "seed": -5, "side": 2, "expert": True}
+
+
 def test_creature_chooses_the_side_when_not_fixed():
     g = new_game({"players": 3, "seed": 0, "side": None})
     assert g.window["kind"] == "setup" and g.waiting_for() == [CREATURE]

@@ -44,6 +44,11 @@ def test_a_bad_line_names_itself():
         replay(log)
 
 
+def test_a_bad_config_line_says_which_key():
+    with pytest.raises(ReplayError, match="the config line: unknown config key 'player'"):
+        replay('{"player": 3, "seed": 0}\n1: play 4\n')
+
+
 def test_contains_is_strict():
     assert contains({"a": 1, "b": [1, {"c": 2, "d": 3}]}, {"b": [1, {"c": 2}]})
     assert not contains({"a": 1}, {"a": 2})

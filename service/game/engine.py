@@ -58,19 +58,53 @@ ACTION_TYPES = {
 }
 
 
+# The config's keys and what each allows (its default when left out: seed 0, side None, expert False).
+CONFIG_KEYS = {
+    "players": f"an integer from {PLAYERS_MIN} to {PLAYERS_MAX} (required)",
+    "seed": "an integer (default 0)",
+    "side": "1, 2 or None to let the Creature choose (default None)",
+    "expert": "true or false (default false)",
+}
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_config(config: Any) -> tuple[int, int, int | None, bool]:
+    """(players, seed, side, expert) from a config; IllegalAction names a missing or unknown key or a bad value
+    and says what is allowed. Values are not converted: "3" or True is not a number of players."""
+    allowed = "; ".join(f"{key!r}: {what}" for key, what in CONFIG_KEYS.items())
+    if not isinstance(config, dict):
+        raise IllegalAction(f"the game config is a dict of {allowed}; not {config!r}")
+    unknown = sorted(repr(key) for key in config if key not in CONFIG_KEYS)
+    if unknown:
+        raise IllegalAction(
+            f"unknown config key{'s' * (len(unknown) > 1)} {', '.join(unknown)}; the keys are {allowed}"
+        )
+    if "players" not in config:
+        raise IllegalAction(f"the config needs 'players': {CONFIG_KEYS['players']}")
+    players, seed = config["players"], config.get("seed", 0)
+    side, expert = config.get("side"), config.get("expert", False)
+    for key, good in (
+        ("players", _is_int(players) and PLAYERS_MIN <= players <= PLAYERS_MAX),
+        ("seed", _is_int(seed)),
+        ("side", side is None or (_is_int(side) and side in (1, 2))),
+        ("expert", isinstance(expert, bool)),
+    ):
+        if not good:
+            raise IllegalAction(f"config {key!r} must be {CONFIG_KEYS[key]}, not {config[key]!r}")
+    return players, seed, side, expert
+
+
 def new_game(config: dict[str, Any]) -> "Game":
-    """A new game from ``{"players": 2..7, "seed": int, "side": None|1|2, "expert": bool}``."""
-    players = int(config.get("players", 0))
-    if not PLAYERS_MIN <= players <= PLAYERS_MAX:
-        raise IllegalAction(f"a game needs {PLAYERS_MIN} to {PLAYERS_MAX} players, not {players}")
-    side = config.get("side")
-    if side not in (None, 1, 2):
-        raise IllegalAction("the board side is 1 or 2 (or None to let the Creature choose)")
-    seed = int(config.get("seed", 0))
+    """A new game from ``{"players": 2..7, "seed": int, "side": None|1|2, "expert": bool}`` (only ``players`` is
+    required); any other key, or a value of another type, raises IllegalAction (see ``check_config``)."""
+    players, seed, side, expert = check_config(config)
     rescue, assimilation = START_DISTANCES[players]
     s: State = {
         "version": FORMAT_VERSION,
-        "config": {"players": players, "seed": seed, "side": side, "expert": bool(config.get("expert", False))},
+        "config": {"players": players, "seed": seed, "side": side, "expert": expert},
         "rng_draws": 0,
         "side": side,
         "turn": 0,
