@@ -3,7 +3,8 @@
 ``trace_random(players, seed)`` plays a game with uniformly random legal actions and ``trace_bots`` with the bots;
 each returns a SHA-256 of everything a caller can observe on the way: who is asked, the legal actions, auto-play's
 choice, every applied action's events, the views whenever a window opens, and the result. The reference hashes
-in ``tests/data/engine_traces.json`` were recorded with the engine before its restructuring (issue 11); a
+in ``tests/data/engine_traces.json`` were recorded with the engine before its restructuring (issue 11), then
+re-recorded after issue 12's rule fixes (18 of the 420 games changed, all by the Drone/Gate fallback fix); a
 mismatch means the rules or the public face changed.
 """
 
