@@ -13,9 +13,7 @@ from service.game import Game
 from service.i18n import translator
 from service.i18n.events import game_over, line, notice_text, reveal, seat_name
 from service.pipeline.ingest import Reason, Status, SubmitResult
-from service.pipeline.news import MAX_NEWS_LINES, StepNews, Unreachable, message, names_of, sees
-
-MAX_TEXT = 4000  # Telegram allows 4096 characters
+from service.pipeline.news import MAX_NEWS_LINES, MAX_TEXT, StepNews, Unreachable, message, names_of, sees
 
 
 def when(ts: float, lang: str = "en") -> str:

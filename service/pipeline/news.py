@@ -33,6 +33,7 @@ from service.store import Snapshot, keys
 
 log = logging.getLogger(__name__)
 
+MAX_TEXT = 4000  # the longest outgoing text (Telegram allows 4096 characters)
 MAX_NEWS_LINES = 40  # a status message keeps the last this many items
 LIVING_MESSAGES: tuple[ChatKind, ...] = ("telegram",)  # channels whose turn message shows a seat's private news
 
@@ -307,7 +308,7 @@ def message(
     buttons: list | None = None,
     slot: str | None = None,
     seq: int | None = None,
-    limit: int = 4000,
+    limit: int = MAX_TEXT,
 ) -> dict:
     """An outbox message (see `service.pipeline.outbox`)."""
     out = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
@@ -316,7 +317,7 @@ def message(
     return out
 
 
-def merge_plain(messages: list[dict], limit: int = 4000) -> list[dict]:
+def merge_plain(messages: list[dict], limit: int = MAX_TEXT) -> list[dict]:
     """Plain messages (no buttons, no slot) to the same chat are joined, in order, into as few as fit."""
     out: list[dict] = []
     plain_at: dict[str, int] = {}
