@@ -2,7 +2,9 @@
 
 It lives beside the engine, not in it, because a log line may be a typed command (`service.commands`).
 
-A log is plain text. The first non-comment line is the game's config as JSON; every other line is
+A log is plain text. The first non-comment line is the game's config as JSON (`service.game.new_game`'s; a log
+written before the ``secrecy`` setting existed needs ``"secrecy": "fast"`` to replay as it was played); every
+other line is
 ``seat: command``, where the command is either the text command language (``2: play 3``) or a JSON action
 (``2: {"type": "play", "cards": [3]}``). Lines starting with ``#`` and blank lines are ignored.
 

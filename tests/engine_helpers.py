@@ -40,9 +40,10 @@ __all__ = [
 ]
 
 
-def start(players=3, side=1, seed=0, expert=False):
-    """A new game with the board side fixed, open on turn 1's Exploration window."""
-    return new_game({"players": players, "seed": seed, "side": side, "expert": expert})
+def start(players=3, side=1, seed=0, expert=False, secrecy="fast"):
+    """A new game with the board side fixed, open on turn 1's Exploration window. The rules' scenarios script
+    every question, so they play under fast secrecy (only holders are asked) unless told."""
+    return new_game({"players": players, "seed": seed, "side": side, "expert": expert, "secrecy": secrecy})
 
 
 def hunted(g, seat):
@@ -146,10 +147,10 @@ def setup(
 NEUTRAL = ["anticipation", "fierceness", "interference"]  # phase-2 Hunt cards: no window opens unless played
 
 
-def scenario(players=3, side=1, seed=0, expert=False, creature=None, hunted=None, **kw):
+def scenario(players=3, side=1, seed=0, expert=False, creature=None, hunted=None, secrecy="fast", **kw):
     """A game set up for a scenario: the Creature holds NEUTRAL cards unless told, the Hunted hold no Survival
     card unless told (so no card window opens by surprise); other keywords as for ``setup``."""
-    g = start(players, side, seed, expert)
+    g = start(players, side, seed, expert, secrecy)
     specs = {seat: {"survival": []} for seat in range(1, players)}
     for seat, spec in (hunted or {}).items():
         specs[seat].update(spec)

@@ -4,8 +4,11 @@
 each returns a SHA-256 of everything a caller can observe on the way: who is asked, the legal actions, auto-play's
 choice, every applied action's events, the views whenever a window opens, and the result. The reference hashes
 in ``tests/data/engine_traces.json`` were recorded with the engine before its restructuring (issue 11), then
-re-recorded after issue 12's rule fixes (18 of the 420 games changed, all by the Drone/Gate fallback fix); a
-mismatch means the rules or the public face changed.
+re-recorded after issue 12's rule fixes (18 of the 420 games changed, all by the Drone/Gate fallback fix), then
+again with the ``secrecy`` setting: views now name it; under ``fast`` the random and plain-bot games were otherwise
+unchanged and 72 of the 90 eager-bot games changed (a planned pass now holds for the whole turn, and an eager
+Creature says "no cards" with its tokens); ``strict`` games were added. A mismatch means the rules or the public
+face changed.
 """
 
 import hashlib
@@ -33,8 +36,9 @@ def _views(game, digest):
     )
 
 
-def trace_random(players, seed, max_steps=4000):
-    game, rng, digest = new_game({"players": players, "seed": seed}), random.Random(seed), hashlib.sha256()
+def trace_random(players, seed, secrecy, max_steps=4000):
+    game = new_game({"players": players, "seed": seed, "secrecy": secrecy})
+    rng, digest = random.Random(seed), hashlib.sha256()
     last_window = None
     for _ in range(max_steps):
         if game.is_over:
@@ -64,8 +68,9 @@ def trace_random(players, seed, max_steps=4000):
     return digest.hexdigest()
 
 
-def trace_bots(players, seed, eager):
-    game, rng, digest = new_game({"players": players, "seed": seed}), random.Random(seed), hashlib.sha256()
+def trace_bots(players, seed, eager, secrecy):
+    game = new_game({"players": players, "seed": seed, "secrecy": secrecy})
+    rng, digest = random.Random(seed), hashlib.sha256()
     while not game.is_over:
         waiting = game.waiting_for()
         seat = waiting[rng.randrange(len(waiting))]

@@ -1,7 +1,8 @@
 """Same seeds, same games: the engine plays exactly as the reference recorded before its restructuring.
 
-Random games (players 2-7, seeds 0-39) and bot games (seeds 0-14, plain and eager bots) are traced — who is
-asked, legal actions, auto-play, events, views, result — and compared with ``tests/data/engine_traces.json``.
+Random games (players 2-7, seeds 0-39 under fast secrecy and 0-19 under strict) and bot games (seeds 0-14, plain
+and eager bots, both settings) are traced — who is asked, legal actions, auto-play, events, views, result — and
+compared with ``tests/data/engine_traces.json``.
 """
 
 import json
@@ -16,16 +17,15 @@ REFERENCE = json.loads((Path(__file__).parent / "data" / "engine_traces.json").r
 
 @pytest.mark.parametrize("players", range(2, 8))
 def test_random_games_play_as_recorded(players):
-    got = {
-        key: trace_random(players, int(key.split(":")[1]))
-        for key in REFERENCE["random"]
-        if key.startswith(f"{players}:")
-    }
-    assert got == {key: v for key, v in REFERENCE["random"].items() if key.startswith(f"{players}:")}
+    want = {key: v for key, v in REFERENCE["random"].items() if key.startswith(f"{players}:")}
+    got = {key: trace_random(players, int(key.split(":")[1]), key.split(":")[2]) for key in want}
+    assert got == want
 
 
 @pytest.mark.parametrize("players", range(2, 8))
 def test_bot_games_play_as_recorded(players):
     want = {key: v for key, v in REFERENCE["bots"].items() if key.startswith(f"{players}:")}
-    got = {key: trace_bots(players, int(key.split(":")[1]), key.endswith(":1")) for key in want}
+    got = {
+        key: trace_bots(players, int(key.split(":")[1]), key.split(":")[2] == "1", key.split(":")[3]) for key in want
+    }
     assert got == want

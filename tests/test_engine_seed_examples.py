@@ -203,7 +203,7 @@ def test_player_count_outside_2_to_7_is_refused():
 @pytest.mark.parametrize(
     "config,named",
     [
-        ({"players": 3, "seed": 0, "secrecy": "x"}, "'secrecy'"),
+        ({"players": 3, "seed": 0, "secrets": "strict"}, "'secrets'"),
         ({"player": 3, "seed": 0}, "'player'"),
         ({"players": 3, "seed": 0, "player": 3}, "'player'"),
         ({"players": 3, "seed": 0, "Side": 1}, "'Side'"),
@@ -213,7 +213,7 @@ def test_config_refuses_unknown_keys_naming_them_and_the_allowed_ones(config, na
     with pytest.raises(IllegalAction) as refused:
         new_game(config)
     message = str(refused.value)
-    assert named in message and all(key in message for key in ("players", "seed", "side", "expert"))
+    assert named in message and all(key in message for key in ("players", "seed", "side", "expert", "secrecy"))
 
 
 @pytest.mark.parametrize(
@@ -233,6 +233,9 @@ def test_config_refuses_unknown_keys_naming_them_and_the_allowed_ones(config, na
         ("expert", "yes"),
         ("expert", 1),
         ("expert", None),
+        ("secrecy", "x"),
+        ("secrecy", "Strict"),
+        ("secrecy", None),
     ],
 )
 def test_config_refuses_bad_values_naming_the_key(key, value):
@@ -249,9 +252,9 @@ def test_config_must_be_a_dict_with_players():
 
 def test_config_defaults_and_every_key():
     g = new_game({"players": 3})
-    assert g.s["config"] == {"players": 3, "seed": 0, "side": None, "expert": False}
-    g = new_game({"players": 7, "seed": -5, "side": 2, "expert": True})
-    assert g.s["config"] == {"players": 7, "seed": -5, "side": 2, "expert": True}
+    assert g.s["config"] == {"players": 3, "seed": 0, "side": None, "expert": False, "secrecy": "strict"}
+    g = new_game({"players": 7, "seed": -5, "side": 2, "expert": True, "secrecy": "fast"})
+    assert g.s["config"] == {"players": 7, "seed": -5, "side": 2, "expert": True, "secrecy": "fast"}
 
 
 def test_creature_chooses_the_side_when_not_fixed():

@@ -22,13 +22,19 @@ def _plain(value):
     return json.loads(json.dumps(value))
 
 
+def _view(view):
+    """A view as the old engines showed it: format 2 added the table's ``secrecy`` (old games play as "fast")."""
+    assert view.pop("secrecy") == "fast"
+    return view
+
+
 def _views(game):
     return _plain(
         {
             "window": game.window,
             "waiting": game.waiting_for(),
-            "public": game.public_view(),
-            "views": [game.view(s) for s in range(game.players)],
+            "public": _view(game.public_view()),
+            "views": [_view(game.view(s)) for s in range(game.players)],
             "discards": [game.visible_discards(s) for s in range(game.players)],
         }
     )
@@ -71,13 +77,26 @@ def test_finished_snapshot_refuses_moves():
 HISTORIES = json.loads((Path(__file__).parent / "data" / "engine_histories_v0.json").read_text())["games"]
 
 
+def _comparable(text):
+    """A state without the plans' ``pass`` orders: since "no cards this turn" holds for the whole turn, a planned
+    pass stays among the orders once it has answered; the engines before kept it only until its first use."""
+    state = json.loads(text)
+    state["orders"] = [
+        [o for o in orders if o != {"key": None, "action": {"type": "pass"}}] for orders in state["orders"]
+    ]
+    return state
+
+
 @pytest.mark.parametrize("history", HISTORIES, ids=[str(h["config"]["players"]) for h in HISTORIES])
 def test_a_migrated_snapshot_is_the_state_this_engine_reaches_by_the_same_moves(history):
-    """What a stored old game becomes equals what replaying its log gives (the admin export relies on it)."""
-    game = new_game(history["config"])
+    """What a stored old game becomes equals what replaying its log gives (the admin export relies on it). Old
+    games had no secrecy setting: they waited only for holders, as "fast" does."""
+    game = new_game(history["config"] | {"secrecy": "fast"})
     states = {int(n): text for n, text in history["states"].items()}
     for number, (seat, action) in enumerate([(None, None)] + history["moves"]):
         if seat is not None:
             game.apply(seat, action)
         if number in states:
-            assert Game.from_json(states[number]).to_json() == game.to_json(), f"after {number} moves"
+            assert _comparable(Game.from_json(states[number]).to_json()) == _comparable(game.to_json()), (
+                f"after {number} moves"
+            )

@@ -41,7 +41,8 @@ def states() -> list[tuple[object, int]]:
             while game.window is not None and game.window["id"] == window:
                 seat = game.waiting_for()[0]
                 for action in choose(game, seat, rng, eager=rng.random() < 0.3):
-                    game.apply(seat, action)
+                    if not game.is_over:  # an eager bot's plan after the move that ended the game
+                        game.apply(seat, action)
             windows += 1
         out.append((game.copy(), 1))  # a finished game too
     return out

@@ -6,7 +6,7 @@ state round-trips through JSON exactly.
 
 Public face
 -----------
-    game = new_game({"players": 5, "seed": 42, "side": None, "expert": False})
+    game = new_game({"players": 5, "seed": 42, "side": None, "expert": False, "secrecy": "strict"})
     game.window            -> {"id": int, "kind": str} or None once the game is over
     game.waiting_for()     -> seats that must still answer the open window (0 = the Creature, 1..N = the Hunted
                               in seat order from the Creature's left)
@@ -30,7 +30,8 @@ Modules
     cards.py       card and setup data from cards.json
     registry.py    the card table: one entry per Hunt / Survival card (shape, options, effect, hooks)
     rules/         the rules by phase (turn, explore, play_cards, prereveal, reckoning) and each card's rules
-                   (survival, hunt_cards); rules/__init__.py holds the dispatch tables (task name -> function)
+                   (survival, hunt_cards); secrecy (who is asked under the table's secrecy setting);
+                   rules/__init__.py holds the dispatch tables (task name -> function)
     answers.py     answers given ahead (recorded answers and plans) and deciding a deferred question
     observer.py    the views: what each seat may see
     autoplay.py    auto-play for late seats; bots.py: bot players; replay.py: game logs
@@ -49,6 +50,12 @@ A turn is a sequence of windows; a window that would ask nobody a real question 
                use each place, which card to discard to the Artemia token, Scream and Toxin choices.
     end        phase-4 cards (Stasis, Tracking, Amplifier, Double Back).
 
+Under the table setting ``secrecy: "strict"`` (the default) whether a window opens, whom it waits for and which
+questions are put depend on public information only: a seat that might hold a card for the moment (the Creature
+holding Hunt cards under this turn's limit; a Hunted holding a Survival card who has not played one this turn) is
+asked even when it holds none, with ``pass`` as its only answer; under ``"fast"`` only holders are asked, which
+is quicker but tells the table who holds what (rules/secrecy.py).
+
 *Live* answers (card plays, Resist, Give Up, tokens) take effect at once, as at the table. *Deferred* answers
 are recorded and applied when the rules reach that step, in rule order (seat order from the Creature's left,
 token-free places first, then Target, Artemia, Creature). If an earlier step made a recorded answer illegal
@@ -58,9 +65,9 @@ follow-up window.
 
 Answering ahead: ``{"type": "plan", "orders": [action, ...]}`` is accepted from any seat at any time during a
 turn. Whenever that seat is asked something later in the turn, the first order that is legal there answers it
-without waiting ("no cards this turn" = ``[{"type": "pass"}]``; "use my place's power" = ``{"type": "power"}``,
-optionally with ``place``/``use``: the plain power with the details auto-play would choose, or an exact power
-action for chosen details).
+without waiting ("no cards this turn" = ``[{"type": "pass"}]``, which holds until the turn ends; "use my place's
+power" = ``{"type": "power"}``, optionally with ``place``/``use``: the plain power with the details auto-play
+would choose, or an exact power action for chosen details).
 
 Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards.json)
 -----------------------------------------------------------------------------------
@@ -93,5 +100,7 @@ Rulings we had to choose are listed with their reasons in docs/rulings.md.
 """
 
 from service.game.engine import CREATURE, Game, IllegalAction, new_game
+from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY
+from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS
 
-__all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
+__all__ = ["CREATURE", "DEFAULT_SECRECY", "SECRECY_SETTINGS", "Game", "IllegalAction", "new_game"]

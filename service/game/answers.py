@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from service.game.autoplay import pick, power_score
 from service.game.cards import SURVIVAL_CARDS
 from service.game.rules.common import NeedAnswer
+from service.game.rules.secrecy import asks
 from service.game.state import Action, Event
 
 if TYPE_CHECKING:
@@ -27,14 +28,16 @@ DEFERRED_KIND = {
 
 
 def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) -> Action | None:
-    """The first of the seat's orders for this question (then its plan) that answers it; used up."""
+    """The first of the seat's orders for this question (then its plan) that answers it; used up, but for a
+    planned ``pass``: "no cards this turn" answers every question it fits until the turn ends."""
     orders = g.s["orders"][seat]
     for wanted in ((key,) if key is not None else ()) + (None,):
         for i, order in enumerate(orders):
             if order["key"] == wanted:
                 action = order_answer(g, seat, order["action"], options)
                 if action is not None:
-                    del orders[i]
+                    if wanted is not None or action["type"] != "pass":
+                        del orders[i]
                     return action
     return None
 
@@ -83,6 +86,7 @@ def decide(g: "Game", seat: int, key: str, options: list[Action], events: list[E
         action = options[0] if len(options) == 1 else pick(g, seat, key, options)
         events.append({"type": "fallback", "seat": seat, "question": key, "action": action, "visible_to": [seat]})
         return action
-    if len(options) == 1:
+    kind = key.split(":")[0]
+    if not asks(g, kind, seat, options):
         return options[0]
-    raise NeedAnswer(DEFERRED_KIND[key.split(":")[0]])
+    raise NeedAnswer(DEFERRED_KIND[kind])

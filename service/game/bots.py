@@ -2,7 +2,8 @@
 
 ``choose(game, seat, rng)`` returns the actions a bot sends when asked (usually one). With ``eager=True`` a
 Hunted bot also answers ahead, as a player using the bot's "answer ahead" buttons would: right after choosing
-its place it sends a plan (how to use that place's power, no cards unless they protect it, what to discard).
+its place it sends a plan (how to use that place's power, no cards unless they protect it, what to discard); an
+eager Creature holding no card for after the hunt says "no cards this turn" with its tokens.
 Bots see only what their seat may see: they read the game through ``legal_actions`` and their own hand.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 from service.game.autoplay import power_score
 from service.game.cards import PLACE_NUMBERS
 from service.game.engine import Game
+from service.game.registry import CARD_RULES
 from service.game.rules.common import CREATURE, PLACE_VALUE
 from service.game.rules.reckoning import resolve_question
 
@@ -28,7 +30,10 @@ def choose(game: Game, seat: int, rng: random.Random, eager: bool = False) -> li
     assert window is not None
     kind = window["kind"]
     if seat == CREATURE:
-        return [_creature(game, options, kind, rng, eager)]
+        action = _creature(game, options, kind, rng)
+        if eager and action["type"] == "tokens" and not _later_cards(game):
+            return [action, {"type": "plan", "orders": [{"type": "pass"}]}]  # no cards for the rest of the turn
+        return [action]
     if kind == "explore":
         action = _explore(game, seat, options, rng)
         if eager and action["type"] == "play":
@@ -37,7 +42,12 @@ def choose(game: Game, seat: int, rng: random.Random, eager: bool = False) -> li
     return [_hunted_question(game, seat, options, rng)]
 
 
-def _creature(game: Game, options: list[Action], kind: str, rng: random.Random, eager: bool) -> Action:
+def _later_cards(game: Game) -> bool:
+    """Whether the Creature holds a Hunt card it might play after the hunt (phase 3 or 4, or a copying card)."""
+    return any(CARD_RULES[c].copies or CARD_RULES[c].phase in (3, 4) for c in game.private_view(CREATURE)["hunt_cards"])
+
+
+def _creature(game: Game, options: list[Action], kind: str, rng: random.Random) -> Action:
     cards = [o for o in options if o["type"] == "hunt_card"]
     if kind == "setup":
         return rng.choice(options)

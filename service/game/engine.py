@@ -31,7 +31,10 @@ from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
-from service.game.state import FORMAT_VERSION, Action, Event, State, Task, Window, migrate, new_this_turn
+from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY
+from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS
+from service.game.rules.secrecy import asks, hides_holding
+from service.game.state import FORMAT_VERSION, Action, Config, Event, State, Task, Window, migrate, new_this_turn
 
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
@@ -58,12 +61,14 @@ ACTION_TYPES = {
 }
 
 
-# The config's keys and what each allows (its default when left out: seed 0, side None, expert False).
+# The config's keys and what each allows (its default when left out: seed 0, side None, expert False, secrecy
+# strict).
 CONFIG_KEYS = {
     "players": f"an integer from {PLAYERS_MIN} to {PLAYERS_MAX} (required)",
     "seed": "an integer (default 0)",
     "side": "1, 2 or None to let the Creature choose (default None)",
     "expert": "true or false (default false)",
+    "secrecy": f"'strict' or 'fast' (default {DEFAULT_SECRECY!r}; see rules/secrecy.py)",
 }
 
 
@@ -71,9 +76,9 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_config(config: Any) -> tuple[int, int, int | None, bool]:
-    """(players, seed, side, expert) from a config; IllegalAction names a missing or unknown key or a bad value
-    and says what is allowed. Values are not converted: "3" or True is not a number of players."""
+def check_config(config: Any) -> Config:
+    """The complete config (defaults filled in) from a given one; IllegalAction names a missing or unknown key
+    or a bad value and says what is allowed. Values are not converted: "3" or True is not a number of players."""
     allowed = "; ".join(f"{key!r}: {what}" for key, what in CONFIG_KEYS.items())
     if not isinstance(config, dict):
         raise IllegalAction(f"the game config is a dict of {allowed}; not {config!r}")
@@ -84,27 +89,36 @@ def check_config(config: Any) -> tuple[int, int, int | None, bool]:
         )
     if "players" not in config:
         raise IllegalAction(f"the config needs 'players': {CONFIG_KEYS['players']}")
-    players, seed = config["players"], config.get("seed", 0)
-    side, expert = config.get("side"), config.get("expert", False)
+    checked: Config = {
+        "players": config["players"],
+        "seed": config.get("seed", 0),
+        "side": config.get("side"),
+        "expert": config.get("expert", False),
+        "secrecy": config.get("secrecy", DEFAULT_SECRECY),
+    }
+    players, side = checked["players"], checked["side"]
     for key, good in (
         ("players", _is_int(players) and PLAYERS_MIN <= players <= PLAYERS_MAX),
-        ("seed", _is_int(seed)),
+        ("seed", _is_int(checked["seed"])),
         ("side", side is None or (_is_int(side) and side in (1, 2))),
-        ("expert", isinstance(expert, bool)),
+        ("expert", isinstance(checked["expert"], bool)),
+        ("secrecy", checked["secrecy"] in SECRECY_SETTINGS),
     ):
         if not good:
             raise IllegalAction(f"config {key!r} must be {CONFIG_KEYS[key]}, not {config[key]!r}")
-    return players, seed, side, expert
+    return checked
 
 
 def new_game(config: dict[str, Any]) -> "Game":
-    """A new game from ``{"players": 2..7, "seed": int, "side": None|1|2, "expert": bool}`` (only ``players`` is
-    required); any other key, or a value of another type, raises IllegalAction (see ``check_config``)."""
-    players, seed, side, expert = check_config(config)
+    """A new game from ``{"players": 2..7, "seed": int, "side": None|1|2, "expert": bool, "secrecy": "strict"|
+    "fast"}`` (only ``players`` is required); any other key, or a value of another type, raises IllegalAction (see
+    ``check_config``)."""
+    checked = check_config(config)
+    players, side = checked["players"], checked["side"]
     rescue, assimilation = START_DISTANCES[players]
     s: State = {
         "version": FORMAT_VERSION,
-        "config": {"players": players, "seed": seed, "side": side, "expert": expert},
+        "config": checked,
         "rng_draws": 0,
         "side": side,
         "turn": 0,
@@ -387,8 +401,8 @@ class Game:
                     progress = True
                     continue
                 action = from_orders(self, seat, None, options)
-                if action is None and len(options) == 1:
-                    action = options[0]
+                if action is None and len(options) == 1 and options[0]["type"] != "pass":
+                    action = options[0]  # a lone pass (strict secrecy) is the seat's to say
                 if action is not None:
                     self._apply_live(seat, action, events)
                     self.memo = {}
@@ -412,7 +426,7 @@ class Game:
             if f"{seat}:{key}" in answered:
                 continue
             options = QUESTIONS[task[0]](self, *task[1:])
-            if len(options) < 2 or matches_orders(self, seat, key, options):
+            if not asks(self, task[0], seat, options) or matches_orders(self, seat, key, options):
                 continue
             return key, options
         return None
@@ -467,6 +481,9 @@ class Game:
         self.memo = {}
         for seat in range(self.players):
             if w["live"][seat] == "wait":
+                continue
+            if hides_holding(self, seat):  # strict secrecy: whoever may hold a card is asked again
+                w["live"][seat] = "wait"
                 continue
             names = card_names(self, seat)
             before = w.get("passed", {}).get(str(seat), [])

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from service.game.cards import ARTEMIA_SPACES, RESERVE_PLACES
 from service.game.rules.common import CREATURE, player
+from service.game.rules.secrecy import is_strict
 
 if TYPE_CHECKING:
     from service.game.engine import Game
@@ -41,11 +42,12 @@ def visible_discards(g: "Game", seat: int | None) -> dict[int, list[int] | None]
 
 
 def visible_waiting(g: "Game") -> list[int]:
-    """Who the window waits for, as views show it: whether the Creature is deciding on a phase-1 card during
-    the exploration would tell the Hunted that it holds one, so views never show the Creature there."""
+    """Who the window waits for, as views show it. Under fast secrecy, whether the Creature is deciding on a
+    phase-1 card during the exploration would tell the Hunted that it holds one, so views do not show the
+    Creature there (under strict it is asked whether it holds one or not)."""
     waiting = g.waiting_for()
     w = g.s["window"]
-    if w is not None and w["kind"] == "explore":
+    if w is not None and w["kind"] == "explore" and not is_strict(g):
         waiting = [seat for seat in waiting if seat != CREATURE]
     return waiting
 
@@ -60,6 +62,7 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
         "turn": s["turn"],
         "side": s["side"],
         "expert": s["config"]["expert"],
+        "secrecy": s["config"]["secrecy"],
         "window": None if w is None else {"id": w["id"], "kind": w["kind"], "waiting": visible_waiting(g)},
         "winner": s["winner"],
         "rescue": s["rescue"],

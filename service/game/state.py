@@ -13,7 +13,7 @@ Format versions (``"version"``; a state without one is format 0):
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 # Plain JSON shapes passed around by the rules: actions, events and an action's parameters (all dicts of JSON).
 Action = dict[str, Any]
@@ -30,6 +30,7 @@ class Config(TypedDict):
     seed: int
     side: int | None
     expert: bool
+    secrecy: Literal["strict", "fast"]  # see rules/secrecy.py
 
 
 class Player(TypedDict):
@@ -187,5 +188,8 @@ def migrate(raw: dict[str, Any]) -> State:
         raw["players"] = [raw["players"][0]] + [_renamed(h, RENAMES["hunted"]) for h in raw["players"][1:]]
         # before the first turn (the setup window) format 0 kept an empty "t"
         raw["this_turn"] = _renamed(raw["this_turn"], RENAMES["this_turn"]) if raw["this_turn"] else new_this_turn(1)
+    if version <= 1:
+        raw["version"] = 2
+        raw["config"]["secrecy"] = "fast"  # format 1 had no secrecy setting: windows waited only for holders
     state: State = raw  # type: ignore[assignment]  # checked by shape above: JSON from a stored game
     return state

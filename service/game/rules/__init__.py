@@ -7,6 +7,7 @@
     prereveal.py   phase 2's reactions before the reveal (Forbidden Zone, Ascendancy, Phobia, River, Vortex)
     reckoning.py   phase 3: places, powers and tokens
     survival.py, hunt_cards.py   each card's options and effect, listed in service/game/registry.py
+    secrecy.py     the table setting that decides whether a seat without a card of the moment is asked anyway
 
 A *task* is an agenda entry ``[name, *args]``; TASKS runs it. A *deferred* task asks its seat a question
 (QUESTIONS gives the options) whose answer may be recorded before the task runs. A *live* action is a window's

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, cast
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
 from service.game.rules.common import CREATURE, can_survive, has, player, spend_survival
+from service.game.rules.secrecy import PASS, hides_holding
 from service.game.state import Action, Event
 
 if TYPE_CHECKING:
@@ -51,9 +52,12 @@ def creature_card_options(g: "Game", phase: int) -> list[Action]:
 
 
 def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
-    """The cards a seat may play in a card window of this phase, and ``pass`` when there is any."""
+    """The cards a seat may play in a card window of this phase, and ``pass`` when there is any; under strict
+    secrecy ``pass`` alone when the seat holds none for this phase but, as far as the others know, might."""
     options = creature_card_options(g, phase) if seat == CREATURE else survival_options(g, seat, phase)
-    return options + [{"type": "pass"}] if options else []
+    if options or hides_holding(g, seat):
+        return options + [PASS]
+    return []
 
 
 def card_names(g: "Game", seat: int) -> list[str]:

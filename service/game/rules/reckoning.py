@@ -36,6 +36,7 @@ from service.game.rules.common import (
     spend_survival,
     survival_available,
 )
+from service.game.rules.secrecy import PASS, hides_holding
 from service.game.state import Action, Event, Task
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ def ineffective(g: "Game", p: int) -> bool:
 def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     """How the Hunted may use the place p: its power (or another's, via the Lair, Drone or Gate), or take back
     one discarded card instead. A Survival card is never the only answer: when every way offered spends one,
-    ``pass`` (use neither the place nor the card) is offered too."""
+    ``pass`` (use neither the place nor the card) is offered too. Under strict secrecy a seat that might hold
+    the Drone or the Gate is asked even when it can do nothing here: ``pass`` alone."""
     if ineffective(g, p):
         return []
     h = player(g, seat)
@@ -96,8 +98,8 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
             for q in sorted(ADJACENT[p] - {ARTEFACT}):
                 with_card += power_options(g, seat, p, q, "gate")
     without_card = options + [{"type": "takeback", "place": p, "card": d} for d in sorted(h["discard"])]
-    if with_card and not without_card:
-        return with_card + [{"type": "pass"}]
+    if (with_card or hides_holding(g, seat)) and not without_card:
+        return with_card + [PASS]
     return options + with_card + without_card[len(options) :]
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from service.game.cards import ARTEMIA_SPACES, HUNT_HAND
 from service.game.rules.common import CREATURE, draw, move_counter, open_window, player
-from service.game.rules.play_cards import card_names, card_options, creature_card_options
+from service.game.rules.play_cards import card_names, card_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
 from service.game.state import Action, Event, Task, new_this_turn
@@ -62,7 +62,7 @@ def start_turn(g: "Game", events: list[Event]) -> bool:
 
 def explore(g: "Game", events: list[Event]) -> None:
     live = list(g.hunted_seats())
-    if creature_card_options(g, 1):
+    if card_options(g, CREATURE, 1):
         live.insert(0, CREATURE)
     open_window(g, "explore", live)
 
