@@ -135,7 +135,8 @@ def test_export_without_an_action_log_says_so_and_keeps_the_config(ctx):
     text, complete = admin.export(ctx, "adm1")
     assert not complete and "no action log is stored" in text
     body = [line for line in text.splitlines() if line and not line.startswith("#")]
-    assert json.loads(body[0]) == {"players": 3, "seed": 4, "side": 1, "expert": False} and len(body) == 1
+    assert json.loads(body[0]) == {"players": 3, "seed": 4, "side": 1, "expert": False, "secrecy": "strict"}
+    assert len(body) == 1
 
 
 def test_run_prints_and_health_fails_without_workers(ctx, capsys):

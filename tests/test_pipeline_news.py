@@ -28,7 +28,7 @@ def step(ctx, game, events, asked, version=2, before=None):
 
 def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
     ctx = make_ctx()
-    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
     out, after = step(ctx, game, [], game.waiting_for())
     by_chat = {m["chat"]: m for m in out}
     status = by_chat["-100555"]
@@ -43,7 +43,7 @@ def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
 
 def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     ctx = make_ctx()
-    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
     out, after = step(ctx, game, [], [1, 2])
     asked = {m["chat"]: m for m in out if m["chat"] in ("7001", "7002")}
     assert {m["slot"] for m in asked.values()} == {"g1:p1"} and all(m["buttons"] for m in asked.values())
@@ -66,7 +66,7 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
 
 def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     ctx = make_ctx()
-    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
     tokens = {"type": "tokens", "tokens": {"creature": [4]}, "visible_to": None}
     reveal = {"type": "reveal", "turn": 1, "played": {"1": [2], "2": [4]}, "visible_to": None}
     caught = {"type": "caught", "seat": 2, "place": 4, "visible_to": None}
@@ -93,7 +93,7 @@ def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
 def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
     ctx = make_ctx()
     ctx.store.redis.set("tg:blocked:7001", 1)
-    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False})
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
     out, _ = step(ctx, game, [{"type": "played", "seat": 1, "cards": [2], "visible_to": [1]}], [1, 2])
     assert "7001" not in {m["chat"] for m in out}
     meta = {

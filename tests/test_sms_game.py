@@ -3,6 +3,7 @@ lobby): two SMS players and two Telegram players, at a table opened in a Telegra
 one opened by SMS and joined on Telegram; and a STOP in the middle of a game. SMS players answer by posting
 signed Twilio webhooks; Telegram players type their answers in their private chat with the bot."""
 
+import json
 import random
 
 from sms_support import world_fixtures
@@ -111,7 +112,7 @@ def test_a_table_opened_by_sms_and_joined_on_telegram(world):
     assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")  # twice: the same
     assert world.reply(ANNA, "CREATURE") == f"OK: you will be the Creature in {code}."
     assert world.reply(BEDA, "GO").startswith("You have no game waiting")  # Beda opened nothing
-    assert world.reply(BEDA, f"GO {code}") == f"Only whoever opened {code} can start it."
+    assert world.reply(BEDA, f"GO {code}") == f"Only whoever opened {code} can start it or change its settings."
     assert world.reply(ANNA, "ZAČNI") == f"{code} has begun. You are the Creature; your questions come by SMS."
     assert world.telegram.say(TG_A, f"/join {code}") == "The game has already begun."
     meta = world.ctx.store.meta(code)
@@ -164,3 +165,33 @@ def test_stop_in_the_middle_of_a_mixed_game_hands_the_seat_to_a_bot_and_start_gi
         windows += 1
         assert windows < 400
     assert len(world.twilio.to(BEDA)) > sent_to_beda  # asked again after START
+
+
+def test_the_creator_sets_secrecy_by_sms_or_telegram_and_the_game_plays_under_it(world):
+    code = world.reply(ANNA, "NEW 3").split()[1]
+    assert world.lobby.get(code).secrecy == "strict"  # the default: nobody can tell who holds a card
+    assert world.reply(ANNA, f"SET {code} SECRECY fast") == f"OK. {code}: deadline daily, secrecy fast, expert off."
+    world.reply(ANNA, "JAZYK CS")
+    assert world.reply(ANNA, "NASTAV UTAJENI PRISNE").startswith(f"OK. {code}: lhůta daily, utajení přísné")
+    world.reply(BEDA, f"JOIN {code}")
+    before = world.lobby.get(code)
+    assert "NASTAV" in world.reply(ANNA, f"NASTAV {code} UTAJENI")  # no value: how to use it
+    assert world.reply(ANNA, f"NASTAV {code} UTAJENI obcas").startswith(f"{code}: takové nastavení není. LHUTA")
+    assert world.reply(BEDA, f"SET {code} SECRECY fast") == (
+        f"Only whoever opened {code} can start it or change its settings."
+    )
+    assert world.lobby.get(code) == before  # refusals change nothing
+    world.reply(ANNA, "GO")
+    assert json.loads(world.ctx.store.load(code).json)["config"]["secrecy"] == "strict"
+    assert world.reply(ANNA, f"SET {code} SECRECY fast") == f"Hra {code} už začala."
+
+
+def test_telegram_settings_secrecy_is_shown_and_refuses_other_values(world):
+    tg = world.telegram
+    tg.say(TG_A, "/newgame", chat=GROUP)
+    shown = tg.say(TG_A, "/settings secrecy fast", chat=GROUP)
+    assert "Secrecy: fast (only players holding a card are waited for)" in shown
+    assert world.lobby.at(str(GROUP["id"])).secrecy == "fast"
+    assert "secrecy strict|fast" in tg.say(TG_A, "/settings secrecy sometimes", chat=GROUP)
+    assert world.lobby.at(str(GROUP["id"])).secrecy == "fast"
+    assert "Only the player who opened" in tg.say(TG_B, "/settings secrecy strict", chat=GROUP)

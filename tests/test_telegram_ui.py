@@ -202,3 +202,30 @@ def test_reveal_and_game_end_texts():
     view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
     assert "The Hunted win!" in events.game_over(view, NAMES, "en")
     assert "Vyhráli Lovení!" in events.game_over(view, NAMES, "cs")
+
+
+def test_no_cards_this_turn_is_one_tap_that_answers_every_card_question_of_the_turn():
+    game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
+    assert (
+        game.window["kind"] == "explore" and 0 in game.waiting_for() and game.legal_actions(0)[-1] == {"type": "pass"}
+    )
+    screen = ui.decision(game, 0, ui.Choice("G1", game.window["id"]), DEADLINE, "cs", NAMES)
+    no_cards = [b for row in screen.keyboard for b in row if b["text"].startswith("🚫")]
+    assert len(no_cards) == 1 and "karty" in no_cards[0]["text"]
+    stage = ui.follow(game, 0, ui.decode(no_cards[0]["data"]))
+    assert stage.complete and stage.actions == [ui.NO_CARDS_PLAN]
+    assert check_answer(game.copy(), 0, stage.actions, game.window["id"]) is None
+    for action in stage.actions:
+        game.apply(0, action)
+    turn, asked_creature = game.turn, []
+    while game.turn == turn:
+        asked_creature += [game.window["kind"]] if 0 in game.waiting_for() else []
+        seat = game.waiting_for()[0]
+        game.apply(seat, game.autoplay(seat))
+    assert asked_creature == ["hunt"]  # its tokens; no card question after the one tap
+
+
+def test_the_no_cards_button_is_refused_where_pass_is_not_an_answer():
+    game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
+    with pytest.raises(ui.BadCallback):
+        ui.follow(game, 1, ui.Choice("G1", game.window["id"], (ui.NO_CARDS,)))

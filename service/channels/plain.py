@@ -10,10 +10,16 @@ from babel.dates import format_datetime
 
 from service import commands
 from service.game import Game
-from service.i18n import translator
+from service.i18n import N_, translator
 from service.i18n.events import game_over, line, notice_text, reveal, seat_name
 from service.pipeline.ingest import Reason, Status, SubmitResult
 from service.pipeline.news import MAX_NEWS_LINES, MAX_TEXT, StepNews, Unreachable, message, names_of, sees
+
+# The table setting "secrecy" in words (service/game/rules/secrecy.py).
+SECRECY_WORDS = {
+    "strict": N_("strict (nobody can tell who holds a card)"),
+    "fast": N_("fast (only players holding a card are waited for)"),
+}
 
 
 def when(ts: float, lang: str = "en") -> str:

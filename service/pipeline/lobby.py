@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from typing import cast
 
 from service.config import DEADLINE_PRESETS, deadline_seconds
+from service.game import DEFAULT_SECRECY, SECRECY_SETTINGS
 from service.pipeline.context import Context
 from service.pipeline.resolution import GameExists, start_game
 from service.store import keys
@@ -119,6 +120,7 @@ class Table:
     creature: str | None = None  # the volunteer's address
     deadline: str = "daily"  # a preset name or a number of seconds
     expert: bool = False
+    secrecy: str = DEFAULT_SECRECY  # strict | fast: see service/game/rules/secrecy.py
     size: int | None = None  # seats to fill (bots in the empty ones); None: one per player
     place: str | None = None  # the Telegram group (or forum topic) the table was opened in
     game: str | None = None  # the game's id once it began (the code)
@@ -303,8 +305,8 @@ class Lobby:
         return self.change(code, mark)
 
     def configure(self, code: str, by: str, key: str, value: str) -> Table:
-        """The creator changes a setting: deadline live|fast|daily|<seconds>, expert on|off, lang cs|en,
-        size 2-7, tz <Area/City>|default."""
+        """The creator changes a setting: deadline live|fast|daily|<seconds>, expert on|off, secrecy
+        strict|fast, lang cs|en, size 2-7, tz <Area/City>|default."""
         zone = time_zone(value) if key == "tz" else None
         value = value.lower()
 
@@ -317,6 +319,8 @@ class Lobby:
                 table.deadline = value
             elif key == "expert" and value in ("on", "off"):
                 table.expert = value == "on"
+            elif key == "secrecy" and value in SECRECY_SETTINGS:
+                table.secrecy = value
             elif key == "lang" and value in LANGS:
                 table.lang = value
             elif (
@@ -381,7 +385,7 @@ class Lobby:
             "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds),
             **({"tz": table.tz} if table.tz else {}),
         }
-        config = {"players": size, "seed": table.seed, "side": None, "expert": table.expert}
+        config = {"players": size, "seed": table.seed, "side": None, "expert": table.expert, "secrecy": table.secrecy}
         try:
             start_game(self.ctx, game, config, meta)
         except GameExists:

@@ -16,6 +16,10 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
     CREATURE | BYTOST [code]                     volunteer to be the Creature (alone or with a code: otherwise
                                                  "bytost 3 ..." is the Creature's hunt command)
     LEAVE | ODEJDI [code]                        leave a table that has not begun
+    SET | NASTAV [code] <setting> <value>        its creator changes a table that has not begun: DEADLINE |
+                                                 LHUTA live|fast|daily|<seconds>, SECRECY | UTAJENI strict|fast
+                                                 (PRISNE, RYCHLE), EXPERT on|off (ZAP, VYP), SIZE | HRACU 2-7,
+                                                 TZ | ZONA <Area/City>|default
     ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
@@ -45,6 +49,20 @@ GO_WORDS = {"GO", "ZACNI", "ZACIT"}
 CREATURE_WORDS = {"CREATURE", "BYTOST"}
 LEAVE_WORDS = {"LEAVE", "ODEJDI"}
 LANG_WORDS = {"LANG", "JAZYK"}
+SET_WORDS = {"SET", "NASTAV"}
+# A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
+SETTING_KEYS = {
+    "DEADLINE": "deadline",
+    "LHUTA": "deadline",
+    "SECRECY": "secrecy",
+    "UTAJENI": "secrecy",
+    "EXPERT": "expert",
+    "SIZE": "size",
+    "HRACU": "size",
+    "TZ": "tz",
+    "ZONA": "tz",
+}
+SETTING_VALUES = {"PRISNE": "strict", "RYCHLE": "fast", "ZIVE": "live", "DENNE": "daily", "ZAP": "on", "VYP": "off"}
 DEADLINES = {"LIVE": "live", "FAST": "fast", "DAILY": "daily", "ZIVE": "live", "RYCHLE": "fast", "DENNE": "daily"}
 MAX_NAME = 20
 
@@ -70,9 +88,20 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "already": N_("You are already in {code}."),
     "full": N_("Game {code} is full."),
     "begun": N_("Game {code} has already begun."),
-    "not_creator": N_("Only whoever opened {code} can start it."),
+    "not_creator": N_("Only whoever opened {code} can start it or change its settings."),
     "too_few": N_("{code} needs 2 to 7 players: wait for a JOIN, or open it with NEW 3 for bots."),
     "no_lobby": N_("You have no game waiting to start."),
+    "set_usage": N_(
+        "Text SET, the game's code and a setting: DEADLINE live/fast/daily/<seconds>, SECRECY strict/fast, "
+        "EXPERT on/off, SIZE 2-7, TZ <Area/City>. E.g. SET {code} SECRECY fast"
+    ),
+    "bad_setting": N_(
+        "{code}: not a setting. DEADLINE live/fast/daily/<seconds>, SECRECY strict/fast, EXPERT on/off, SIZE 2-7, "
+        "TZ <Area/City>."
+    ),
+    "settings": N_("OK. {code}: deadline {deadline}, secrecy {secrecy}, expert {expert}."),
+    "strict": N_("strict"),
+    "fast": N_("fast"),
     "ascii": N_("OK: messages without accents."),
     "accents": N_("OK: messages with accents."),
     "lang": N_("OK: English."),
@@ -121,6 +150,7 @@ class Router:
             (GO_WORDS, self._go),
             (CREATURE_WORDS, self._creature),
             (LEAVE_WORDS, self._leave),
+            (SET_WORDS, self._set),
             ({"ASCII"}, self._ascii),
             (LANG_WORDS, self._lang),
         ):
@@ -205,6 +235,24 @@ class Router:
         seat = table.seats[sms_address(number)]
         role = reply("creature", lang) if seat == 0 else reply("hunted", lang, n=seat)
         return reply("seated", lang, code=table.code, role=role)
+
+    def _set(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """The creator changes a setting of a table that has not begun (the one named, or opened last)."""
+        code = args[0].upper() if args and looks_like_code(args[0]) else self._waiting_table(number)
+        args = args[1:] if args and looks_like_code(args[0]) else args
+        if not code:
+            return reply("no_lobby", prefs.lang)
+        if len(args) != 2 or fold(args[0]) not in SETTING_KEYS:
+            return reply("set_usage", prefs.lang, code=code)
+        key, value = SETTING_KEYS[fold(args[0])], SETTING_VALUES.get(fold(args[1]), args[1])
+        try:
+            table = self.lobby.configure(code, sms_address(number), key, value)
+        except LobbyError as exc:
+            return reply(exc.reason, prefs.lang, code=code)
+        _ = translator(prefs.lang).gettext
+        secrecy = reply(table.secrecy, prefs.lang)
+        expert = _("on") if table.expert else _("off")
+        return reply("settings", prefs.lang, code=code, deadline=table.deadline, secrecy=secrecy, expert=expert)
 
     # --- settings --------------------------------------------------------------------------------------------
 

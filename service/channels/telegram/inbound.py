@@ -161,8 +161,8 @@ def refusal(reason: str, lang: str) -> str:
         "too_few": _("A game needs 2 to 7 players."),
         "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
         "bad_setting": _(
-            "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
-            "tz <Area/City>|default (e.g. tz Europe/London)"
+            "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · secrecy strict|fast · "
+            "lang cs|en · tz <Area/City>|default (e.g. tz Europe/London)"
         ),
     }[reason]
 
@@ -203,9 +203,13 @@ def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
         [
             _("A game of Not Alone is open here."),
             _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
-            _("Deadline per step: {deadline} · Expert variant: {expert} · Language: {lang} · Time zone: {tz}").format(
+            _(
+                "Deadline per step: {deadline} · Expert variant: {expert} · Secrecy: {secrecy} · Language: {lang} · "
+                "Time zone: {tz}"
+            ).format(
                 deadline=table.deadline,
                 expert=_("yes") if table.expert else _("no"),
+                secrecy=_(plain.SECRECY_WORDS[table.secrecy]),
                 lang=table.lang,
                 tz=ui.zone(table.lang, table.tz),
             ),
@@ -281,8 +285,8 @@ def cmd_settings(message, args, lang, env):
             + "\n"
             + _t(
                 lang,
-                "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · lang cs|en · "
-                "tz <Area/City>|default",
+                "Change: /settings deadline live|fast|daily|<seconds> · expert on|off · secrecy strict|fast · "
+                "lang cs|en · tz <Area/City>|default",
             ),
         )
     key, value = (args + [""])[:2]

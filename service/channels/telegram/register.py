@@ -29,7 +29,7 @@ def commands(lang: str, where: str) -> list[BotCommand]:
         ("join", _("Join the game")),
         ("leave", _("Leave the game before it begins")),
         ("creature", _("Volunteer to be the Creature")),
-        ("settings", _("Deadline, expert variant, language")),
+        ("settings", _("Deadline, expert variant, secrecy, language")),
         ("begin", _("Start the game (its creator)")),
         ("status", _("Where the game stands")),
         ("cancel", _("Cancel the game (its creator)")),

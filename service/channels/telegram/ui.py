@@ -44,6 +44,11 @@ from service.i18n.events import cards_text, counters, seat_name, tokens_text, wi
 CALLBACK_LIMIT = 64
 MAX_BUTTONS = 100
 MAX_PER_ROW = 8
+PASS = {"type": "pass"}
+# The button "No cards this turn" beside a question that offers pass: a plan that passes now and at every later
+# card question of the turn (under strict secrecy a seat is asked even when it holds no card: one tap per turn).
+NO_CARDS = 999
+NO_CARDS_PLAN = {"type": "plan", "orders": [PASS]}
 INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
 DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
@@ -135,13 +140,17 @@ def follow(game: Game, seat: int, choice: Choice) -> Stage:
         if not asked(stage, seat, choice.window):
             raise BadCallback("more choices than the window asks")
         legal = stage.legal_actions(seat)
-        if index >= len(legal):
+        if index == NO_CARDS and PASS in legal:
+            action = NO_CARDS_PLAN
+        elif index < len(legal):
+            action = legal[index]
+        else:
             raise BadCallback(f"no legal action {index}")
         try:
-            stage.apply(seat, legal[index])
+            stage.apply(seat, action)
         except IllegalAction as exc:  # cannot happen for a legal action; refuse rather than crash
             raise BadCallback(str(exc)) from exc
-        actions.append(legal[index])
+        actions.append(action)
     return Stage(stage, actions, bool(actions) and not asked(stage, seat, choice.window))
 
 
@@ -352,6 +361,8 @@ def decision(
         for i, node in enumerate(nodes)
     ]
     keyboard = rows(buttons)
+    if PASS in legal and not choice.menu:
+        keyboard.append([{"text": "🚫 " + _("No cards this turn"), "data": choice.choose(NO_CARDS).data()}])
     if choice.menu:
         keyboard.append([{"text": "« " + _("Back"), "data": choice.open(choice.menu[:-1]).data()}])
     if choice.chosen:
