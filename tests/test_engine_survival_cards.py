@@ -1,8 +1,10 @@
 """One scenario per Survival card (all 15), and the general limits: one per turn, Despair, Sacrifice."""
 
+import random
+
 import pytest
 
-from service.game import IllegalAction
+from service.game import IllegalAction, new_game
 from tests.engine_helpers import (
     CREATURE,
     PASS,
@@ -310,3 +312,22 @@ def test_a_question_offering_a_survival_card_also_offers_none():
     assert options == [power(5, 4, via="gate"), PASS]
     run(g, turn=1)  # passes
     assert hunted(g, 1)["survival"] == ["gate"] and g.s["marker_on_beach"] == marker
+
+
+def test_auto_play_for_a_late_player_never_spends_a_drone_or_gate():
+    offered = 0
+    for seed in range(60):
+        g, rng = new_game({"players": 2 + seed % 6, "seed": seed}), random.Random(seed)
+        while not g.is_over:
+            seat = rng.choice(g.waiting_for())
+            legal = g.legal_actions(seat)
+            offered += any(a.get("via") in ("drone", "gate") for a in legal)
+            assert g.autoplay(seat).get("via") not in ("drone", "gate")
+            g.apply(seat, rng.choice(legal))
+    assert offered > 20  # the questions were there to answer
+
+
+def test_auto_play_passes_where_every_way_spends_a_card():
+    g = scenario(players=2, hunted={1: {"hand": list(range(1, 11)), "discard": [], "survival": ["gate"]}})
+    play_turn(g, {1: [5]}, tokens={"creature": 3}, until="reckoning")
+    assert g.legal_actions(1) == [power(5, 4, via="gate"), PASS] and g.autoplay(1) == PASS

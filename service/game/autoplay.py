@@ -79,7 +79,7 @@ def auto_live(g: "Game", seat: int, options: list[Action]) -> Action:
     resists = [o for o in options if o["type"] == "resist"]
     if resists and h["will"] >= 2:
         return max(resists, key=lambda o: sum(PLACE_VALUE[c] for c in o["cards"]))
-    return next(o for o in options if o["type"] in ("giveup", "survival"))
+    return next((o for o in options if o["type"] == "giveup"), options[0])
 
 
 def _keep_rank(card: str) -> int:

@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from service.game import observer
-from service.game.answers import DEFERRED_KIND, from_orders, matches_orders
+from service.game.answers import DEFERRED_KIND, from_orders, matches_orders, survival_card
 from service.game.autoplay import auto_live, pick
 from service.game.cards import (
     HUNT_CARDS,
@@ -296,7 +296,10 @@ class Game:
         question = self.next_question(seat) if w["deferred"] else None
         if question is None:
             raise IllegalAction(self._not_waiting_reason(seat))
-        return pick(self, seat, *question)
+        key, options = question
+        # a Survival card is played only by a player who chose it: never through a Drone or Gate for a late one
+        # (such a question always offers an answer without the card)
+        return pick(self, seat, key, [o for o in options if survival_card(o) is None] or options)
 
     # ------------------------------------------------------------------ views (observer.py)
     def private_view(self, seat: int) -> dict[str, Any]:
