@@ -28,8 +28,6 @@ import sys
 import time
 from datetime import UTC, datetime
 
-import redis
-
 from service import wiring
 from service.config import get_settings
 from service.game import Game
@@ -37,7 +35,7 @@ from service.ops import health, logs
 from service.ops import web as ops_web
 from service.pipeline import cancelling, resolution, scheduling
 from service.replay import replay, write_log
-from service.store import keys
+from service.store import connect, keys
 
 
 class AdminError(Exception):
@@ -225,11 +223,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     settings = get_settings()
-    url = args.redis_url or settings.redis_url
-    if not url:
-        parser.error("REDIS_URL is not set (or give --redis-url)")
+    if args.redis_url:
+        settings = settings.model_copy(update={"redis_url": args.redis_url, "redis_sentinels": ""})
+    if not connect.configured(settings):
+        parser.error("REDIS_URL is not set (nor ARTEMIA_REDIS_SENTINELS; or give --redis-url)")
     logs.configure("admin")
-    ctx = wiring.build(redis.Redis.from_url(url), settings)
+    ctx = wiring.build(connect.connect(settings), settings)
     try:
         return run(ctx, args)
     except AdminError as exc:

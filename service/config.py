@@ -19,6 +19,18 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ARTEMIA_", extra="ignore", populate_by_name=True)
 
     redis_url: str | None = Field(None, validation_alias=AliasChoices("REDIS_URL", "ARTEMIA_REDIS_URL"))
+    # Redis Sentinel, instead of REDIS_URL: the sentinels as "host:port,host:port,...", the name they monitor the
+    # primary under, the sentinels' own password and the data nodes' password and database. Every connection
+    # (web, workers, RQ and its scheduler) then asks the sentinels for the primary and follows a failover.
+    redis_sentinels: str = ""
+    redis_sentinel_service: str = "artemia"
+    redis_sentinel_password: str | None = None
+    redis_password: str | None = None
+    redis_db: int = 0
+    # Acknowledged means replicated: an answer is confirmed (and a step's result sent) only once this many replicas
+    # have it (Redis WAIT, at most redis_ack_timeout_ms); 0 confirms on the primary's word alone.
+    redis_ack_replicas: int = 0
+    redis_ack_timeout_ms: int = 1000
     telegram_bot_token: str | None = Field(
         None, validation_alias=AliasChoices("TELEGRAM_BOT_TOKEN", "ARTEMIA_TELEGRAM_BOT_TOKEN")
     )

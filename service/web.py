@@ -13,7 +13,6 @@ handled (an error gives 500 and Telegram's retry runs it again; the handlers are
 
 import hmac
 
-import redis
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
@@ -29,15 +28,16 @@ from service.channels.telegram.update import MalformedUpdate, parse_update
 from service.config import get_settings
 from service.ops import web as ops_web
 from service.ops.metrics import BufferedCounts
+from service.store import connect
 
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
 def default_env() -> telegram.Env:
     settings = get_settings()
-    if not settings.redis_url:
-        raise SystemExit("REDIS_URL is not set")
-    connection = redis.Redis.from_url(settings.redis_url)
+    if not connect.configured(settings):
+        raise SystemExit("REDIS_URL is not set (nor ARTEMIA_REDIS_SENTINELS)")
+    connection = connect.connect(settings)
     return telegram.Env(
         wiring.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds), settings.bot_username
     )

@@ -8,9 +8,8 @@ job is back within two minutes (docs/platform-notes.md §5). ``--simple`` runs j
 
 import argparse
 
-import redis
-
 from service.config import get_settings
+from service.store import connect
 from service.wiring import build
 from workers.worker import OpsSimpleWorker, OpsWorker
 
@@ -25,9 +24,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--simple", action="store_true", help="run jobs in-process (SimpleWorker, no fork)")
     args = parser.parse_args(argv)
     settings = get_settings()
-    if not settings.redis_url:
+    if not connect.configured(settings):
         raise SystemExit("REDIS_URL is not set (for a local game without Redis run: python -m service.sandbox)")
-    connection = redis.Redis.from_url(settings.redis_url)
+    connection = connect.connect(settings)
     ctx = build(connection, settings)
     worker_class = OpsSimpleWorker if args.simple else OpsWorker
     worker = worker_class(

@@ -5,6 +5,7 @@ import importlib
 import logging
 import time
 
+import redis
 from rq import SimpleWorker
 from rq import Worker as RQWorker
 
@@ -84,6 +85,39 @@ class OpsMixin:
         except Exception:
             log.exception("could not seed the sweeper (the first deadline job will)")
         return super().work(*args, **kwargs)
+
+    # RQ's loop waits out a lost Redis only in its dequeue; a ConnectionError anywhere else in the loop (a heartbeat,
+    # the maintenance, the suspension check, a job's bookkeeping) makes the worker quit. Through a failover or a
+    # Redis restart these wait and retry instead, so the worker reaches the new primary by itself. A job whose
+    # bookkeeping was cut off stays in RQ's started registry and is run again once abandoned (every job is
+    # idempotent and retried).
+    def execute_job(self, job, queue):
+        try:
+            return super().execute_job(job, queue)
+        except redis.exceptions.ConnectionError as exc:
+            log.warning("Redis lost during job %s (%s): RQ will run it again", job.id, exc)
+            return False
+
+    def heartbeat(self, *args, **kwargs):
+        return self._through_outage(super().heartbeat, *args, **kwargs)
+
+    def run_maintenance_tasks(self):
+        return self._through_outage(super().run_maintenance_tasks)
+
+    def check_for_suspension(self, burst):
+        return self._through_outage(super().check_for_suspension, burst)
+
+    def _through_outage(self, call, *args, **kwargs):
+        wait = 0.5
+        while True:
+            try:
+                return call(*args, **kwargs)
+            except redis.exceptions.ConnectionError as exc:
+                if getattr(self, "_stop_requested", False):
+                    raise
+                log.warning("Redis unreachable (%s): retrying in %.1f s", exc, wait)
+                time.sleep(wait)
+                wait = min(wait * 2, 8.0)
 
     def perform_job(self, job, queue):
         started = time.perf_counter()

@@ -61,6 +61,7 @@ MASK = "***"
 def secrets_of(settings: Settings) -> list[str]:
     """The secret values the settings hold (to mask wherever they would appear)."""
     found = [settings.telegram_bot_token or "", settings.webhook_secret, settings.twilio_auth_token]
+    found += [settings.redis_password or "", settings.redis_sentinel_password or ""]
     found += list(settings.twilio_shared_keys.values())
     try:
         found.append(urlsplit(settings.redis_url or "").password or "")

@@ -53,6 +53,8 @@ def build(
             outbox_ttl=settings.outbox_ttl_seconds,
             dedup_ttl=settings.dedup_ttl_seconds,
             keep_sent=settings.outbox_keep_sent,
+            ack_replicas=settings.redis_ack_replicas,
+            ack_timeout_ms=settings.redis_ack_timeout_ms,
         ),
         queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
         send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),

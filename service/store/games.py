@@ -6,7 +6,7 @@ Knows Redis and the shape of our keys; knows nothing of the rules (the engine JS
 import json
 import math
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Any, cast
 
 import redis
 
@@ -72,11 +72,23 @@ class Commit:
         )
 
 
+class NotReplicated(redis.exceptions.ConnectionError):
+    """A write the primary took but too few replicas confirmed in time: not acknowledged (a ConnectionError, so
+    the web answers 5xx and the sender retries, and a job is retried; every write here is idempotent)."""
+
+
 class Store:
     def __init__(
-        self, connection: redis.Redis, outbox_ttl: int = 7 * 86400, dedup_ttl: int = 90000, keep_sent: bool = False
+        self,
+        connection: redis.Redis,
+        outbox_ttl: int = 7 * 86400,
+        dedup_ttl: int = 90000,
+        keep_sent: bool = False,
+        ack_replicas: int = 0,
+        ack_timeout_ms: int = 1000,
     ):
         self.redis = connection
+        self.ack_replicas, self.ack_timeout_ms = ack_replicas, ack_timeout_ms
         self.keep_sent = keep_sent
         self.outbox_ttl = outbox_ttl
         self.dedup_ttl = dedup_ttl
@@ -156,7 +168,8 @@ class Store:
 
     def submit(self, game_id: str, window: int, seat: int, actions: list[dict], dedup_id: str | None, now: float):
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing)."""
-        status, missing = self._submit(
+        status, missing = self._acknowledged(
+            self._submit,
             keys=[
                 keys.snap(game_id),
                 keys.expected(game_id),
@@ -175,7 +188,8 @@ class Store:
 
     def commit(self, game_id: str, c: Commit) -> int:
         """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
-        version = self._commit(
+        version = self._acknowledged(
+            self._commit,
             keys=[
                 keys.snap(game_id),
                 keys.expected(game_id),
@@ -207,6 +221,23 @@ class Store:
             ],
         )
         return int(version)
+
+    def _acknowledged(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a script; with ``ack_replicas``, on one connection followed by a WAIT for that many replicas (WAIT
+        counts the writes of its own connection), raising NotReplicated when they do not confirm within
+        ``ack_timeout_ms``. Used for the writes a player or a step's messages rely on: a recorded answer (the
+        scripts write even for a duplicate, so a retried delivery waits for the first one) and a step's commit
+        (whose messages go out only once a failover cannot undo it)."""
+        if self.ack_replicas <= 0:
+            return script(keys=keys, args=args)
+        pipe = self.redis.pipeline(transaction=False)
+        script(keys=keys, args=args, client=pipe)
+        pipe.wait(self.ack_replicas, self.ack_timeout_ms)
+        reply, confirmed = pipe.execute()
+        if int(confirmed) < self.ack_replicas:
+            wanted, within = self.ack_replicas, self.ack_timeout_ms
+            raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
+        return reply
 
     def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict], once: str = "") -> bool:
         """Write a batch while ``window`` is open; a non-empty ``once`` is written at most once per window."""

@@ -10,7 +10,10 @@ fakeredis with lupa.
 # The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
 # after its window closed is refused as STALE instead, and a game keeps no key per answer.
 SUBMIT = """
-if ARGV[4] ~= '' and redis.call('SISMEMBER', KEYS[5], ARGV[4]) == 1 then return {'DUP', 0} end
+if ARGV[4] ~= '' and redis.call('SISMEMBER', KEYS[5], ARGV[4]) == 1 then
+  redis.call('EXPIRE', KEYS[5], ARGV[5])  -- a write, so that a WAIT after a duplicate covers the first delivery
+  return {'DUP', 0}
+end
 local st = redis.call('HMGET', KEYS[1], 'window', 'status')
 if not st[1] then return {'NOGAME', 0} end
 if st[1] ~= ARGV[1] then return {'STALE', 0} end

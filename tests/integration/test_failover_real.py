@@ -1,0 +1,154 @@
+"""Losing the Redis primary mid-game: the Procfile's processes reach Redis through three sentinels, every answer
+is acknowledged only once the replica has it (WAIT), the primary is SIGKILLed after a few windows, the sentinels
+promote the replica, the old primary's machine comes back (the sentinels make it the new replica) — and the game
+finishes with every acknowledged answer applied and no window resolved twice.
+
+Players are Telegram clients as in test_procfile_real: they press complete answers on the decision messages the
+workers delivered to the fake Bot API and retry an update until it gets a 2xx, as Telegram does. The time without
+service is measured from the kill to the first answer acknowledged after it, and printed.
+"""
+
+import json
+import os
+import random
+import time
+
+import pytest
+
+from service import admin, wiring
+from service.channels.telegram import ui
+from service.config import Settings
+from service.game import Game
+from service.store import connect
+from tests.fake_bot_api import FakeBotAPI, free_port, serve
+from tests.integration.test_procfile_real import (
+    BIN,
+    ROOT,
+    SECRET,
+    USERS,
+    Proc,
+    Telegram,
+    decision_message,
+    healthy,
+    random_answer,
+)
+from tests.real_redis import wait_for
+from tests.sentinel_cluster import SERVICE, Cluster
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.mark.parametrize("replicas", [1, 2])
+def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, replicas):
+    """With one replica, answers wait for the old primary's machine to come back as the new replica; with two,
+    the other replica confirms as soon as it follows the promoted one."""
+    api = FakeBotAPI()
+    with Cluster(replicas=replicas) as cluster, serve(api) as bot_base_url:
+        env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ARTEMIA_REDIS_URL")}
+        env |= {
+            "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+            "PYTHONPATH": str(ROOT),
+            "ARTEMIA_REDIS_SENTINELS": cluster.sentinels_setting(),
+            "ARTEMIA_REDIS_SENTINEL_SERVICE": SERVICE,
+            "ARTEMIA_REDIS_ACK_REPLICAS": "1",
+            "ARTEMIA_REDIS_ACK_TIMEOUT_MS": "500",
+            "TELEGRAM_BOT_TOKEN": api.token,
+            "TELEGRAM_API_BASE_URL": bot_base_url,
+            "ARTEMIA_WEBHOOK_SECRET": SECRET,
+            "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
+            "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
+            "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
+            "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
+            "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
+            "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
+            "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
+        }
+        port = free_port()
+        web = Proc("web", env, port, tmp_path / "web.log").start()
+        worker = Proc("worker", env, port + 100, tmp_path / "worker.log", count=2).start()
+        settings = Settings(redis_sentinels=cluster.sentinels_setting(), redis_sentinel_service=SERVICE)
+        try:
+            figures = play(cluster, api, f"http://127.0.0.1:{port}", settings)
+        except BaseException:
+            print("".join(p.log.read_text() for p in (web, worker) if p.log.exists())[-8000:])
+            raise
+        finally:
+            web.stop()
+            worker.stop()
+    print(
+        f"failover game, {replicas} replica(s): "
+        "{windows} windows, {answers} acknowledged answers, promotion after {promoted:.1f} s, "
+        "without service {down:.1f} s (kill -> first answer acknowledged again), {retries} retried posts".format(
+            **figures
+        )
+    )
+
+
+def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> dict:
+    wait_for(lambda: healthy(base), 60, "/healthz to say 200")
+    tg = Telegram(base + "/telegram/webhook")
+    tg.say(0, "/newgame")
+    tg.say(1, "/join")
+    assert "The game begins" in tg.say(0, "/begin")["text"]
+    ctx = wiring.build(connect.connect(settings), settings)
+    [listed] = admin.list_games(ctx)
+    game_id = listed["game"]
+    user_of = {int(seat): int(p["user"]) - 5000 for seat, p in ctx.store.meta(game_id)["players"].items()}
+
+    rnd = random.Random(11)
+    acknowledged: dict[tuple[int, int], list[dict]] = {}
+    windows, killed_at, promoted, first_ack_after = 0, None, None, None
+    while True:
+        snap = wait_for(lambda: ctx.store.load(game_id), 60, "the game's snapshot (Redis back)")
+        if snap.status == "over":
+            break
+        if snap.status != "collecting":
+            wait_for(lambda: ctx.store.load(game_id).status != "resolving", 60, "the resolution to finish")
+            continue
+        game = Game.from_json(snap.json)
+        for seat in sorted(ctx.store.expected(game_id) - set(ctx.store.answers(game_id))):
+            user = user_of[seat]
+            message_id = wait_for(
+                lambda: decision_message(api, USERS[user]["id"], game_id, snap.window),
+                60,
+                f"the decision message of seat {seat} for window {snap.window}",
+            )
+            if windows == 3 and killed_at is None:  # the primary's machine is lost mid-window
+                old = cluster.primary_port
+                cluster.kill(old)
+                killed_at = time.monotonic()
+                cluster.primary_port = cluster.wait_failover(old)
+                promoted = time.monotonic() - killed_at
+                cluster.restart_as_node(old)  # its machine comes back; the sentinels make it a replica
+            chosen, actions = random_answer(game, seat, rnd)
+            reply = tg.press(user, ui.Choice(game_id, snap.window, chosen).data(), message_id)
+            assert reply is None or reply.get("text") == "Locked in.", reply
+            acknowledged[snap.window, seat] = actions
+            if killed_at is not None and first_ack_after is None:
+                first_ack_after = time.monotonic() - killed_at
+        windows += 1
+        wait_for(lambda: ctx.store.load(game_id).window != snap.window, 60, f"window {snap.window} to resolve")
+
+    assert killed_at is not None, f"the game ended after {windows} windows, before the primary was killed"
+    resolved = [int(entry.split(":")[1]) for entry in ctx.store.resolution_log(game_id)[1:]]
+    assert len(resolved) == len(set(resolved)), "a window was resolved twice"
+    assert {window for window, _ in acknowledged} <= set(resolved), "a window was lost"
+    config, applied = ctx.store.action_log(game_id)
+    applied_pairs = [(seat, json.dumps(action, sort_keys=True)) for seat, action in applied]
+    lost = [
+        (window, seat, action)
+        for (window, seat), actions in acknowledged.items()
+        for action in actions
+        if (seat, json.dumps(action, sort_keys=True)) not in applied_pairs
+        # an answer a Creature's card made moot (docs/rulings.md B, C) is not in the log, and not lost
+        and not (seat != 0 and any(a["type"] == "hunt_card" for a in acknowledged.get((window, 0), [])))
+    ]
+    assert lost == [], f"acknowledged answers lost: {lost}"
+    assert ctx.store.streaks(game_id) == {}, "no seat was auto-played: every window closed by its answers"
+    return {
+        "windows": windows,
+        "answers": len(acknowledged),
+        "promoted": promoted,
+        "down": first_ack_after,
+        "retries": tg.retries,
+    }

@@ -1,0 +1,86 @@
+"""Reaching Redis: by URL or through Sentinel (``service.store.connect``), and "acknowledged means replicated"
+(the store's WAIT after a recorded answer or a commit), on the test's real redis-server, which has no replica."""
+
+import time
+
+import pytest
+import redis
+from redis.sentinel import SentinelConnectionPool
+
+from service.config import Settings
+from service.store import Commit, NotReplicated, Store, connect, keys
+from tests.real_redis import fresh_database, server_url
+
+
+def test_sentinels_are_read_as_host_port_pairs_and_a_bad_one_is_named():
+    settings = Settings(redis_sentinels=" 10.0.0.1:26379, sentinel-b:26380 ,[::1]:26381")
+    assert connect.sentinel_addresses(settings) == [("10.0.0.1", 26379), ("sentinel-b", 26380), ("[::1]", 26381)]
+    with pytest.raises(ValueError, match="'nope'"):
+        connect.sentinel_addresses(Settings(redis_sentinels="10.0.0.1:26379,nope"))
+
+
+def test_rq_gets_the_same_connection_as_the_service():
+    assert connect.rq_settings(Settings(redis_url="redis://h:1/2")) == {"REDIS_URL": "redis://h:1/2"}
+    with_sentinels = connect.rq_settings(
+        Settings(redis_url="redis://ignored", redis_sentinels="a:1,b:2", redis_sentinel_service="svc", redis_db=3)
+    )
+    assert with_sentinels["REDIS_URL"] is None  # RQ reads REDIS_URL first: it must not win over the sentinels
+    assert with_sentinels["SENTINEL"]["INSTANCES"] == [("a", 1), ("b", 2)]
+    assert (with_sentinels["SENTINEL"]["MASTER_NAME"], with_sentinels["SENTINEL"]["DB"]) == ("svc", 3)
+
+
+def test_without_url_or_sentinels_there_is_no_connection():
+    assert not connect.configured(Settings(redis_url=None))
+    with pytest.raises(connect.NotConfigured):
+        connect.connect(Settings(redis_url=None))
+
+
+def test_with_sentinels_the_connection_asks_them_for_the_primary():
+    settings = Settings(redis_sentinels="10.9.9.9:26379", redis_sentinel_service="svc", redis_password="pw")
+    pool = connect.connect(settings).connection_pool
+    assert isinstance(pool, SentinelConnectionPool) and pool.service_name == "svc" and pool.is_master
+    assert pool.sentinel_manager.sentinels[0].connection_pool.connection_kwargs["host"] == "10.9.9.9"
+    assert pool.connection_kwargs["password"] == "pw"  # the data nodes' password, not the sentinels'
+
+
+def _open(store, game="g1"):
+    return store.commit(
+        game,
+        Commit(
+            version=0,
+            window=None,
+            engine_json="{}",
+            next_window=5,
+            status="collecting",
+            deadline=1e12,
+            now=1.0,
+            expected=[1, 2],
+            prefilled={},
+            streaks={},
+            messages=[],
+            actions=[],
+        ),
+    )
+
+
+def test_an_answer_no_replica_confirmed_is_not_acknowledged():
+    connection = redis.Redis.from_url(fresh_database(server_url()))
+    assert _open(Store(connection)) == 1
+    waiting = Store(connection, ack_replicas=1, ack_timeout_ms=50)
+    started = time.monotonic()
+    with pytest.raises(NotReplicated, match="0 of 1 replicas confirmed within 50 ms"):
+        waiting.submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0)
+    assert time.monotonic() - started >= 0.05  # it waited for the replica
+    assert isinstance(NotReplicated("x"), redis.exceptions.ConnectionError)  # the web answers 5xx, jobs retry
+    # the retry (same update id) is a duplicate for the script, and still not acknowledged without a replica
+    with pytest.raises(NotReplicated):
+        waiting.submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0)
+    # without the setting the primary's word is enough
+    assert Store(connection).submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0) == ("DUP", 0)
+    assert connection.ttl(keys.dedup("g1")) > 0
+
+
+def test_a_commit_no_replica_confirmed_is_not_acknowledged():
+    connection = redis.Redis.from_url(fresh_database(server_url()))
+    with pytest.raises(NotReplicated):
+        _open(Store(connection, ack_replicas=1, ack_timeout_ms=20), "g2")
