@@ -5,16 +5,19 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: venv run test lint bench clean soak
+.PHONY: venv run test lint bench clean soak lock
 
 venv: $(STAMP)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when pyproject.toml is newer than the stamp.
-$(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --disable-pip-version-check -q -e '.[test]'
+# Reinstall only when pyproject.toml or the lock is newer than the stamp. The dependencies come from the lock,
+# every file checked against its hash (requirements-dev.lock: the runtime and the test extras); the project itself
+# is then installed editable without resolving anything again.
+$(STAMP): pyproject.toml requirements-dev.lock | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -q --require-hashes -r requirements-dev.lock
+	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
 	touch $@
 
 run: venv
@@ -50,3 +53,10 @@ soak: venv
 	tools/with-redis.sh $(PY) -m bench.load --games 60 --timeout 900 --json .soak/load.json
 	$(PY) -m bench.soak --games 500 --fsync always --duration $(SOAK_SECONDS) --json .soak/soak-always.json
 	$(PY) -m bench.soak --games 500 --fsync everysec --duration $(SOAK_SECONDS) --json .soak/soak-everysec.json
+
+# Regenerate both locks from pyproject.toml after changing a dependency (pip-tools; hashes of every file).
+LOCK_FLAGS := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
+lock: venv
+	$(PY) -m pip install --disable-pip-version-check -q pip-tools
+	$(VENV)/bin/pip-compile $(LOCK_FLAGS) -o requirements.lock pyproject.toml
+	$(VENV)/bin/pip-compile $(LOCK_FLAGS) --extra test -o requirements-dev.lock pyproject.toml
