@@ -6,12 +6,13 @@
     export GAME [-o FILE] [--snapshot FILE]
                                    the game as a replay log (``python -m service.replay FILE``): the config
                                    line, then one ``seat: {action}`` line per applied action. It holds every
-                                   hidden pick: treat it as a secret.
+                                   hidden pick: treat it as a secret (the files are written with mode 0600).
     resolve GAME [--window W]      force the open (or stuck) window to resolve now, here in this process, as if
                                    its deadline had passed: seats that have not answered are auto-played
-    cancel GAME [--reason TEXT] [--quiet]
+    cancel GAME [--reason TEXT] [--quiet] [--yes]
                                    end the game now (status "over", the open window dropped, no more timers) and,
-                                   unless --quiet, tell the table and the players
+                                   unless --quiet, tell the table and the players. Asks for confirmation first
+                                   (``--yes`` skips the question; without a terminal to answer, nothing is done)
     health                         /healthz as JSON; exit status 1 when unhealthy (container health checks)
     seed-sweeper                   schedule the periodic sweep now (the Procfile's worker does it at start)
 
@@ -24,6 +25,7 @@ config and a comment saying so, and ``--snapshot`` writes the current engine sta
 
 import argparse
 import json
+import os
 import sys
 import time
 from datetime import UTC, datetime
@@ -175,6 +177,22 @@ def cancel(ctx, game_id: str, reason: str = "", notify: bool = True) -> str:
 # ------------------------------------------------------------------------------------------ command line
 
 
+def write_private(path: str, text: str) -> None:
+    """Write ``text`` to a file only its owner can read (0600), also when the file already existed."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+
+
+def confirmed(question: str) -> bool:
+    """The operator's yes to ``question`` on the terminal; no answer (no terminal, end of input) is a no."""
+    try:
+        return input(question).strip().lower() in ("y", "yes")
+    except EOFError:
+        return False
+
+
 def _print_table(games: list[dict]) -> None:
     print(f"{'game':<24} {'status':<11} {'ver':>4} {'window':>6}  {'deadline':<25} players channel")
     for g in games:
@@ -218,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     can.add_argument("game")
     can.add_argument("--reason", default="")
     can.add_argument("--quiet", action="store_true", help="do not tell the players")
+    can.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     sub.add_parser("health")
     sub.add_parser("seed-sweeper")
     args = parser.parse_args(argv)
@@ -246,13 +265,11 @@ def run(ctx, args) -> int:
     elif args.command == "export":
         text, complete = export(ctx, args.game)
         if args.output:
-            with open(args.output, "w") as out:
-                out.write(text)
+            write_private(args.output, text)
         else:
             sys.stdout.write(text)
         if args.snapshot:
-            with open(args.snapshot, "w") as out:
-                out.write(ctx.store.load(args.game).json)
+            write_private(args.snapshot, ctx.store.load(args.game).json)
         print(
             ("exported the whole action log" if complete else "no action log stored: config only")
             + "; it holds hidden information",
@@ -261,6 +278,9 @@ def run(ctx, args) -> int:
     elif args.command == "resolve":
         print(force_resolve(ctx, args.game, args.window))
     elif args.command == "cancel":
+        if not (args.yes or confirmed(f"Cancel game {args.game} for every player? [y/N] ")):
+            print("not cancelled", file=sys.stderr)
+            return 1
         print(cancel(ctx, args.game, args.reason, notify=not args.quiet))
     elif args.command == "health":
         result = health.health(ctx.store.redis, ctx.settings)

@@ -63,6 +63,11 @@ class Settings(BaseSettings):
     )
     sms_public_url: str | None = Field(None, validation_alias=AliasChoices("SMS_PUBLIC_URL", "sms_public_url"))
     sms_trust_proxy: bool = Field(False, validation_alias=AliasChoices("SMS_TRUST_PROXY", "sms_trust_proxy"))
+    # The proxies whose X-Forwarded-* headers are believed (SMS_TRUST_PROXY): addresses, networks or "*" — the
+    # variable uvicorn reads too, with its default.
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1,::1", validation_alias=AliasChoices("FORWARDED_ALLOW_IPS", "forwarded_allow_ips")
+    )
     sms_default_tz: str = Field("Europe/Prague", validation_alias=AliasChoices("SMS_DEFAULT_TZ", "sms_default_tz"))
 
     queue_name: str = "artemia"  # resolutions, deadlines, reminders, sweeps

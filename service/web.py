@@ -8,7 +8,7 @@ the update changes is stored — with the reply (``sendMessage``, ``answerCallba
 response body, so no extra request to Telegram is made here. An update is marked as handled only once it was
 handled (an error gives 500 and Telegram's retry runs it again; the handlers are idempotent).
 
-``uvicorn --factory service.web:create_app``.
+``uvicorn --factory service.web:serve`` (`create_app` with the log level of ``ARTEMIA_LOG_LEVEL``).
 """
 
 import hmac
@@ -26,6 +26,7 @@ from service.channels.telegram import inbound as telegram
 from service.channels.telegram.tables import Tables
 from service.channels.telegram.update import MalformedUpdate, parse_update
 from service.config import get_settings
+from service.ops import logs
 from service.ops import web as ops_web
 from service.ops.metrics import BufferedCounts
 from service.store import connect
@@ -84,3 +85,10 @@ def create_app(
     app.state.sms = sms_endpoint or sms.build(app.state.env.ctx, lobby=app.state.env.lobby)
     app.state.counts = BufferedCounts()
     return app
+
+
+def serve() -> Starlette:
+    """The production factory (Procfile, image, systemd): ``ARTEMIA_LOG_LEVEL`` applied over the levels that
+    ``deploy/logging.json`` (uvicorn's ``--log-config``) fixes, then the app."""
+    logs.set_level(get_settings().log_level)
+    return create_app()

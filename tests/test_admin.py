@@ -1,5 +1,6 @@
 """The operator's command (service.admin) on fakeredis, and once through ``main`` on the test redis-server."""
 
+import io
 import json
 import os
 from argparse import Namespace
@@ -178,7 +179,19 @@ def test_main_against_the_test_redis(tmp_path, capsys, monkeypatch):
     )
     assert (tmp_path / "g.log").read_text().startswith("# game adm3")
     assert Game.from_json((tmp_path / "g.json").read_text()).window is not None
+    assert (tmp_path / "g.log").stat().st_mode & 0o777 == 0o600  # every hidden pick: the owner's only
+    assert (tmp_path / "g.json").stat().st_mode & 0o777 == 0o600
     assert admin.main(["--redis-url", url, "resolve", "nope"]) == 2
+    capsys.readouterr()
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert admin.main(["--redis-url", url, "cancel", "adm3", "--quiet"]) == 1  # asked, and the answer was no
+    assert admin.describe(ctx, "adm3")["status"] != "over"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))  # nobody to answer: no
+    assert admin.main(["--redis-url", url, "cancel", "adm3", "--quiet"]) == 1
+    assert "not cancelled" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
     assert admin.main(["--redis-url", url, "cancel", "adm3", "--quiet"]) == 0
     assert capsys.readouterr().out.strip().endswith("cancelled")
+    assert admin.main(["--redis-url", url, "cancel", "adm3", "--quiet", "--yes"]) == 0  # --yes asks nothing
+    assert capsys.readouterr().out.strip().endswith("over")
     connection.flushdb()

@@ -3,6 +3,8 @@
 import pathlib
 import re
 
+import yaml
+
 from service.config import Settings
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -38,9 +40,7 @@ def test_deploy_files_run_the_procfile_commands():
         if line and not line.startswith("#")
     )
     assert set(procfile) == {"web", "worker", "sender"}
-    assert (
-        "--factory service.web:create_app" in procfile["web"] and "--log-config deploy/logging.json" in procfile["web"]
-    )
+    assert "--factory service.web:serve" in procfile["web"] and "--log-config deploy/logging.json" in procfile["web"]
     for text in [
         (ROOT / "deploy" / name).read_text() for name in ("Dockerfile", "docker-compose.yml", "artemia-web.service")
     ]:
@@ -57,3 +57,61 @@ def test_deploy_files_run_the_procfile_commands():
     ):
         assert flags in procfile["worker"] and flags in worker_unit, flags
         assert flags in compose.replace('", "', " "), flags
+
+
+def test_secrets_stay_out_of_git_and_the_readme_says_chmod_600():
+    assert ".env" in (ROOT / ".gitignore").read_text().splitlines()
+    assert "chmod 600 .env" in (ROOT / "README.md").read_text()
+
+
+def test_compose_hides_redis_behind_a_password_pins_images_and_checks_health():
+    compose = yaml.safe_load((ROOT / "deploy" / "docker-compose.yml").read_text())
+    services = compose["services"]
+    redis_service = services["redis"]
+    assert "ports" not in redis_service and "expose" not in redis_service
+    assert "--requirepass" in " ".join(redis_service["command"]) and "$$REDIS_PASSWORD" in redis_service["command"][-1]
+    assert redis_service["environment"]["REDIS_PASSWORD"].startswith("${REDIS_PASSWORD:?")
+    assert re.fullmatch(r"redis:\d+\.\d+\.\d+(-\w+)?", redis_service["image"])
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:\d+\.\d+\.\d+-\S+$", dockerfile, re.M)
+    for name in ("web", "worker", "sender"):
+        service = services[name]
+        assert service["environment"]["REDIS_URL"].startswith("redis://:${REDIS_PASSWORD:?"), name
+        assert service["healthcheck"]["test"][0] == "CMD", name
+    assert services["web"]["ports"] == ["127.0.0.1:8000:8000"]
+    assert "workers.alive" in services["worker"]["healthcheck"]["test"]
+
+
+def test_systemd_units_are_hardened():
+    for unit in ("artemia-web.service", "artemia-worker@.service", "artemia-sender.service"):
+        lines = (ROOT / "deploy" / unit).read_text().splitlines()
+        for setting in ("NoNewPrivileges=yes", "ProtectSystem=strict", "PrivateTmp=yes", "ProtectHome=yes"):
+            assert setting in lines, (unit, setting)
+
+
+def test_the_web_believes_forwarded_headers_itself_and_takes_its_log_level_from_the_environment():
+    web_lines = [
+        (ROOT / "Procfile").read_text(),
+        (ROOT / "deploy" / "artemia-web.service").read_text(),
+        (ROOT / "deploy" / "Dockerfile").read_text().replace('", "', " "),
+    ]
+    for text in web_lines:
+        assert "--factory service.web:serve" in text and "--no-proxy-headers" in text
+        assert "--proxy-headers" not in text.replace("--no-proxy-headers", "")
+
+
+def test_the_images_and_the_venv_install_the_lock_with_hashes():
+    dockerfile = (ROOT / "deploy" / "Dockerfile").read_text()
+    assert "--require-hashes -r requirements.lock" in dockerfile and "--no-deps ." in dockerfile
+    makefile = (ROOT / "Makefile").read_text()
+    assert "--require-hashes -r requirements-dev.lock" in makefile and "--no-deps -e ." in makefile
+    for lock in ("requirements.lock", "requirements-dev.lock"):
+        pins = re.findall(r"^([a-z0-9_.-]+)==(\S+) \\$", (ROOT / lock).read_text(), re.M)
+        blocks = re.split(r"^(?=[a-z0-9_.-]+==)", (ROOT / lock).read_text(), flags=re.M)[1:]
+        assert pins and len(blocks) == len(pins) and all("--hash=sha256:" in block for block in blocks), lock
+        names = {name for name, _ in pins}
+        assert {"uvicorn", "babel", "starlette", "redis", "rq"} <= names, lock
+    dev = dict(re.findall(r"^([a-z0-9_.-]+)==(\S+) \\$", (ROOT / "requirements-dev.lock").read_text(), re.M))
+    runtime = dict(re.findall(r"^([a-z0-9_.-]+)==(\S+) \\$", (ROOT / "requirements.lock").read_text(), re.M))
+    assert {"pytest", "hypothesis", "fakeredis", "ruff", "mypy"} <= set(dev)
+    assert {name: dev[name] for name in runtime} == runtime  # the same versions in production as in the tests

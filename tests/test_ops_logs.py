@@ -172,3 +172,22 @@ def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
         assert marker not in text, marker
     for seat in range(1, 4):
         assert json.dumps(game.s["players"][seat]["hand"]) not in text
+
+
+def test_the_web_factory_applies_artemia_log_level(monkeypatch):
+    """deploy/logging.json fixes INFO; `service.web.serve` (the production factory) applies ARTEMIA_LOG_LEVEL."""
+    from service import web
+    from service.config import get_settings
+
+    monkeypatch.setenv("ARTEMIA_LOG_LEVEL", "warning")
+    monkeypatch.setattr(web, "create_app", lambda: "app")
+    names = ("", "uvicorn", "uvicorn.error", "uvicorn.access")
+    saved = {name: logging.getLogger(name).level for name in names}
+    get_settings.cache_clear()
+    try:
+        assert web.serve() == "app"
+        assert {name: logging.getLogger(name).level for name in names} == dict.fromkeys(names, logging.WARNING)
+    finally:
+        get_settings.cache_clear()
+        for name, level in saved.items():
+            logging.getLogger(name).setLevel(level)

@@ -5,7 +5,7 @@ import base64
 import hashlib
 import hmac
 
-from service.channels.sms.signature import is_valid, public_url, signature, url_variants
+from service.channels.sms.signature import is_valid, public_url, signature, trusted_peer, url_variants
 
 TOKEN = "12345"
 EXAMPLE_URL = "https://mycompany.com/myapp.php?foo=1&bar=2"
@@ -94,3 +94,12 @@ def test_public_url_from_configuration_or_trusted_proxy_headers():
         public_url(seen, headers, configured="https://play.example/artemia/")
         == "https://play.example/artemia/sms/twilio?x=1"
     )
+
+
+def test_trusted_peers_are_addresses_networks_or_anyone():
+    allowed = "127.0.0.1, ::1, 10.1.0.0/16"
+    assert trusted_peer("127.0.0.1", allowed) and trusted_peer("::1", allowed) and trusted_peer("10.1.200.3", allowed)
+    assert not trusted_peer("10.2.0.1", allowed) and not trusted_peer("203.0.113.9", allowed)
+    assert not trusted_peer(None, allowed) and not trusted_peer("not-an-ip", allowed)
+    assert not trusted_peer("127.0.0.1", "") and not trusted_peer("127.0.0.1", "garbage, 10.0.0.0/33")
+    assert trusted_peer("203.0.113.9", "*")

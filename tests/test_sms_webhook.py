@@ -63,6 +63,20 @@ def test_the_public_url_setting_is_what_is_signed(world):
     assert world.post(form, signed).status_code == 200
 
 
+def test_forwarded_headers_are_believed_only_from_the_allowed_proxies(world):
+    """SMS_TRUST_PROXY: X-Forwarded-Proto/Host choose the signed URL only when the peer (here 127.0.0.1) is one of
+    FORWARDED_ALLOW_IPS; anyone else would choose the URL the signature is checked against."""
+    form = {"MessageSid": "SM78", "From": ANNA, "Body": "HELP"}
+    chosen = "https://chosen.example/sms/twilio"
+    forwarded = {"X-Twilio-Signature": twilio_signature(world.twilio.auth_token, chosen, form)}
+    forwarded |= {"X-Forwarded-Proto": "https", "X-Forwarded-Host": "chosen.example"}
+    settings = world.endpoint.settings.model_copy(update={"sms_public_url": None, "sms_trust_proxy": True})
+    world.endpoint.settings = settings.model_copy(update={"forwarded_allow_ips": "10.0.0.0/8, 192.168.1.7"})
+    assert world.client.post("/sms/twilio", data=form, headers=forwarded).status_code == 403
+    world.endpoint.settings = settings.model_copy(update={"forwarded_allow_ips": "127.0.0.1,::1"})
+    assert world.client.post("/sms/twilio", data=form, headers=forwarded).status_code == 200
+
+
 def test_a_repeated_message_sid_is_dropped(world):
     first = world.reply(ANNA, "NEW 3", sid="SMdup")
     assert first.startswith("Game ") and "JOIN" in first

@@ -19,7 +19,8 @@ Use:
         log.info("resolved")                  # -> {"msg": "resolved", "game": "g1", "window": 4, ...}
 
 uvicorn takes the same configuration from ``deploy/logging.json`` (``--log-config``), which is
-`dict_config("web")` written out (a test keeps them equal). Level: ``ARTEMIA_LOG_LEVEL`` (default INFO).
+`dict_config("web")` written out (a test keeps them equal). Level: ``ARTEMIA_LOG_LEVEL`` (default INFO); the file
+cannot read the environment, so the web's factory (`service.web.serve`) applies it with `set_level`.
 """
 
 import contextlib
@@ -174,6 +175,14 @@ def configure(role: str, log_level: str | None = None, stream=None) -> logging.H
             logger.removeHandler(old)
         logger.propagate = True
     return handler
+
+
+def set_level(log_level: str) -> None:
+    """Apply ``log_level`` to the root logger and the library loggers `dict_config` names."""
+    log_level = log_level.upper()
+    logging.getLogger().setLevel(log_level)
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "rq.worker", "rq.scheduler"):
+        logging.getLogger(name).setLevel(log_level)
 
 
 def write_uvicorn_config(path: str) -> None:

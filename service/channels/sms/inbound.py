@@ -109,7 +109,9 @@ async def twilio_webhook(request: Request) -> Response:
         fields, json_body = _fields(request, body)
     except (ValueError, AttributeError):
         return PlainTextResponse("malformed body", status_code=400)
-    url = sms_signature.public_url(str(request.url), request.headers, settings.sms_public_url, settings.sms_trust_proxy)
+    peer = request.client.host if request.client else None
+    trust_proxy = settings.sms_trust_proxy and sms_signature.trusted_peer(peer, settings.forwarded_allow_ips)
+    url = sms_signature.public_url(str(request.url), request.headers, settings.sms_public_url, trust_proxy)
     if not sms_signature.is_valid(
         url,
         request.headers.get("x-twilio-signature"),

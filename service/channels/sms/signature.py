@@ -9,12 +9,17 @@ only and the body hash is checked separately. Like Twilio's own validator we acc
 an explicit default port (``:443`` / ``:80``), because Twilio's side is inconsistent about it.
 
 Behind a proxy the URL our server sees is not the one Twilio called: `public_url` rebuilds it from a
-configured base URL, or from ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` when the proxy is trusted.
+configured base URL, or from ``X-Forwarded-Proto`` / ``X-Forwarded-Host`` when the proxy is trusted — and a proxy
+is trusted only when the request's peer address is one of ``FORWARDED_ALLOW_IPS`` (`trusted_peer`): anyone else
+could otherwise choose the URL the signature is checked against. The peer must be the connection's own address,
+so the web process runs uvicorn with ``--no-proxy-headers`` (uvicorn's rewrite would put the forwarded client
+address in its place).
 """
 
 import base64
 import hashlib
 import hmac
+import ipaddress
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
 ALGORITHMS = {"HMAC_SHA1": hashlib.sha1, "HMAC_SHA256": hashlib.sha256}
@@ -121,3 +126,22 @@ def public_url(request_url: str, headers, configured: str | None = None, trust_p
 def _first(value: str | None) -> str | None:
     """The first hop of a comma-separated forwarded header (the client-facing one)."""
     return value.split(",")[0].strip() if value else None
+
+
+def trusted_peer(peer: str | None, allowed: str) -> bool:
+    """Whether the connection's peer address is one of ``allowed``: comma-separated addresses and networks
+    (``10.0.0.0/8``), or ``*`` for any (only when nothing but the proxy can reach the web process)."""
+    entries = [entry.strip() for entry in allowed.split(",") if entry.strip()]
+    if "*" in entries:
+        return True
+    try:
+        address = ipaddress.ip_address(peer or "")
+    except ValueError:
+        return False
+    for entry in entries:
+        try:
+            if address in ipaddress.ip_network(entry, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
