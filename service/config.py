@@ -103,6 +103,9 @@ class Settings(BaseSettings):
     # (every chat) or "package.module:factory".
     sender: str = "auto"
 
+    # The longest request body the web accepts (bytes); a longer one is refused with 413 before it is read.
+    max_body_bytes: int = 65536
+
     # Logging: the level of every process's JSON lines (ARTEMIA_LOG_LEVEL).
     log_level: str = "INFO"
 

@@ -2,6 +2,7 @@
 ``POST /sms/twilio``), the operator's ``GET /healthz`` and ``GET /metrics``, the middleware that counts and logs
 webhook requests, and the lifespan that writes those counts.
 
+Every route refuses a body over ``ARTEMIA_MAX_BODY_BYTES`` with 413 before reading it (`service.ops.bodies`).
 The Telegram webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the
 lean model (400 when malformed), skips an ``update_id`` it has already handled, and answers 200 only after what
 the update changes is stored — with the reply (``sendMessage``, ``answerCallbackQuery``) as a method call in the
@@ -28,6 +29,7 @@ from service.channels.telegram.update import MalformedUpdate, parse_update
 from service.config import get_settings
 from service.ops import logs
 from service.ops import web as ops_web
+from service.ops.bodies import BodyLimit
 from service.ops.metrics import BufferedCounts
 from service.store import connect
 
@@ -70,16 +72,21 @@ async def telegram_webhook(request: Request) -> Response:
 def create_app(
     env: telegram.Env | None = None, secret: str | None = None, sms_endpoint: sms.SmsEndpoint | None = None
 ) -> Starlette:
+    env = env or default_env()
     app = Starlette(
         routes=[
             Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
             *sms.ROUTES,  # POST /sms/twilio
             *ops_web.ROUTES,
         ],  # GET /healthz, GET /metrics
-        middleware=[Middleware(ops_web.MetricsMiddleware)],
+        # counted and logged first, so that a refused body shows as its 413
+        middleware=[
+            Middleware(ops_web.MetricsMiddleware),
+            Middleware(BodyLimit, max_bytes=env.ctx.settings.max_body_bytes),
+        ],
         lifespan=ops_web.write_counts,
     )
-    app.state.env = env or default_env()
+    app.state.env = env
     app.state.secret = secret if secret is not None else get_settings().webhook_secret
     # the SMS webhook shares the pipeline and the lobby with Telegram: one table, both channels
     app.state.sms = sms_endpoint or sms.build(app.state.env.ctx, lobby=app.state.env.lobby)
