@@ -429,7 +429,7 @@ class Driver:
         game = Game.from_json(raw[b"json"])
         if seat not in game.waiting_for():
             return None
-        choice = ui.Choice(game_id, window)
+        choice = ui.Choice(game_id, window, seat)
         for _ in range(12):
             stage = ui.follow(game, seat, choice)
             if stage.complete:

@@ -149,7 +149,7 @@ class World:
         if not missing:
             return
         seat = self.rng.choice(missing)
-        choice = ui.Choice(self.game_id, snap.window)
+        choice = ui.Choice(self.game_id, snap.window, seat)
         for _ in range(10):
             legal = ui.follow(game, seat, choice).game.legal_actions(seat)
             choice = choice.choose(self.rng.randrange(len(legal)))
@@ -257,26 +257,32 @@ class World:
         seat = next((s for s, u in self.user_of.items() if u is user), None)
         roll = rng.random()
         if roll < 0.25:
-            return mutate_text(rng, ui.Choice(self.game_id, snap.window or 0).data()), user is STRANGER
+            return mutate_text(rng, ui.Choice(self.game_id, snap.window or 0, seat or 0).data()), user is STRANGER
         if roll < 0.4:
             return random_text(rng)[:64], True
         if roll < 0.55:  # a window that is not the open one
-            return f"d:{self.game_id}:{max(0, (snap.window or 0) + rng.choice([-2, -1, 1, 7]))}::", True
+            return f"d:{self.game_id}:{max(0, (snap.window or 0) + rng.choice([-2, -1, 1, 7]))}:{seat or 0}::", True
         if roll < 0.65:
-            return ui.Choice("nosuchgame", 1).data(), True
+            return ui.Choice("nosuchgame", 1, 0).data(), True
         legal = game.legal_actions(seat) if seat is not None and not game.is_over else []
         first = (
             rng.choice([len(legal), len(legal) + 3, 999]) if rng.random() < 0.5 else rng.randrange(max(1, len(legal)))
         )
         chosen = (first,) + tuple(rng.randrange(200) for _ in range(rng.randint(0, 3)))
         menu = tuple(rng.randrange(50) for _ in range(rng.randint(0, 2)))
-        data = ui.Choice(self.game_id, snap.window or 0, chosen, menu)
+        copied = seat is not None and rng.random() < 0.2  # a button from another seat's keyboard
+        on_keyboard_of = (seat + rng.randrange(1, 7)) % 7 if copied and seat is not None else (seat or 0)
+        data = ui.Choice(self.game_id, snap.window or 0, on_keyboard_of, chosen, menu)
         try:
             text = data.data()
         except ValueError:
             return "d:" + "9" * 70, True
         invalid = (
-            user is STRANGER or snap.status != "collecting" or seat not in game.waiting_for() or first >= len(legal)
+            user is STRANGER
+            or copied
+            or snap.status != "collecting"
+            or seat not in game.waiting_for()
+            or first >= len(legal)
         )
         return text, invalid
 

@@ -435,8 +435,8 @@ class Table:
                     self.tg(tg[seat], text)
             self.world.pump()
             if windows == 1:  # a button of the first window, pressed after it closed
-                for user in tg.values():
-                    self.world.telegram.press(user, f"d:{self.code}:1::")
+                for seat, user in tg.items():
+                    self.world.telegram.press(user, f"d:{self.code}:1:{seat}::")
             windows += 1
             assert windows < 400
         assert {"incomplete_sms", "incomplete_tg"} <= oddities, oddities

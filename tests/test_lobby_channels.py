@@ -79,7 +79,7 @@ def test_bad_input_in_a_running_game_changes_nothing(world):
     snap = store.load(code)
     game = Game.from_json(snap.json)
     seat = sorted(store.expected(code))[0]
-    first = ui.Choice(code, snap.window)
+    first = ui.Choice(code, snap.window, seat)
     someones = next(
         first.choose(i) for i in range(len(game.legal_actions(seat))) if ui.follow(game, seat, first.choose(i)).complete
     )
@@ -89,8 +89,8 @@ def test_bad_input_in_a_running_game_changes_nothing(world):
         [
             ("press", STRANGER, someones.data(), "This is not your game"),  # a stranger presses someone's button
             ("press", TG_A, "d:garbage", "This button is not valid"),
-            ("press", TG_A, ui.Choice(code, snap.window + 7).data(), "expired"),
-            ("press", TG_A, f"d:{other}:1::", "This is not your game"),
+            ("press", TG_A, ui.Choice(code, snap.window + 7, seat).data(), "expired"),
+            ("press", TG_A, f"d:{other}:1:0::", "This is not your game"),
             ("sms", ANNA, f"{other} play 3", f"You are not in game {other}. Your games: {code}"),
             ("sms", ANNA, "blorp blorp", f"{code}: "),
             ("sms", CYRIL, f"{code} play 3", "You are in no game"),

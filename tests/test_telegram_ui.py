@@ -51,12 +51,12 @@ def hunt_with_artemia_token():
 
 
 def test_callback_data_round_trips_and_fits():
-    choice = ui.Choice("g" * 20, 123456, (12, 3, 101), (9, 2))
+    choice = ui.Choice("g" * 20, 123456, 6, (12, 3, 101), (9, 2))
     data = choice.data()
     assert ui.decode(data) == choice
     assert len(data.encode()) <= 64
     with pytest.raises(ValueError):
-        ui.Choice("g" * 40, 123456789, tuple(range(100, 110)), (1, 2, 3)).data()
+        ui.Choice("g" * 40, 123456789, 0, tuple(range(100, 110)), (1, 2, 3)).data()
 
 
 @pytest.mark.parametrize(
@@ -75,6 +75,10 @@ def test_callback_data_round_trips_and_fits():
         "d:abc:1::\n",
         "d:абв:1::",
         "d:abc:1:" + ".".join(["1"] * 11) + ":",
+        "d:abc:1:0:1..2:",
+        "d:abc:1:12::",
+        "d:abc:1:x::",
+        "d:abc:1:0:" + ".".join(["1"] * 11) + ":",
     ],
 )
 def test_garbled_callback_data_is_rejected(data):
@@ -88,7 +92,7 @@ def test_every_screen_offers_every_legal_action_within_telegram_limits():
         legal = game.legal_actions(seat)
         assert sorted(leaves(ui.menu(legal, "en", NAMES))) == list(range(len(legal)))
         for lang in ("en", "cs"):
-            screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, lang, NAMES)
+            screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"], seat), DEADLINE, lang, NAMES)
             buttons = [b for row in screen.keyboard for b in row]
             assert 1 <= len(buttons) <= ui.MAX_BUTTONS
             assert all(1 <= len(row) <= ui.MAX_PER_ROW for row in screen.keyboard)
@@ -99,7 +103,7 @@ def test_every_screen_offers_every_legal_action_within_telegram_limits():
 
 def press_until_complete(game, seat, rng, lang="en"):
     """A player pressing random buttons of their decision message until the answer is complete."""
-    choice = ui.Choice("G1", game.window["id"])
+    choice = ui.Choice("G1", game.window["id"], seat)
     for _ in range(30):
         screen = ui.decision(game, seat, choice, DEADLINE, lang, NAMES)
         buttons = [b for row in screen.keyboard for b in row if not b["text"].startswith(("«", "↺"))]
@@ -117,7 +121,7 @@ def test_pressing_buttons_builds_answers_the_pipeline_accepts():
         assert check_answer(game.copy(), seat, actions, choice.window) is None
         screen = ui.locked_in(choice, actions, DEADLINE, "en")
         assert screen.text.startswith("✅ Locked in:")
-        assert ui.decode(screen.keyboard[0][0]["data"]) == ui.Choice("G1", choice.window)
+        assert ui.decode(screen.keyboard[0][0]["data"]) == ui.Choice("G1", choice.window, seat)
 
 
 def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():
@@ -129,7 +133,7 @@ def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():
     root = ui.menu(legal, "en")
     sub = next(i for i, node in enumerate(root) if node.label.startswith("Resist"))
     assert [node.index for node in root[sub].children] == resist
-    first = ui.Choice("G1", game.window["id"])
+    first = ui.Choice("G1", game.window["id"], seat)
     screen = ui.decision(game, seat, first.open((sub,)), DEADLINE, "en")
     assert screen.keyboard[-1] == [{"text": "« Back", "data": first.data()}]
     after_resist = first.choose(resist[0])
@@ -148,7 +152,8 @@ def test_a_hundred_token_pairs_are_two_steps():
     assert len(places) == 10 and all(len(node.children) == 10 for node in places)
     assert {legal[leaf.index]["creature"] for leaf in places[3].children} == {4}
     assert (
-        sum(len(row) for row in ui.decision(game, 0, ui.Choice("G1", game.window["id"]), DEADLINE, "en").keyboard) <= 20
+        sum(len(row) for row in ui.decision(game, 0, ui.Choice("G1", game.window["id"], 0), DEADLINE, "en").keyboard)
+        <= 20
     )
 
 
@@ -157,17 +162,20 @@ def test_forged_and_stale_choices_are_refused():
     window = game.window["id"]
     legal = game.legal_actions(seat)
     with pytest.raises(ui.ExpiredChoice):
-        ui.follow(game, seat, ui.Choice("G1", window + 1))
+        ui.follow(game, seat, ui.Choice("G1", window + 1, seat))
     with pytest.raises(ui.BadCallback):
-        ui.follow(game, seat, ui.Choice("G1", window, (len(legal),)))
+        ui.follow(game, seat, ui.Choice("G1", window, seat, (len(legal),)))
     with pytest.raises(ui.BadCallback):
-        ui.decision(game, seat, ui.Choice("G1", window, (), (99,)), DEADLINE, "en")
+        ui.decision(game, seat, ui.Choice("G1", window, seat, (), (99,)), DEADLINE, "en")
     not_asked = next(s for s in range(game.players) if s not in game.waiting_for())
     with pytest.raises(ui.BadCallback):
-        ui.follow(game, not_asked, ui.Choice("G1", window))
-    complete = next(i for i in range(len(legal)) if ui.follow(game, seat, ui.Choice("G1", window, (i,))).complete)
+        ui.follow(game, not_asked, ui.Choice("G1", window, not_asked))
+    complete = next(i for i in range(len(legal)) if ui.follow(game, seat, ui.Choice("G1", window, seat, (i,))).complete)
     with pytest.raises(ui.BadCallback):
-        ui.follow(game, seat, ui.Choice("G1", window, (complete, 0)))
+        ui.follow(game, seat, ui.Choice("G1", window, seat, (complete, 0)))
+    other = next(s for s in range(game.players) if s != seat)
+    with pytest.raises(ui.ForeignButton):  # the same press on another seat's keyboard is not this seat's answer
+        ui.follow(game, seat, ui.Choice("G1", window, other, (complete,)))
 
 
 def test_status_says_who_answered_not_what_and_speaks_czech():

@@ -102,7 +102,7 @@ def first_asked(env, game_id: str, meta: dict):
     game = Game.from_json(snap.json)
     seat = game.waiting_for()[0]
     user = int(meta["players"][str(seat)]["user"]) - 1000
-    first = ui.Choice(game_id, snap.window)
+    first = ui.Choice(game_id, snap.window, seat)
     complete = next(
         first.choose(i) for i in range(len(game.legal_actions(seat))) if ui.follow(game, seat, first.choose(i)).complete
     )
@@ -190,9 +190,14 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     snap, game, seat, user, complete = first_asked(env, game_id, meta)
 
     stranger = next(u for u in USERS if u != user)
-    assert chat.press(stranger, complete.data())["text"] in ("This is not your game.", "This button is not valid.")
+    assert chat.press(stranger, complete.data())["text"] in (
+        "This is not your game.",
+        "This button is from another player's choices, not yours.",
+    )
     assert chat.press(user, "d:garbage")["text"] == "This button is not valid."
-    assert chat.press(user, ui.Choice(game_id, snap.window + 5).data())["text"].startswith("This choice has expired")
+    assert chat.press(user, ui.Choice(game_id, snap.window + 5, seat).data())["text"].startswith(
+        "This choice has expired"
+    )
     assert env.ctx.store.answers(game_id) == {}
 
     answer = chat.press(user, complete.data())

@@ -190,7 +190,7 @@ class Audit:
             for action in bot_answer(game, seat):
                 chosen.append(stage.legal_actions(seat).index(action))
                 stage.apply(seat, action)
-            data = ui.Choice(table.game_id, snap.window, tuple(chosen)).data()
+            data = ui.Choice(table.game_id, snap.window, seat, tuple(chosen)).data()
             who = table.seat_user[seat]
             message_id = self.decision_message(who["id"], table.game_id, snap.window)
             n = next(self.update_ids)

@@ -301,7 +301,7 @@ def play(connection, api, base, web, worker):
                 f"the decision message of seat {seat} for window {snap.window}",
             )
             chosen, actions = random_answer(game, seat, rnd)
-            reply = tg.press(user, ui.Choice(game_id, snap.window, chosen).data(), message_id)
+            reply = tg.press(user, ui.Choice(game_id, snap.window, seat, chosen).data(), message_id)
             assert reply is None or reply.get("text") == "Locked in.", reply  # None: a retried, handled update
             acknowledged[snap.window, seat] = actions
         windows_done += 1

@@ -521,6 +521,9 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
     seat = seat_of(meta, query.sender.id) if snap else None
     if snap is None or seat is None:
         return answer_query(query, _t(lang, "This is not your game."))
+    if query.message is not None and str(query.message.chat.id) != meta["players"][str(seat)].get("chat"):
+        # a forged press: the message named is in someone else's chat, and its screen would be edited there
+        return answer_query(query, _t(lang, "This message is not yours: use the buttons in your private chat with me."))
     if snap.window != choice.window or snap.status != "collecting":
         return answer_query(query, ui.expired(lang))
     game = Game.from_json(snap.json)
@@ -528,6 +531,8 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         stage = ui.follow(game, seat, choice)
         if not stage.complete:
             screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta), tz=meta.get("tz"))
+    except ui.ForeignButton:  # a button copied from another seat's keyboard
+        return answer_query(query, _t(lang, "This button is from another player's choices, not yours."))
     except ui.ExpiredChoice:
         return answer_query(query, ui.expired(lang))
     except ui.BadCallback:

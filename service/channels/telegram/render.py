@@ -170,7 +170,7 @@ class TelegramChannel:
                 screen = ui.decision(
                     game,
                     seat,
-                    ui.Choice(step.game_id, game.window["id"]),
+                    ui.Choice(step.game_id, game.window["id"], seat),
                     step.deadline,
                     lang,
                     names,
@@ -232,7 +232,7 @@ class TelegramChannel:
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
             screen = ui.locked_in(
-                ui.Choice(refresh.game_id, refresh.snap.current_window),
+                ui.Choice(refresh.game_id, refresh.snap.current_window, seat),
                 refresh.answers[seat],
                 refresh.snap.deadline,
                 lang,

@@ -8,12 +8,14 @@ Decision messages (private, one per asked seat and window)
     list of chosen actions) is complete and goes to the pipeline; the message then shows "locked in" with a
     button to change the answer while the window is open.
 
-Callback data (at most 64 bytes): ``d:<game>:<window>:<chosen>:<menu>``. ``chosen`` is the dot-separated
-indices of the actions chosen so far, each into ``legal_actions(seat)`` of the game as the earlier ones left
-it (deterministic: a stored game does not change while its window is open); ``menu`` is the dash-separated
-path of sub-menus opened on the current screen. Nothing secret is in it and nothing needs a server-side cache.
-`decode` rejects garbled data; `follow` rejects forged data (an index that names no legal action, a path
-through no menu, more choices than the window asks) and data from a window that is no longer open.
+Callback data (at most 64 bytes): ``d:<game>:<window>:<seat>:<chosen>:<menu>``. ``seat`` is the seat whose
+keyboard the button is on: a client can send any data with a press, so a button copied from another seat's
+keyboard is refused rather than read as the presser's choice (`follow` raises `ForeignButton`). ``chosen`` is
+the dot-separated indices of the actions chosen so far, each into ``legal_actions(seat)`` of the game as the
+earlier ones left it (deterministic: a stored game does not change while its window is open); ``menu`` is the
+dash-separated path of sub-menus opened on the current screen. Nothing secret is in it and nothing needs a
+server-side cache. `decode` rejects garbled data; `follow` rejects forged data (an index that names no legal
+action, a path through no menu, more choices than the window asks) and data from a window that is no longer open.
 
 Keyboards group the choices: the main choice of the window (places to play, tokens, questions) is shown at once
 when it fits; Resist and each Hunt or Survival card with several ways to play it open a sub-menu; a choice set
@@ -70,7 +72,7 @@ MAIN_TYPES = {
 }
 
 _CALLBACK = re.compile(
-    r"d:(?P<game>[A-Za-z0-9_]{1,40}):(?P<window>\d{1,9}):"
+    r"d:(?P<game>[A-Za-z0-9_]{1,40}):(?P<window>\d{1,9}):(?P<seat>\d):"
     r"(?P<chosen>(?:\d{1,3}(?:\.\d{1,3}){0,9})?):(?P<menu>(?:\d{1,3}(?:-\d{1,3}){0,5})?)"
 )
 
@@ -79,6 +81,10 @@ Keyboard = list[list[dict]]
 
 class BadCallback(ValueError):
     """Callback data that is garbled or names no legal choice."""
+
+
+class ForeignButton(BadCallback):
+    """A button from another seat's keyboard, pressed by someone else."""
 
 
 class ExpiredChoice(BadCallback):
@@ -91,20 +97,26 @@ class Choice:
 
     game_id: str
     window: int
+    seat: int
     chosen: tuple[int, ...] = ()
     menu: tuple[int, ...] = ()
 
     def data(self) -> str:
-        text = f"d:{self.game_id}:{self.window}:{'.'.join(map(str, self.chosen))}:{'-'.join(map(str, self.menu))}"
+        chosen, menu = ".".join(map(str, self.chosen)), "-".join(map(str, self.menu))
+        text = f"d:{self.game_id}:{self.window}:{self.seat}:{chosen}:{menu}"
         if len(text.encode()) > CALLBACK_LIMIT or not _CALLBACK.fullmatch(text):
             raise ValueError(f"callback data does not fit: {text!r}")
         return text
 
     def choose(self, index: int) -> "Choice":
-        return Choice(self.game_id, self.window, self.chosen + (index,))
+        return Choice(self.game_id, self.window, self.seat, self.chosen + (index,))
 
     def open(self, menu: tuple[int, ...]) -> "Choice":
-        return Choice(self.game_id, self.window, self.chosen, menu)
+        return Choice(self.game_id, self.window, self.seat, self.chosen, menu)
+
+    def restart(self) -> "Choice":
+        """The first screen of the same seat and window."""
+        return Choice(self.game_id, self.window, self.seat)
 
 
 def decode(data: str | None) -> Choice:
@@ -112,7 +124,9 @@ def decode(data: str | None) -> Choice:
     if not match:
         raise BadCallback(f"not a decision button: {data!r}")
     split = lambda text, sep: tuple(int(n) for n in text.split(sep)) if text else ()  # noqa: E731
-    return Choice(match["game"], int(match["window"]), split(match["chosen"], "."), split(match["menu"], "-"))
+    return Choice(
+        match["game"], int(match["window"]), int(match["seat"]), split(match["chosen"], "."), split(match["menu"], "-")
+    )
 
 
 @dataclass
@@ -129,7 +143,10 @@ def asked(game: Game, seat: int, window: int) -> bool:
 
 
 def follow(game: Game, seat: int, choice: Choice) -> Stage:
-    """Replay the choice's chosen actions on a copy of ``game``. Raises `ExpiredChoice` / `BadCallback`."""
+    """Replay the choice's chosen actions on a copy of ``game``. Raises `ForeignButton` / `ExpiredChoice` /
+    `BadCallback`."""
+    if choice.seat != seat:
+        raise ForeignButton(f"a button of seat {choice.seat}'s keyboard, pressed for seat {seat}")
     if game.window is None or game.window["id"] != choice.window:
         raise ExpiredChoice(f"window {choice.window} is not open")
     if seat not in game.waiting_for():
@@ -342,7 +359,7 @@ def decision(
     names: dict[int, str] | None = None,
     tz: str | None = None,
 ) -> Screen:
-    """The screen for ``choice`` (the first one: ``Choice(game_id, window)``) while the answer is incomplete.
+    """The screen for ``choice`` (the first one: ``Choice(game_id, window, seat)``) while the answer is incomplete.
     Raises `BadCallback` / `ExpiredChoice` for a choice that names nothing valid."""
     _ = translator(lang).gettext
     stage = follow(game, seat, choice)
@@ -366,7 +383,7 @@ def decision(
     if choice.menu:
         keyboard.append([{"text": "« " + _("Back"), "data": choice.open(choice.menu[:-1]).data()}])
     if choice.chosen:
-        keyboard.append([{"text": "↺ " + _("Start over"), "data": Choice(choice.game_id, choice.window).data()}])
+        keyboard.append([{"text": "↺ " + _("Start over"), "data": choice.restart().data()}])
     kind = window["kind"]
     lines = [
         f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
@@ -393,7 +410,7 @@ def locked_in(choice: Choice, actions: list[dict], deadline: float, lang: str, t
             _("You may change it until {time}.").format(time=when(deadline, lang, tz)),
         ]
     )
-    return Screen(text, [[{"text": _("Change my answer"), "data": Choice(choice.game_id, choice.window).data()}]])
+    return Screen(text, [[{"text": _("Change my answer"), "data": choice.restart().data()}]])
 
 
 def expired(lang: str) -> str:
