@@ -205,6 +205,14 @@ MESSAGES: dict[str, str] = {  # key -> English message id (service/i18n catalogu
 }
 
 
+ECHO_MAX = 20  # the most characters of a player's own text that an answer repeats (a reply may be a paid SMS)
+
+
+def echo(text: str) -> str:
+    """The player's ``text`` as an answer repeats it: at most `ECHO_MAX` characters, cut with "…"."""
+    return text if len(text) <= ECHO_MAX else text[: ECHO_MAX - 1] + "…"
+
+
 class CommandError(ValueError):
     """A command that is wrong, ambiguous or not possible now; the message says why and what is legal now."""
 
@@ -689,7 +697,9 @@ def _resolve(commands: list[Command], game: Game, seat: int) -> list[Action]:
 
 
 def _explain(fail: _Fail, game: Game, seat: int, lang: str) -> str:
-    params = dict(fail.params)
+    params: dict[str, Any] = {
+        k: echo(v) if k in ("word", "text") and isinstance(v, str) else v for k, v in fail.params.items()
+    }
     if "actions" in params:
         params["options"] = " / ".join(describe(a, lang) for a in params.pop("actions"))
     lines = summary(game, seat, lang)

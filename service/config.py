@@ -103,6 +103,23 @@ class Settings(BaseSettings):
     # (every chat) or "package.module:factory".
     sender: str = "auto"
 
+    # Floods (service.pipeline.floods): each sender's inbound token bucket — a burst of this many messages, then
+    # this many a minute; past it one "slow down" reply, then nothing is read or answered until it refills.
+    inbound_sms_burst: int = 8
+    inbound_sms_per_minute: float = 2.0
+    inbound_telegram_burst: int = 30
+    inbound_telegram_per_minute: float = 60.0
+    # Replies to numbers that play nothing and text something we cannot use: this many an hour in all (paid).
+    sms_stranger_replies_per_hour: int = 60
+    # Tables an address may have opened that have not begun.
+    max_open_tables: int = 3
+    # How long a number's settings (stopped, language, ...) are kept after its last change: a number that plays
+    # nothing, and one that has joined a table.
+    sms_stranger_ttl_seconds: int = 7 * 86400
+    sms_prefs_ttl_seconds: int = 400 * 86400
+    # The operator's contact, in the SMS HELP reply (carriers require one): an e-mail address, a URL or a phone.
+    operator_contact: str = ""
+
     # The longest request body the web accepts (bytes); a longer one is refused with 413 before it is read.
     max_body_bytes: int = 65536
 

@@ -22,10 +22,20 @@ class Clock:
         return self.now
 
 
+# Inbound flood limits out of the way: the tests play whole games at machine speed on a clock that stands still
+# (tests/test_floods.py sets its own limits).
+UNLIMITED_INBOUND = {
+    "inbound_sms_burst": 1_000_000,
+    "inbound_telegram_burst": 1_000_000,
+    "sms_stranger_replies_per_hour": 1_000_000,
+    "max_open_tables": 1_000_000,
+}
+
+
 def make_ctx(connection=None, clock=None, **overrides) -> context.Context:
     """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender."""
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    settings = Settings(**{"min_deadline_seconds": 1, "sender": "recording", **overrides})
+    settings = Settings(**{"min_deadline_seconds": 1, "sender": "recording", **UNLIMITED_INBOUND, **overrides})
     ctx = wiring.build(connection, settings, sender=RecordingSender(connection))
     if clock is not None:
         ctx.clock, ctx.sleep = clock, clock.advance

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from fake_twilio import FakeTwilio, serve
-from pipeline_support import Clock, make_ctx, run_jobs
+from pipeline_support import UNLIMITED_INBOUND, Clock, make_ctx, run_jobs
 from redis_state import redis_state as snapshot_keys
 
 from service import wiring
@@ -139,6 +139,7 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
         twilio_from="+15005550006",
         twilio_api_base_url=base_url,
         sms_public_url=PUBLIC,
+        **UNLIMITED_INBOUND,
     )
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run
     endpoint = sms.build(ctx, settings, lobby)
@@ -150,8 +151,9 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
         yield World(ctx, clock, twilio, client, endpoint, recording, lobby, Telegram(client))
 
 
-# the records of what was handled and the ops counters: written for every input, good or bad
-DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"artemia:metrics")
+# the records of what was handled, the senders' inbound flood buckets and the ops counters: written for every
+# input, good or bad
+DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"artemia:metrics", b"artemia:rl:in")
 
 
 def redis_state(connection, ignore=DEDUP_KEYS) -> dict:

@@ -69,7 +69,7 @@ KEYWORDS = {
     "ASCII",
     "LANG",
 }
-IGNORE = (b"artemia:sms:sid:", b"artemia:metrics:", b"tg:upd:")
+IGNORE = (b"artemia:sms:sid:", b"artemia:metrics:", b"tg:upd:", b"artemia:rl:in")
 WORLD_INPUTS = 300
 
 

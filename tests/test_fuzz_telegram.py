@@ -49,7 +49,7 @@ USERS = {n: {"id": 7000 + n, "is_bot": False, "first_name": f"U{n}", "language_c
 STRANGER = {"id": 9999, "is_bot": False, "first_name": "Stranger", "language_code": "cs"}
 WORLD_INPUTS = 300
 READ_ONLY_GROUP = {"status", "help", "rules", "start"}
-IGNORE = (b"tg:upd:", b"artemia:metrics:")  # handled-update markers; counters of the ops metrics
+IGNORE = (b"tg:upd:", b"artemia:metrics:", b"artemia:rl:in")  # handled-update markers, ops counters, flood buckets
 
 
 def private(user: dict) -> dict:

@@ -48,8 +48,8 @@ def test_a_seat_not_asked_gets_the_news_only_when_there_is_some(game, directory)
 
 
 def test_each_number_gets_its_language_and_ascii_setting(game, directory):
-    directory.set_prefs(ANNA, lang="cs")
-    directory.set_prefs(BEDA, lang="cs", ascii=True)
+    directory.set_prefs(ANNA, 86400, lang="cs")
+    directory.set_prefs(BEDA, 86400, lang="cs", ascii=True)
     anna, beda = (m["text"] for m in step_messages(META, game, REVEAL, [1, 2], DEADLINE, directory))
     assert anna.startswith("K7QX K1 Průzkum: hraj ") and cost(anna).encoding == "UCS-2"
     assert beda.startswith("K7QX K1 Pruzkum: hraj ") and cost(beda).encoding == "GSM-7"

@@ -56,7 +56,7 @@ def test_wrong_credentials_are_a_permanent_failure(twilio, sender):
 
 def test_ascii_setting_and_gsm_punctuation_apply_at_send_time(twilio, sender):
     sender.send(f"sms:{ANNA}", "K7QX K1 Průzkum — hraj Řeku")
-    sender.directory.set_prefs(ANNA, ascii=True)
+    sender.directory.set_prefs(ANNA, 86400, ascii=True)
     sender.send(f"sms:{ANNA}", "K7QX K1 Průzkum — hraj Řeku")
     assert twilio.to(ANNA) == ["K7QX K1 Průzkum - hraj Řeku", "K7QX K1 Pruzkum - hraj Reku"]
 

@@ -21,8 +21,10 @@ chat, user, address, lang; bots have no chat). The start is idempotent: a
 retried or interrupted start finds the dealt seats and only finishes what is missing. A sized table (SMS
 ``NEW 4``) starts by itself when a join fills it.
 
-Its keys (`service.store.keys`: ``lobby_table``, ``lobby_place``, ``lobby_opened``) are global, like the player
-index the game's start writes (``player_games``: the games an address plays, `Lobby.games_of`).
+Its keys (`service.store.keys`: ``lobby_table``, ``lobby_place``, ``lobby_opened``, ``lobby_tables_of``) are
+global, like the player index the game's start writes (``player_games``: the games an address plays,
+`Lobby.games_of`). An address may have at most ``max_open_tables`` tables it opened that have not begun (a flood of
+``NEW`` opens three tables, not a thousand); two opens at the same instant may pass that by one.
 """
 
 import functools
@@ -74,7 +76,7 @@ def sms_address(number: str) -> str:
 
 class LobbyError(Exception):
     """A refused change; nothing was stored. ``reason``: unknown, begun, full, already, not_in, not_creator,
-    too_few, place_taken, bad_setting."""
+    too_few, place_taken, bad_setting, too_many (open tables)."""
 
     def __init__(self, reason: str, table: "Table | None" = None):
         super().__init__(reason)
@@ -188,7 +190,10 @@ class Lobby:
         self, creator: Player, lang: str, place: str | None = None, size: int | None = None, deadline: str = "daily"
     ) -> Table:
         """A new table with its creator seated. In a place that has a table whose game is not over: raises
-        LobbyError("place_taken")."""
+        LobbyError("place_taken"); when the creator has too many tables waiting to begin: LobbyError("too_many")."""
+        waiting, done = self._opened_waiting(creator.address)
+        if len(waiting) >= self.ctx.settings.max_open_tables:
+            raise LobbyError("too_many")
         if size is not None:
             size = min(MAX_PLAYERS, max(MIN_PLAYERS, size))
         while True:
@@ -210,7 +215,29 @@ class Lobby:
             if self._open_at(place, table):
                 break
         self.redis.set(keys.lobby_opened(creator.address), table.code, ex=LOBBY_TTL)
+        self._remember_opened(creator.address, table.code, done)
         return table
+
+    def _opened_waiting(self, address: str) -> tuple[list[str], list[str]]:
+        """(codes of the tables ``address`` opened that still wait to begin, codes of those that began or are gone)."""
+        codes = self.redis.zrangebyscore(keys.lobby_tables_of(address), self.ctx.clock(), "+inf")
+        waiting: list[str] = []
+        done: list[str] = []
+        for code in (c.decode() for c in cast(list[bytes], codes)):
+            table = self.get(code)
+            (waiting if table is not None and not table.game else done).append(code)
+        return waiting, done
+
+    def _remember_opened(self, address: str, code: str, done: list[str]) -> None:
+        """Record ``code`` among the tables the address opened; forget those that began, are gone or expired."""
+        key, now = keys.lobby_tables_of(address), self.ctx.clock()
+        pipe = self.redis.pipeline()
+        pipe.zremrangebyscore(key, "-inf", now)
+        if done:
+            pipe.zrem(key, *done)
+        pipe.zadd(key, {code: now + LOBBY_TTL})
+        pipe.expire(key, LOBBY_TTL)
+        pipe.execute()
 
     def _open_at(self, place: str, table: Table) -> bool:
         """Claim ``place`` for ``table`` unless a live table holds it. -> False when the code was taken."""

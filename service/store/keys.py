@@ -23,8 +23,11 @@ Global (not per game):
     artemia:heartbeat           last time the sweeper ran (downtime detection)
     artemia:games:<u>     zset  game -> when it began, for every game a player plays
     artemia:lobby:*, artemia:place:*, artemia:opened:*   the lobby's tables (service.pipeline.lobby)
+    artemia:tables:<address>    zset  the tables an address opened -> when they expire (at most a few open)
     artemia:chat:<c>            the game played in a chat
     artemia:rl:*                send-rate token buckets and the global pause
+    artemia:rl:in:<address>     inbound flood bucket of one sender (service.pipeline.floods); expires when full
+    artemia:rl:in-strangers     the shared bucket of replies to senders who play nothing
 """
 
 import re
@@ -143,12 +146,25 @@ def lobby_opened(address: str) -> str:
     return f"artemia:opened:{address}"
 
 
+def lobby_tables_of(address: str) -> str:
+    """Zset code -> expiry time of the tables an address opened (their count is capped)."""
+    return f"artemia:tables:{address}"
+
+
 def chat_game(chat: str) -> str:
     return f"artemia:chat:{chat}"
 
 
 def rate_chat(chat: str) -> str:
     return f"artemia:rl:chat:{chat}"
+
+
+def inbound_bucket(address: str) -> str:
+    """The inbound flood bucket of a sender (``sms:+<E.164>``, ``tg:<user id>``)."""
+    return f"artemia:rl:in:{address}"
+
+
+INBOUND_STRANGERS = "artemia:rl:in-strangers"
 
 
 # Telegram's global keys (the channel's own state; not per game).

@@ -170,6 +170,44 @@ redis.call('EXPIRE', KEYS[3], 3600)
 return '0'
 """
 
+# KEYS: an inbound bucket (hash tokens, ts, warned)
+# ARGV: now, refill rate (tokens/s), capacity, whether to warn once ("1"/"0")
+# Takes a token: -> "ok"; when empty -> "warn" the first time since the bucket last had a token (if warning),
+# else "drop". The key expires once it would be full again (a sender who stopped costs nothing).
+TAKE_INBOUND_TOKEN = """
+local now, rate, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'warned')
+local tokens = tonumber(b[1]) or cap
+local ts = tonumber(b[2]) or now
+tokens = math.min(cap, tokens + math.max(0, now - ts) * rate)
+local verdict = 'ok'
+local warned = b[3] or '0'
+if tokens >= 1 then
+  tokens = tokens - 1
+  warned = '0'
+elseif ARGV[4] == '1' and warned ~= '1' then
+  verdict = 'warn'
+  warned = '1'
+else
+  verdict = 'drop'
+end
+redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now, 'warned', warned)
+redis.call('EXPIRE', KEYS[1], math.ceil((cap - tokens) / rate) + 1)
+return verdict
+"""
+
+# KEYS: a hash      ARGV: TTL seconds, then field, value pairs
+# Writes the fields and makes the key expire in at least TTL seconds (a longer TTL it has is kept; a key
+# without one gets it).
+HSET_KEEP_LONGER_TTL = """
+local ttl = tonumber(ARGV[1])
+if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+if redis.call('EXISTS', KEYS[1]) == 1 and redis.call('TTL', KEYS[1]) < ttl then
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
+return 1
+"""
+
 # KEYS: slot seqs (hash)      ARGV: "<chat>|<slot>", seq, TTL
 # Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0.
 RAISE_SEQ = """

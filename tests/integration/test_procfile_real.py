@@ -223,6 +223,10 @@ def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
             "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
             "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
             "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
+            # machine-speed players: the inbound flood limits out of the way (tests/test_floods.py tests them)
+            "ARTEMIA_INBOUND_TELEGRAM_BURST": "1000000",
+            "ARTEMIA_INBOUND_SMS_BURST": "1000000",
+            "ARTEMIA_MAX_OPEN_TABLES": "1000000",
             "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
             "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
             "ARTEMIA_LOG_LEVEL": "INFO",

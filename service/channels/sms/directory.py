@@ -5,7 +5,8 @@ the ``MessageSid``s already handled. The games a number plays (and its seats) ar
 A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.chat`` and the outbox) are both
 ``"sms:<E.164>"``. Keys are global, like the pipeline's user indexes:
 
-    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz
+    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz; expires (a short TTL for a number that plays
+                                       nothing, a long one once it joined a table; a longer TTL is never cut)
     artemia:sms:sid:<MessageSid>       an inbound message already handled (SET NX, with a TTL)
 """
 
@@ -13,9 +14,8 @@ from dataclasses import dataclass
 from typing import cast
 
 import redis
-from redis.typing import EncodableT, FieldT
 
-from service.store import keys
+from service.store import keys, lua
 
 CHAT_PREFIX = "sms:"
 
@@ -42,6 +42,7 @@ class Directory:
         self.redis = connection
         self.default_tz = default_tz
         self.dedup_ttl = dedup_ttl
+        self._hset_ttl = connection.register_script(lua.HSET_KEEP_LONGER_TTL)
 
     def prefs(self, number: str) -> Prefs:
         stored = cast(dict[bytes, bytes], self.redis.hgetall(keys.sms_number(number)))
@@ -53,12 +54,14 @@ class Directory:
             tz=raw.get("tz", self.default_tz),
         )
 
-    def set_prefs(self, number: str, **fields: bool | str) -> None:
-        """Change some settings: stopped / ascii (bool), lang / tz (str)."""
-        values: dict[FieldT, EncodableT] = {
-            k: ("1" if v else "0") if isinstance(v, bool) else v for k, v in fields.items()
-        }
-        self.redis.hset(keys.sms_number(number), mapping=values)
+    def set_prefs(self, number: str, ttl: int, **fields: bool | str) -> None:
+        """Change some settings: stopped / ascii (bool), lang / tz (str); they are kept at least ``ttl`` seconds."""
+        values = [x for k, v in fields.items() for x in (k, ("1" if v else "0") if isinstance(v, bool) else v)]
+        self._hset_ttl(keys=[keys.sms_number(number)], args=[ttl, *values])
+
+    def keep(self, number: str, ttl: int) -> None:
+        """Keep the number's settings (if it has any) at least ``ttl`` seconds: it has joined a table."""
+        self._hset_ttl(keys=[keys.sms_number(number)], args=[ttl])
 
     def first_time(self, message_sid: str) -> bool:
         """True the first time a MessageSid is seen (Twilio retries a webhook that failed or timed out)."""

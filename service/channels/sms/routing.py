@@ -27,6 +27,14 @@ game command (`service.commands.parse`) for one of the number's games: the one w
 ("K7QX play 3"; the code alone asks for the current question), else the running game it joined most recently.
 Bad input — an unknown number, garbage, a code of a game the number is not in — gets one helpful reply and
 changes nothing.
+
+Every reply is paid, so (issue 14): each number has an inbound token bucket (`service.pipeline.floods`) — past a
+burst it gets one "slow down" reply, then its texts are neither read nor answered until the bucket refills; a
+number that texted STOP gets no reply at all but to START and HELP (a later STOP is still recorded, silently);
+replies to numbers that play nothing and text something we cannot use share one hourly budget; a number's
+settings expire (soon for a number that plays nothing); text of the sender's is echoed at most `ECHO_MAX`
+characters long (`commands.echo`); HELP names the operator's contact (``ARTEMIA_OPERATOR_CONTACT``) and says
+that message and data rates may apply.
 """
 
 import unicodedata
@@ -37,6 +45,7 @@ from service.channels import plain
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, chat_of
 from service.i18n import N_, translator
+from service.pipeline import floods
 from service.pipeline.lobby import Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
 
@@ -72,6 +81,10 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
         "Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no accents, "
         "LANG CS. STOP ends messages, START resumes."
     ),
+    "contact": N_("Help: {contact}."),
+    "rates": N_("Msg & data rates may apply."),
+    "slow_down": N_("Artemia: too many texts at once. Wait a few minutes; until then your texts are not read."),
+    "too_many": N_("You have too many games waiting to start: GO starts one, LEAVE <code> leaves one."),
     "stopped": N_("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back."),
     "resumed": N_("Artemia: welcome back, your seats are yours again."),
     "no_game": N_("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more."),
@@ -127,21 +140,35 @@ class Router:
     def __init__(self, directory: Directory, games: Games, lobby: Lobby):
         self.directory, self.games, self.lobby = directory, games, lobby
 
-    def handle(self, number: str, text: str, message_id: str | None) -> str:
-        """The reply to one message, prepared for the number's ASCII setting."""
-        answer = self._answer(number, text, message_id)
-        return sms_text.prepare(answer, self.directory.prefs(number).ascii)
+    def handle(self, number: str, text: str, message_id: str | None) -> str | None:
+        """The reply to one message, prepared for the number's ASCII setting; None: no reply at all."""
+        answer = self._admitted(number, text, message_id)
+        return None if answer is None else sms_text.prepare(answer, self.directory.prefs(number).ascii)
 
-    def _answer(self, number: str, text: str, message_id: str | None) -> str:
+    def _admitted(self, number: str, text: str, message_id: str | None) -> str | None:
+        """The carrier keywords and the flood bucket, before anything else is read."""
         words = text.split()
         prefs = self.directory.prefs(number)
-        first = fold(words[0]) if words else ""
-        if len(words) == 1 and first in STOP_WORDS:
-            return self._stop(number, prefs.lang)
-        if len(words) == 1 and first in START_WORDS:
+        keyword = fold(words[0]) if len(words) == 1 else ""
+        admission = floods.admit(self.lobby.ctx, "sms", sms_address(number))
+        if keyword in STOP_WORDS:  # always recorded; confirmed once, and only within the bucket
+            already = prefs.stopped
+            self._stop(number)
+            return reply("stopped", prefs.lang) if admission is floods.Admission.READ and not already else None
+        if prefs.stopped and keyword not in START_WORDS | HELP_WORDS:
+            return None  # opted out: not a word more
+        if admission is floods.Admission.SILENT:
+            return None
+        if admission is floods.Admission.SLOW_DOWN:
+            return reply("slow_down", prefs.lang)
+        if keyword in START_WORDS:
             return self._start(number, prefs.lang)
-        if len(words) == 1 and first in HELP_WORDS:
-            return reply("help", prefs.lang)
+        if keyword in HELP_WORDS:
+            return self._help(prefs.lang)
+        return self._answer(number, words, text, message_id, prefs)
+
+    def _answer(self, number: str, words: list[str], text: str, message_id: str | None, prefs: Prefs) -> str | None:
+        first = fold(words[0]) if words else ""
         if first in CREATURE_WORDS and not (len(words) == 1 or (len(words) == 2 and looks_like_code(words[1]))):
             first = ""  # "bytost 3 a 5": the Creature's hunt, a game command
         for keywords, handler in (
@@ -160,19 +187,23 @@ class Router:
 
     # --- carrier keywords ------------------------------------------------------------------------------------
 
-    def _stop(self, number: str, lang: str) -> str:
-        self.directory.set_prefs(number, stopped=True)
+    def _stop(self, number: str) -> None:
+        self.directory.set_prefs(number, self._prefs_ttl(number), stopped=True)
         for game_id, seat in self.lobby.games_of(sms_address(number)):
             table = self.games.table(game_id)
             if table and not table.over:
                 self.games.hand_to_bot(game_id, seat, True)
-        return reply("stopped", lang)
 
     def _start(self, number: str, lang: str) -> str:
-        self.directory.set_prefs(number, stopped=False)
+        self.directory.set_prefs(number, self._prefs_ttl(number), stopped=False)
         for game_id, seat in self.lobby.games_of(sms_address(number)):
             self.games.hand_to_bot(game_id, seat, False)
         return reply("resumed", lang)
+
+    def _help(self, lang: str) -> str:
+        contact = self.lobby.ctx.settings.operator_contact
+        said = [reply("help", lang)] + ([reply("contact", lang, contact=contact)] if contact else [])
+        return " ".join(said + [reply("rates", lang)])
 
     # --- the lobby -------------------------------------------------------------------------------------------
 
@@ -180,24 +211,32 @@ class Router:
         size = next((int(a) for a in args if a.isdigit()), None)
         deadline = next((DEADLINES[fold(a)] for a in args if fold(a) in DEADLINES), "daily")
         name = [a for a in args if not a.isdigit() and fold(a) not in DEADLINES]
-        table = self.lobby.open(self._player(number, prefs.lang, name), prefs.lang, size=size, deadline=deadline)
+        try:
+            table = self.lobby.open(self._player(number, prefs.lang, name), prefs.lang, size=size, deadline=deadline)
+        except LobbyError as exc:
+            return reply(exc.reason, prefs.lang)
+        self.directory.keep(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds)
         sized = reply("size", prefs.lang, size=table.size) if table.size else ""
         return reply("opened", prefs.lang, code=table.code, size=sized)
 
-    def _join(self, number: str, args: list[str], prefs: Prefs) -> str:
+    def _join(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         if not args:
             return reply("join_usage", prefs.lang)
-        code = args[0].upper()
+        code = commands.echo(args[0].upper())
         try:
             table, started = self.lobby.join(code, self._player(number, prefs.lang, args[1:]))
         except LobbyError as exc:
+            stranger = exc.reason == "unknown" and not self._plays(number)
+            if stranger and not floods.stranger_reply_allowed(self.lobby.ctx):
+                return None
             return reply(exc.reason, prefs.lang, code=code)
+        self.directory.keep(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds)
         if started:
             return self._seated(number, started.table, prefs.lang)
         return reply("joined", prefs.lang, code=table.code, n=len(table.players), size=table.capacity)
 
     def _go(self, number: str, args: list[str], prefs: Prefs) -> str:
-        code = args[0].upper() if args else self.lobby.last_opened(sms_address(number))
+        code = commands.echo(args[0].upper()) if args else self.lobby.last_opened(sms_address(number))
         if not code:
             return reply("no_lobby", prefs.lang)
         try:
@@ -216,7 +255,7 @@ class Router:
         self, number: str, args: list[str], prefs: Prefs, act: Callable[[str, str], object], done: str
     ) -> str:
         """Do ``act`` at the table named (or the one the number opened last, if it has not begun)."""
-        code = args[0].upper() if args else self._waiting_table(number)
+        code = commands.echo(args[0].upper()) if args else self._waiting_table(number)
         if not code:
             return reply("no_lobby", prefs.lang)
         try:
@@ -256,15 +295,28 @@ class Router:
 
     # --- settings --------------------------------------------------------------------------------------------
 
-    def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str:
+    def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         on = not args or fold(args[0]) in ("ON", "YES", "ANO", "1")
-        self.directory.set_prefs(number, ascii=on)
-        return reply("ascii" if on else "accents", prefs.lang)
+        return self._set(number, "ascii" if on else "accents", prefs.lang, {"ascii": on})
 
-    def _lang(self, number: str, args: list[str], prefs: Prefs) -> str:
+    def _lang(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         lang = "cs" if args and fold(args[0]) in ("CS", "CZ", "CESKY", "CESTINA") else "en"
-        self.directory.set_prefs(number, lang=lang)
-        return reply("lang", lang)
+        return self._set(number, "lang", lang, {"lang": lang})
+
+    def _set(self, number: str, said: str, lang: str, prefs: dict[str, bool | str]) -> str | None:
+        """Change settings of the number. A number that plays nothing keeps them a short time, and its "OK" comes
+        out of the strangers' budget of replies."""
+        plays = self._plays(number)
+        self.directory.set_prefs(number, self._prefs_ttl(number), **prefs)
+        return reply(said, lang) if plays or floods.stranger_reply_allowed(self.lobby.ctx) else None
+
+    def _plays(self, number: str) -> bool:
+        """Whether the number plays a game or opened a table (else its settings are kept only a short time)."""
+        return bool(self.lobby.games_of(sms_address(number)) or self.lobby.last_opened(sms_address(number)))
+
+    def _prefs_ttl(self, number: str) -> int:
+        settings = self.lobby.ctx.settings
+        return settings.sms_prefs_ttl_seconds if self._plays(number) else settings.sms_stranger_ttl_seconds
 
     @staticmethod
     def _player(number: str, lang: str, name: Sequence[str] = ()) -> Player:
@@ -273,11 +325,13 @@ class Router:
 
     # --- game commands ---------------------------------------------------------------------------------------
 
-    def _game_command(self, number: str, words: list[str], text: str, message_id: str | None, prefs: Prefs) -> str:
+    def _game_command(
+        self, number: str, words: list[str], text: str, message_id: str | None, prefs: Prefs
+    ) -> str | None:
         lang = prefs.lang
         games = self.lobby.games_of(sms_address(number))
         if not games:
-            return reply("no_game", lang)
+            return reply("no_game", lang) if floods.stranger_reply_allowed(self.lobby.ctx) else None
         if words and looks_like_code(words[0]):
             code = words[0].upper()
             if code not in dict(games):

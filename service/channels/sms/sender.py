@@ -67,7 +67,7 @@ class TwilioSender:
             raise TransientSendError(f"Twilio {status}")
         code = _error_code(response)
         if code == UNSUBSCRIBED:
-            self.directory.set_prefs(number, stopped=True)
+            self.directory.set_prefs(number, self.settings.sms_prefs_ttl_seconds, stopped=True)
         raise PermanentSendError(f"Twilio {status} error {code}")
 
 

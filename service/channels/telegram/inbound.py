@@ -14,7 +14,8 @@ In a group (one table per group, or per forum topic): /newgame, /join, /leave, /
 /join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
 player is asked in several games) and the decision buttons. Bad input — a stranger's
 button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
-nothing.
+nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages, group commands and
+button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
 """
 
 from service import commands, i18n
@@ -25,7 +26,7 @@ from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
 from service.game import Game
 from service.game.cards import CARDS
-from service.pipeline import cancelling, ingest, news, screens
+from service.pipeline import cancelling, floods, ingest, news, screens
 from service.pipeline.context import Context
 from service.pipeline.lobby import Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
 
@@ -74,9 +75,24 @@ def answer_query(query: CallbackQuery, text: str | None = None) -> dict:
     return body
 
 
+def _flooded(env: Env, user, lang: str) -> tuple[bool, str | None]:
+    """(whether the user's update is over the bucket, the answer then: the "slow down" text once, else None)."""
+    admission = floods.admit(env.ctx, "telegram", telegram_address(user.id))
+    if admission is floods.Admission.READ:
+        return False, None
+    if admission is floods.Admission.SILENT:
+        return True, None
+    return True, _t(lang, "Too many messages at once: wait a minute. Until then I do not read them.")
+
+
 def handle(update: Update, env: Env) -> dict | None:
     if update.callback_query:
-        return on_button(update.callback_query, env)
+        query = update.callback_query
+        lang = i18n.choose(env.tables.lang(query.sender.id), None, query.sender.language_code)
+        flooded, said = _flooded(env, query.sender, lang)
+        if flooded:
+            return answer_query(query, said) if said else None
+        return on_button(query, env)
     if update.my_chat_member and update.my_chat_member.chat.type == "private":
         env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
         return None
@@ -90,6 +106,10 @@ def handle(update: Update, env: Env) -> dict | None:
     command, args = _command(message.text, env.bot_username)
     private = message.chat.type == "private"
     lang = _lang(env, message, private)
+    if private or command is not None:
+        flooded, said = _flooded(env, message.sender, lang)
+        if flooded:
+            return reply(message, said) if said else None
     try:
         if private:
             return on_private(message, command, args, lang, env)
@@ -160,6 +180,7 @@ def refusal(reason: str, lang: str) -> str:
         "not_creator": _("Only the player who opened this game may do that."),
         "too_few": _("A game needs 2 to 7 players."),
         "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
+        "too_many": _("You have too many games waiting to begin: /begin or /cancel one first."),
         "bad_setting": _(
             "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · secrecy strict|fast · "
             "lang cs|en · tz <Area/City>|default (e.g. tz Europe/London)"

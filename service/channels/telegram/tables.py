@@ -3,9 +3,11 @@ choices, the webhook's update dedup, and who blocked the bot. The tables themsel
 forum topic, the join code, the players — are `service.pipeline.lobby`'s, shared with the SMS channel; `place_of` names
 a table's Telegram place. Keys (all under ``tg:``, global like the user indexes):
 
-    tg:lang:<user>        a user's own language choice
+    tg:lang:<user>        a user's own language choice (forgotten `KEEP_SECONDS` after it was last set)
     tg:upd:<update id>    a webhook update already handled (dedup, a little over Telegram's 24 h retention)
-    tg:blocked:<user>     the user blocked the bot
+    tg:blocked:<user>     the user blocked the bot (forgotten after `KEEP_SECONDS`: a send then finds out again)
+
+Every key expires: anyone may write to the bot, and what a stranger leaves must not stay for ever.
 """
 
 from typing import cast
@@ -13,6 +15,8 @@ from typing import cast
 import redis
 
 from service.store import keys
+
+KEEP_SECONDS = 400 * 86400
 
 
 def place_of(chat_id: int, topic: int | None) -> str:
@@ -26,7 +30,7 @@ class Tables:
         self.dedup_ttl = dedup_ttl
 
     def set_lang(self, user: int, lang: str) -> None:
-        self.redis.set(keys.telegram_lang(str(user)), lang)
+        self.redis.set(keys.telegram_lang(str(user)), lang, ex=KEEP_SECONDS)
 
     def lang(self, user: int) -> str | None:
         raw = cast(bytes | None, self.redis.get(keys.telegram_lang(str(user))))
@@ -41,6 +45,6 @@ class Tables:
 
     def set_blocked(self, user: int, blocked: bool) -> None:
         if blocked:
-            self.redis.set(keys.telegram_blocked(str(user)), 1)
+            self.redis.set(keys.telegram_blocked(str(user)), 1, ex=KEEP_SECONDS)
         else:
             self.redis.delete(keys.telegram_blocked(str(user)))
