@@ -15,7 +15,9 @@ Scenarios (counts at ``--scale 1``; every one starts from an empty database):
     telegram_user  1,000 private messages ("hello") from one Telegram user
 
 Per scenario: the requests, the replies that would be paid (a TwiML ``<Message>``, a Telegram ``sendMessage``), the
-SMS segments of those replies, the open tables, Redis's ``used_memory`` growth, the keys and the keys without a TTL.
+SMS segments of those replies, the open tables, the bytes the keys take (``MEMORY USAGE`` summed over every key),
+the keys and the keys without a TTL — at the end of the scenario, and once more after ``--later`` seconds (what is
+left when the short-lived keys, such as a stranger's flood bucket, have expired).
 Needs a redis-server: ``ARTEMIA_TEST_REDIS_URL`` (``tools/with-redis.sh``), else ``REDIS_URL``; its database 11 is
 flushed. The same script runs against older code (``cd <checkout> && python -m bench.floods``): it uses only the
 app's public entry points.
@@ -145,13 +147,11 @@ SCENARIOS = [one_number, new_tables, unknown, lang_cs, long_join, after_stop, te
 
 def measure(connection: redis.Redis, scenario, scale: float) -> dict:
     connection.flushdb()
-    before = connection.info("memory")["used_memory"]
     flood = Flood(connection)
     started = time.perf_counter()
     scenario(flood, scale)
     seconds = time.perf_counter() - started
-    names = list(connection.scan_iter(count=1000))
-    no_ttl = sum(1 for name in names if connection.ttl(name) == -1)
+    names, used, no_ttl = stored(connection)
     tables = sum(1 for name in names if name.startswith(b"artemia:lobby:"))
     return {
         "scenario": scenario.__name__,
@@ -160,11 +160,23 @@ def measure(connection: redis.Redis, scenario, scale: float) -> dict:
         "segments": flood.segments,
         "longest_reply": flood.longest,
         "open_tables": tables,
-        "redis_bytes": connection.info("memory")["used_memory"] - before,
+        "redis_bytes": used,
         "keys": len(names),
         "keys_without_ttl": no_ttl,
         "seconds": round(seconds, 1),
     }
+
+
+def stored(connection: redis.Redis) -> tuple[list[bytes], int, int]:
+    """(every key, the bytes they take, how many have no TTL)."""
+    names = list(connection.scan_iter(count=1000))
+    pipe = connection.pipeline(transaction=False)
+    for name in names:
+        pipe.memory_usage(name, samples=0)
+        pipe.ttl(name)
+    answers = pipe.execute()
+    sizes, ttls = answers[0::2], answers[1::2]
+    return names, sum(size or 0 for size in sizes), sum(1 for ttl in ttls if ttl == -1)
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -172,19 +184,27 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     parser = argparse.ArgumentParser(prog="python -m bench.floods", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every count (default 1)")
+    parser.add_argument("--later", type=float, default=35.0, help="seconds before the second look (default 35)")
     parser.add_argument("--json", help="also write the figures to this file")
     args = parser.parse_args(argv)
     base = os.environ.get("ARTEMIA_TEST_REDIS_URL") or os.environ.get("REDIS_URL")
     if not base:
         raise SystemExit("no Redis: run through tools/with-redis.sh or set REDIS_URL")
     connection = redis.Redis.from_url(base.rsplit("/", 1)[0] + "/11")
-    rows = [measure(connection, scenario, args.scale) for scenario in SCENARIOS]
+    rows = []
+    for scenario in SCENARIOS:
+        row = measure(connection, scenario, args.scale)
+        if scenario in (unknown, lang_cs):
+            time.sleep(args.later)
+            names, row["redis_bytes_later"], _ = stored(connection)
+            row["keys_later"] = len(names)
+        rows.append(row)
     connection.flushdb()
     header = ["scenario", "requests", "paid_replies", "segments", "longest_reply", "open_tables", "redis_bytes"]
-    header += ["keys", "keys_without_ttl", "seconds"]
+    header += ["keys", "keys_without_ttl", "redis_bytes_later", "keys_later", "seconds"]
     print(" ".join(f"{h:>16}" for h in header))
     for row in rows:
-        print(" ".join(f"{row[h]!s:>16}" for h in header))
+        print(" ".join(f"{row.get(h, '')!s:>16}" for h in header))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return rows
