@@ -297,13 +297,13 @@ class Router:
 
     def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         on = not args or fold(args[0]) in ("ON", "YES", "ANO", "1")
-        return self._set(number, "ascii" if on else "accents", prefs.lang, {"ascii": on})
+        return self._set_prefs(number, "ascii" if on else "accents", prefs.lang, {"ascii": on})
 
     def _lang(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         lang = "cs" if args and fold(args[0]) in ("CS", "CZ", "CESKY", "CESTINA") else "en"
-        return self._set(number, "lang", lang, {"lang": lang})
+        return self._set_prefs(number, "lang", lang, {"lang": lang})
 
-    def _set(self, number: str, said: str, lang: str, prefs: dict[str, bool | str]) -> str | None:
+    def _set_prefs(self, number: str, said: str, lang: str, prefs: dict[str, bool | str]) -> str | None:
         """Change settings of the number. A number that plays nothing keeps them a short time, and its "OK" comes
         out of the strangers' budget of replies."""
         plays = self._plays(number)
