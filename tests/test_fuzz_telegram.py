@@ -265,8 +265,9 @@ class World:
         if roll < 0.65:
             return ui.Choice("nosuchgame", 1, 0).data(), True
         legal = game.legal_actions(seat) if seat is not None and not game.is_over else []
+        # past the legal actions (999 is not: it is the "no cards this turn" button)
         first = (
-            rng.choice([len(legal), len(legal) + 3, 999]) if rng.random() < 0.5 else rng.randrange(max(1, len(legal)))
+            rng.choice([len(legal), len(legal) + 3, 990]) if rng.random() < 0.5 else rng.randrange(max(1, len(legal)))
         )
         chosen = (first,) + tuple(rng.randrange(200) for _ in range(rng.randint(0, 3)))
         menu = tuple(rng.randrange(50) for _ in range(rng.randint(0, 2)))

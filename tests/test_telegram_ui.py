@@ -217,7 +217,7 @@ def test_no_cards_this_turn_is_one_tap_that_answers_every_card_question_of_the_t
     assert (
         game.window["kind"] == "explore" and 0 in game.waiting_for() and game.legal_actions(0)[-1] == {"type": "pass"}
     )
-    screen = ui.decision(game, 0, ui.Choice("G1", game.window["id"]), DEADLINE, "cs", NAMES)
+    screen = ui.decision(game, 0, ui.Choice("G1", game.window["id"], 0), DEADLINE, "cs", NAMES)
     no_cards = [b for row in screen.keyboard for b in row if b["text"].startswith("🚫")]
     assert len(no_cards) == 1 and "karty" in no_cards[0]["text"]
     stage = ui.follow(game, 0, ui.decode(no_cards[0]["data"]))
@@ -236,4 +236,4 @@ def test_no_cards_this_turn_is_one_tap_that_answers_every_card_question_of_the_t
 def test_the_no_cards_button_is_refused_where_pass_is_not_an_answer():
     game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
     with pytest.raises(ui.BadCallback):
-        ui.follow(game, 1, ui.Choice("G1", game.window["id"], (ui.NO_CARDS,)))
+        ui.follow(game, 1, ui.Choice("G1", game.window["id"], 1, (ui.NO_CARDS,)))
