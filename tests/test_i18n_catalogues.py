@@ -1,11 +1,12 @@
 """Catalogues and the choice of language."""
 
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from service import i18n
+from service import cardtexts, i18n
 from service.i18n import compile as catalogues
 
 
@@ -48,3 +49,23 @@ def test_compiled_catalogues_are_up_to_date(tmp_path):
     result = subprocess.run([sys.executable, "-m", "service.i18n.compile"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert before == {lang: catalogues.po_path(lang).with_suffix(".mo").read_bytes() for lang in i18n.LANGS}
+
+
+@pytest.mark.skipif(shutil.which("msgfmt") is None, reason="GNU gettext's msgfmt is not installed")
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_catalogues_pass_msgfmt_check_with_no_fuzzy_entry(lang):
+    path = catalogues.po_path(lang)
+    result = subprocess.run(["msgfmt", "--check", "-o", "/dev/null", str(path)], capture_output=True, text=True)
+    assert result.returncode == 0 and not result.stderr.strip(), result.stderr
+    with path.open("rb") as f:
+        assert not [m.id for m in catalogues.read_po(f, locale=lang) if m.fuzzy and m.id]
+
+
+def test_every_card_has_its_text_in_both_languages():
+    from service.game.cards import CARDS
+
+    assert set(cardtexts.CS) == set(CARDS)
+    for card in CARDS:
+        english, czech = cardtexts.text(card, "en"), cardtexts.text(card, "cs")
+        assert english == CARDS[card]["effect"] and czech and czech != english, card
+    assert cardtexts.text(3, "cs") == cardtexts.text("river", "cs")  # a place by number or by id

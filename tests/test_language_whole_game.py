@@ -29,6 +29,7 @@ from service import cardnames, commands
 from service.game import Game
 from service.game.bots import choose
 from service.i18n import compile as catalogues
+from service.pipeline import upkeep
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
 SMS_A, SMS_B = "+420601000021", "+420601000022"
@@ -148,6 +149,37 @@ ENGLISH_WORDS = {
     "is",
     "help",
     "send",
+    "daily",
+    "fast",
+    "live",
+    "seconds",
+    "minutes",
+    "hours",
+    "time",
+    "ran",
+    "out",
+    "played",
+    "deadline",
+    "deadlines",
+    "missed",
+    "row",
+    "again",
+    "cancelled",
+    "return",
+    "draw",
+    "pile",
+    "instead",
+    "adjacent",
+    "hunt",
+    "phase",
+    "each",
+    "every",
+    "sets",
+    "happened",
+    "language",
+    "expert",
+    "variant",
+    "zone",
 }
 CZECH_WORDS = {
     "jsi",
@@ -192,9 +224,20 @@ CZECH_WORDS = {
     "neplati",
     "volba",
     "zacina",
+    "denne",
+    "rychle",
+    "sekund",
+    "minut",
+    "hodin",
+    "kazdy",
+    "karty",
+    "karta",
+    "odkladaciho",
+    "balicku",
 }
 _LETTERS = re.compile(r"[^\W\d_]+")
-_NOT_WORDS = re.compile(r"https?://\S+|/\w+(?:@\w+)?|@\w+|d:\S+")  # links, /commands, mentions, button data
+# links, the settings' command syntax (keywords of both languages), /commands, mentions, button data
+_NOT_WORDS = re.compile(r"https?://\S+|/settings .*|/\w+(?:@\w+)?|@\w+|d:\S+")
 _DIACRITICS = re.compile(r"[áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽ]")
 _PLACEHOLDER = re.compile(r"\{[^}]*\}")
 # The short forms of each language (SMS, typed commands): the turn after the game's code, a seat, the deadline.
@@ -361,6 +404,12 @@ class Table:
         self.sms(SMS_B, ("PRIPOJ" if cs else "JOIN") + f" {self.code} Beda")
         self.sms(SMS_A, "NAPOVEDA" if cs else "HELP")
         self.tg(TG_B, "/help", chat=GROUP)
+        self.tg(TG_B, "/settings", chat=GROUP)  # the settings and the deadline presets, worded
+        self.tg(TG_A, "/settings deadline fast", chat=GROUP)
+        self.tg(TG_A, "/settings deadline daily", chat=GROUP)
+        self.tg(TG_B, "/rules", chat=GROUP)
+        self.tg(TG_B, "/rules river", chat=GROUP)  # a card's text in the table's language
+        self.tg(TG_A, "/rules clone")
         self.tg(TG_A, "/begin", chat=GROUP)
         assert self.store().load(self.code) is not None
         world.pump()
@@ -414,15 +463,31 @@ class Table:
             self.world.pump()  # the next screen is an edit by a job
         return False
 
+    def time_out(self, window: int) -> None:
+        """The window's reminder, then its deadline passes: the missing seats are played for."""
+        world, ctx = self.world, self.world.ctx
+        assert upkeep.remind(ctx, self.code, window, 0)
+        world.pump()
+        world.clock.advance(self.store().load(self.code).deadline - ctx.clock() + 1)
+        ctx.store.heartbeat(ctx.clock())
+        assert upkeep.fire_deadline(ctx, self.code, window) == "resolved"
+        world.pump()
+
     def play(self) -> None:
         """Everyone answers every window to the end: SMS by text, Telegram by typing or by the buttons; the first
-        windows also bring an incomplete answer, a command not understood, the help and the status."""
+        windows also bring an incomplete answer, a command not understood, the help and the status. One Telegram
+        player sleeps through three questions from the third window on (a reminder each, then the deadline plays
+        for them, then a bot takes the seat over) and then takes it back."""
         sms, tg = self.seats()
-        windows, oddities = 0, set()
+        sleeper = next(seat for seat, user in tg.items() if user == TG_B)
+        windows, oddities, missed = 0, set(), 0
+        bot_after = self.world.ctx.settings.autoplay_bot_after
         while self.store().load(self.code).status != "over":
             store = self.store()
             window = store.load(self.code).window
             for seat in sorted(store.expected(self.code) - set(store.answers(self.code))):
+                if seat == sleeper and windows >= 2 and missed < bot_after:
+                    continue
                 game = self.game()
                 self.oddities(game, seat, sms, tg, oddities)
                 actions = self.full_answer(game, seat)
@@ -434,12 +499,19 @@ class Table:
                 else:
                     self.tg(tg[seat], text)
             self.world.pump()
+            snap = self.store().load(self.code)
+            if snap.status == "collecting" and snap.window == window and sleeper in self.store().expected(self.code):
+                self.time_out(window)
+                missed += 1
+                if missed == bot_after:
+                    self.back(TG_B)
             if windows == 1:  # a button of the first window, pressed after it closed
                 for seat, user in tg.items():
                     self.world.telegram.press(user, f"d:{self.code}:1:{seat}::")
             windows += 1
             assert windows < 400
         assert {"incomplete_sms", "incomplete_tg"} <= oddities, oddities
+        assert missed == bot_after
         for number in sms.values():
             self.sms(number, "hraj 1" if self.lang == "cs" else "play 1")
         for user in tg.values():
@@ -462,6 +534,10 @@ class Table:
             for text in ("blablabla", "?", "stav" if self.lang == "cs" else "status"):
                 reply = self.sms(sms[seat], text) if seat in sms else self.tg(tg[seat], text)
                 assert reply, text
+
+    def back(self, user: int) -> None:
+        """A player whose seat a bot plays takes it back."""
+        self.tg(user, "/start")
 
     # --- what the players got
 

@@ -125,7 +125,11 @@ def test_lobby_with_deep_link_and_a_repeated_update(chat, env):
     assert lobby["reply_markup"]["inline_keyboard"] == [
         [{"text": "Join", "url": f"https://t.me/artemia_bot?start=j{table.code}"}]
     ]
-    assert f"Join code: {table.code}" in lobby["text"] and f"JOIN {table.code}" in lobby["text"]
+    assert f"Join code: {table.code}" in lobby["text"]
+    assert "SMS" not in lobby["text"]  # no SMS number configured: no SMS join line
+    assert "Deadline: daily: one step a day, at your own pace (24 h per step)" in lobby["text"]
+    env.sms_number = "+15005550006"
+    assert f"By SMS: text JOIN {table.code} to +15005550006." in chat.say(0, "/status")["text"]
     update = {
         "update_id": 999,
         "message": {"message_id": 9, "date": 1, "chat": GROUP, "from": USERS[1], "text": "/join"},
@@ -268,16 +272,18 @@ def test_rules_and_unknown_commands(chat):
     assert chat.say(0, "/join@other_bot") is None
 
 
-def test_help_and_the_lobby_in_czech(chat):
+def test_help_and_the_lobby_in_czech(chat, env):
     czech = {**USERS[0], "language_code": "cs"}
     response = chat.post(
         {"update_id": 5000, "message": {"message_id": 1, "date": 1, "chat": private(0), "from": czech, "text": "/help"}}
     )
     help_text = response.json()["text"]
     assert help_text.startswith("Nejsme tu sami po zprávách.") and "/join <kód>" in help_text
+    env.sms_number = "+15005550006"
     chat.say(0, "/newgame")
     lobby = chat.say(0, "/settings lang cs")["text"]
     assert "Kód hry: " in lobby and "Přes SMS: pošli PRIPOJ " in lobby
+    assert "Lhůta: denně: jeden krok za den, každý svým tempem (24 h na každý krok)" in lobby
     assert (
         "Použití: /join <kód>"
         in chat.post(

@@ -18,6 +18,7 @@ from service.i18n import DOMAIN, LANGS, LOCALE_DIR
 
 SOURCES = Path(__file__).resolve().parents[1]
 KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_t": (2,), "N_": None}  # _t(lang, text)
+TRANSLATOR = "Artemia developers <artemia@localhost>"  # the header msgfmt --check wants filled in
 CHECKED = ("cs",)  # languages whose every message must be translated (English msgids are the English text)
 
 
@@ -45,6 +46,8 @@ def update(template: Catalog) -> None:
         catalog.update(template, no_fuzzy_matching=True)
         catalog.obsolete.clear()
         catalog.fuzzy = False
+        catalog.revision_date = template.creation_date
+        catalog.last_translator = TRANSLATOR
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as f:
             write_po(f, catalog, width=116, omit_header=False, include_lineno=False)

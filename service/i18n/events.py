@@ -131,13 +131,27 @@ def game_over(view: dict, names: dict[int, str], lang: str) -> str:
     )
 
 
+def duration(seconds: float, lang: str) -> str:
+    """A length of time with its units, largest first: "45 s", "10 min", "1 h 30 min", "24 h"."""
+    _ = translator(lang).gettext
+    total = max(0, round(seconds))
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [
+        _("{n} h").format(n=hours) if hours else "",
+        _("{n} min").format(n=minutes) if minutes else "",
+        _("{n} s").format(n=secs) if secs or not total else "",
+    ]
+    return " ".join(part for part in parts if part)
+
+
 def notice_text(notice: dict, names: dict[int, str], lang: str, bot_username: str = "") -> str:
     """A structured notice of the pipeline (``{"type": "_notice", "kind": ...}``) in ``lang``."""
     _ = translator(lang).gettext
     kind = notice["kind"]
     if kind == "start":
-        return _("A game of Not Alone begins: {n} players, {seconds} s per step.").format(
-            n=notice["players"], seconds=notice["seconds"]
+        return _("A game of Not Alone begins: {n} players, {time} to answer each step.").format(
+            n=notice["players"], time=duration(notice["seconds"], lang)
         )
     who = seat_name(names, notice["seat"], lang)
     if kind == "bot":

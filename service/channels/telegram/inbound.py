@@ -18,14 +18,17 @@ nothing. Each user has an inbound token bucket (`service.pipeline.floods`: priva
 button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
 """
 
-from service import commands, i18n
+from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
 from service.channels import plain
 from service.channels.telegram import ui
 from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
+from service.config import DEADLINE_PRESETS, deadline_seconds
 from service.game import Game
 from service.game.cards import CARDS
+from service.i18n import N_
+from service.i18n.events import duration
 from service.pipeline import cancelling, floods, ingest, news, screens
 from service.pipeline.context import Context
 from service.pipeline.lobby import Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
@@ -214,21 +217,35 @@ def join_link(env: Env, table: Table) -> str:
     return f"https://t.me/{env.bot_username}?start=j{table.code}"
 
 
+# what each deadline preset is for (its name is the /settings keyword; its length is `DEADLINE_PRESETS`)
+PRESET_MEANING = {
+    "live": N_("live: everyone plays now, together"),
+    "fast": N_("fast: a game in an evening"),
+    "daily": N_("daily: one step a day, at your own pace"),
+}
+
+
+def deadline_text(deadline: str, lang: str, minimum: int = 0) -> str:
+    """The table's deadline with its units and what it means: "daily: one step a day… (24 h per step)"."""
+    _ = i18n.translator(lang).gettext
+    per_step = _("{time} per step").format(time=duration(deadline_seconds(deadline, minimum), lang))
+    if deadline in DEADLINE_PRESETS:
+        return f"{_(PRESET_MEANING[deadline])} ({per_step})"
+    return per_step
+
+
 def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
     _ = i18n.translator(lang).gettext
     names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
-    sms = (_("By SMS: text JOIN {code} to {number}.") if sms_number else _("By SMS: text JOIN {code}.")).format(
-        code=table.code, number=sms_number
-    )
+    join = _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code)
+    if sms_number:  # the SMS line only where SMS is configured
+        join += " " + _("By SMS: text JOIN {code} to {number}.").format(code=table.code, number=sms_number)
     return "\n".join(
         [
             _("A game of Not Alone is open here."),
             _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
-            _(
-                "Deadline per step: {deadline} · Expert variant: {expert} · Secrecy: {secrecy} · Language: {lang} · "
-                "Time zone: {tz}"
-            ).format(
-                deadline=table.deadline,
+            _("Deadline: {deadline}").format(deadline=deadline_text(table.deadline, lang)),
+            _("Expert variant: {expert} · Secrecy: {secrecy} · Language: {lang} · Time zone: {tz}").format(
                 expert=_("yes") if table.expert else _("no"),
                 secrecy=_(plain.SECRECY_WORDS[table.secrecy]),
                 lang=table.lang,
@@ -238,7 +255,7 @@ def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
                 "Press Join (it opens a private chat with me, where your secret choices happen). "
                 "The creator starts with /begin."
             ),
-            _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code) + " " + sms,
+            join,
         ]
     )
 
@@ -387,10 +404,10 @@ def cmd_rules(message, args, lang, env):
     for card_id, card in CARDS.items():
         key = card["number"] if card["kind"] == "place" else card_id
         if wanted in spellings(key):
-            title = name(key, lang) if lang == "en" else f"{name(key, lang)} ({name(key, 'en')})"
+            title = name(key, lang)
             if card.get("phase"):
                 title += " · " + _t(lang, "phase {n}").format(n=card["phase"])
-            return reply(message, f"{title}\n{card['effect']}")
+            return reply(message, f"{title}\n{cardtexts.text(key, lang)}")
     raise Refused(_t(lang, "I know no card of that name."))
 
 
