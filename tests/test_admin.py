@@ -108,8 +108,12 @@ def test_a_player_cancelling_tells_the_sms_players_by_name_and_the_group_by_its_
     run_jobs(ctx)
     assert cancelling.cancel(ctx, "adm3", by="Anna", told_already="-100777") == "cancelled"
     batch = [ctx.store.message("adm3", "cancel", i) for i in range(ctx.store.batch_size("adm3", "cancel"))]
-    assert [(m["chat"], m["text"]) for m in batch] == [
+    assert [(m["chat"], m["text"]) for m in batch if not m.get("slot")] == [
         ("sms:+420600000003", "Anna zrušil(a) tuto hru Nejsme tu sami. Díky za hru.")
+    ]
+    # the group's living status message no longer waits for anyone: it says the game was cancelled
+    assert [(m["chat"], m["slot"], m["text"]) for m in batch if m.get("slot")] == [
+        ("-100777", "adm3:s0", "🚫 Anna cancelled this game of Not Alone. Thank you for playing.")
     ]
     assert cancelling.cancel(ctx, "adm3", by="Anna") == "over"
     with pytest.raises(cancelling.NoSuchGame):

@@ -189,12 +189,31 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
     assert "✅ Anna · ⏳ Petr · ⏳ Eva" in text
     assert "Answer by" in text and "UTC" in text
     assert "Rescue counter: " in text and "Marker counter on the Beach: no." in text
-    assert "Artemia spaces (side 1): 1, 2, 3, 4, 5, 6." in text  # distances on the Rescue track, not places
+    # the track drawn: 🔵 at 15 spaces from the star, the Artemia symbols of side 1 on the 6 nearest, 🔴 at 9
+    assert "🔵········ⒶⒶⒶⒶⒶⒶ⭐········🔴" in text.splitlines()
+    assert "🔵 Rescue counter: 15 spaces to ⭐ · 🔴 Assimilation counter: 9 spaces to ⭐" in text
+    assert "Ⓐ: an Artemia symbol; while 🔵 stands on one, the Creature also places the Artemia token." in text
     side_two = new_game({"players": 4, "seed": 3, "side": 2, "expert": False}).public_view()
-    assert "Artemia spaces (side 2): 1, 3, 5, 7, 9, 11." in ui.status(side_two, NAMES, [1, 2, 3], set(), DEADLINE, "en")
+    two = ui.status({**side_two, "rescue": 5}, NAMES, [1, 2, 3], set(), DEADLINE, "en")
+    assert "🔵·Ⓐ·Ⓐ⭐········🔴" in two.splitlines() and "🔵 stands on one now." in two
+    assert "Artemia spaces" not in two  # no bare list of numbers
     czech = ui.status(view, NAMES, [1, 2, 3], {1}, DEADLINE, "cs")
     assert "Odpověz do" in czech and "Pláž" in czech
     assert "SEČ" in czech or "SELČ" in czech
+    assert "Ukazatel záchrany: do ⭐ zbývá políček: 15" in czech
+
+
+def test_times_of_a_short_step_show_the_seconds():
+    moment = 1_900_000_015.0
+    assert ui.when(moment, "en", "UTC") == "Sun 17 Mar, 17:46 UTC"
+    assert ui.when(moment, "en", "UTC", precise=True) == "Sun 17 Mar, 17:46:55 UTC"
+    assert ui.clock_of({"deadline_seconds": 30}) == {"tz": None, "precise": True}
+    assert ui.clock_of({"deadline_seconds": 600, "tz": "Europe/London"}) == {"tz": "Europe/London", "precise": False}
+    game = new_game({"players": 3, "seed": 3, "side": 1, "expert": False})
+    screen = ui.decision(
+        game, 1, ui.Choice("G", game.window["id"]), moment, "en", **ui.clock_of({"deadline_seconds": 30})
+    )
+    assert "Answer by Sun 17 Mar, 17:46:55 UTC." in screen.text.splitlines()
 
 
 def test_reveal_and_game_end_texts():

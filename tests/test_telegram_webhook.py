@@ -244,7 +244,14 @@ def test_cancel_by_the_creator_ends_a_running_game_for_everyone(chat, env):
     assert chat.say(0, "/cancel")["text"] == "The game is cancelled. /newgame opens a new one."
     assert env.ctx.store.load(game_id).status == "over" and env.ctx.store.expected(game_id) == set()
     assert game_id.encode() not in env.ctx.store.redis.zrange("artemia:due", 0, -1)  # no deadline will fire
-    assert env.ctx.store.batch_size(game_id, "cancel") == 0  # the group heard it in the reply; no SMS player
+    # the group heard it in the reply, no SMS player: only the living messages are edited to say it, the group's
+    # status and the asked seat's question (its buttons gone)
+    cancel = [env.ctx.store.message(game_id, "cancel", i) for i in range(env.ctx.store.batch_size(game_id, "cancel"))]
+    assert {(m["chat"], m["slot"].split(":")[1], m["buttons"]) for m in cancel} == {
+        (str(GROUP["id"]), "s0", None),
+        (meta["players"][str(seat)]["chat"], "p0", None),
+    }
+    assert all(m["text"].startswith("🚫 Anna cancelled this game") for m in cancel)
     assert chat.press(user, complete.data())["text"].startswith("This choice has expired")
     assert env.ctx.store.answers(game_id) == {}
     assert chat.say(0, "/newgame@artemia_bot")["text"].startswith("A game of Not Alone is open here.")

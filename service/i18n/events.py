@@ -104,6 +104,31 @@ def counters(view: dict, lang: str) -> str:
     )
 
 
+def track(view: dict, lang: str) -> str:
+    """The track drawn and explained, from ``game.public_view()``: the Rescue counter 🔵 comes from the left, the
+    Assimilation counter 🔴 from the right, toward the star ⭐ between them; "Ⓐ" marks the Rescue spaces with the
+    Artemia symbol (of the board side chosen). E.g. "🔵·Ⓐ·Ⓐ·Ⓐ⭐···🔴" and the lines that say what it means."""
+    _ = translator(lang).gettext
+    rescue, assimilation = view["rescue"], view["assimilation"]
+    spaces = set(view.get("artemia_spaces") or [])
+    left = "".join("Ⓐ" if d in spaces else "·" for d in range(rescue - 1, 0, -1))
+    right = "·" * max(0, assimilation - 1)
+    drawn = ("🔵" if rescue else "") + left + "⭐" + right + ("🔴" if assimilation else "")
+    lines = [
+        drawn,
+        _(
+            "🔵 Rescue counter: {rescue} spaces to ⭐ · 🔴 Assimilation counter: {assimilation} spaces to ⭐ — "
+            "the first to reach ⭐ wins."
+        ).format(rescue=rescue, assimilation=assimilation),
+    ]
+    if spaces:
+        lines.append(
+            _("Ⓐ: an Artemia symbol; while 🔵 stands on one, the Creature also places the Artemia token.")
+            + (" " + _("🔵 stands on one now.") if rescue in spaces else "")
+        )
+    return "\n".join(lines)
+
+
 def winner(view: dict, lang: str) -> str:
     _ = translator(lang).gettext
     return _("The Hunted win!") if view["winner"] == "hunted" else _("The Creature wins!")

@@ -355,7 +355,7 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     answered = set(store.answers(game_id))
     asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
     return ui.status(
-        game.public_view(), names, asked, answered, snap.deadline if asked else None, lang, tz=meta.get("tz")
+        game.public_view(), names, asked, answered, snap.deadline if asked else None, lang, **ui.clock_of(meta)
     )
 
 
@@ -568,7 +568,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
     try:
         stage = ui.follow(game, seat, choice)
         if not stage.complete:
-            screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta), tz=meta.get("tz"))
+            screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta), **ui.clock_of(meta))
     except ui.ForeignButton:  # a button copied from another seat's keyboard
         return answer_query(query, _t(lang, "This button is from another player's choices, not yours."))
     except ui.ExpiredChoice:
@@ -583,7 +583,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         said = _t(lang, "Locked in.")
         if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
-        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, tz=meta.get("tz"))
+        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, **ui.clock_of(meta))
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(

@@ -52,22 +52,11 @@ def status_text(
     deadline: float | None,
     lang: str,
     news: list[str],
-    tz: str | None = None,
+    meta: dict | None = None,
 ) -> str:
-    """The news since the last reveal (in order: what happened), then `ui.status` (where the game is now), with
-    the Artemia spaces (spaces of the Rescue track, not places: the ui would look them up as place cards) given as
-    a line of their own."""
-    spaces = view.get("artemia_spaces") or []
-    extra = (
-        [
-            translator(lang)
-            .gettext("Artemia spaces (side {side}): {places}.")
-            .format(side=view["side"], places=", ".join(map(str, spaces)))
-        ]
-        if spaces
-        else []
-    )
-    block = ui.status({**view, "artemia_spaces": []}, names, asked, answered, deadline, lang, extra, tz)
+    """The news since the last reveal (in order: what happened), then `ui.status` (where the game is now), its
+    times as the table's ``meta`` shows them (`ui.clock_of`)."""
+    block = ui.status(view, names, asked, answered, deadline, lang, (), **ui.clock_of(meta or {}))
     return "\n\n".join(["\n".join(news), block]) if news else block
 
 
@@ -147,7 +136,7 @@ class TelegramChannel:
             step.deadline if asked else None,
             lang,
             plain.news_lines(segment.items, meta, lang, news.bot_username),
-            meta.get("tz"),
+            meta,
         )
         if game.is_over and closed is not None:
             text = "\n\n".join([text, game_over(view, names, lang)])
@@ -174,7 +163,7 @@ class TelegramChannel:
                     step.deadline,
                     lang,
                     names,
-                    tz=step.meta.get("tz"),
+                    **ui.clock_of(step.meta),
                 )
             elif not part.added:
                 continue  # nothing new for this turn's message
@@ -201,7 +190,7 @@ class TelegramChannel:
                 continue
             text = "⏰ " + translator(readers.lang(seat)).gettext(
                 "Reminder: please answer the question above by {time}; after that a move is played for you."
-            ).format(time=ui.when(reminder.deadline, readers.lang(seat), reminder.meta.get("tz")))
+            ).format(time=ui.when(reminder.deadline, readers.lang(seat), **ui.clock_of(reminder.meta)))
             out.append(message(chat, text, seat, False))
         return out
 
@@ -223,7 +212,7 @@ class TelegramChannel:
                 refresh.snap.deadline,
                 lang,
                 lines,
-                meta.get("tz"),
+                meta,
             )
             out.append(
                 message(group, text, None, True, slot=status_slot(refresh.game_id, segment["start"]), seq=refresh.seq)
@@ -236,7 +225,7 @@ class TelegramChannel:
                 refresh.answers[seat],
                 refresh.snap.deadline,
                 lang,
-                tz=meta.get("tz"),
+                **ui.clock_of(meta),
             )
             private = (
                 refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn else []

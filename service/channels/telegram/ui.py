@@ -41,7 +41,7 @@ from service import commands
 from service.cardnames import name, word
 from service.game import Game, IllegalAction
 from service.i18n import translator
-from service.i18n.events import cards_text, counters, seat_name, tokens_text, winner
+from service.i18n.events import cards_text, seat_name, tokens_text, track, winner
 
 CALLBACK_LIMIT = 64
 MAX_BUTTONS = 100
@@ -54,6 +54,7 @@ NO_CARDS_PLAN = {"type": "plan", "orders": [PASS]}
 INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
 DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
+PRECISE_BELOW = 600  # steps shorter than this many seconds show their times to the second
 # Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
 MAIN_TYPES = {
     "side",
@@ -295,10 +296,17 @@ def zone(lang: str, tz: str | None = None) -> str:
     return tz or DEFAULT_TZ.get(lang, "UTC")
 
 
-def when(ts: float, lang: str, tz: str | None = None) -> str:
-    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET"."""
+def when(ts: float, lang: str, tz: str | None = None, precise: bool = False) -> str:
+    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET" ("18:30:15 CET" when
+    ``precise``: a short step, where a minute matters)."""
     moment = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(zone(lang, tz)))
-    return format_datetime(moment, "EEE d MMM, HH:mm zzz", locale=lang)
+    return format_datetime(moment, "EEE d MMM, HH:mm:ss zzz" if precise else "EEE d MMM, HH:mm zzz", locale=lang)
+
+
+def clock_of(meta: dict) -> dict:
+    """How a game's times are shown (the ``tz`` and ``precise`` arguments of the screens): in the table's time
+    zone, to the second when its steps are shorter than `PRECISE_BELOW`."""
+    return {"tz": meta.get("tz"), "precise": 0 < meta.get("deadline_seconds", PRECISE_BELOW) < PRECISE_BELOW}
 
 
 def _kind_title(kind: str, lang: str) -> str:
@@ -358,6 +366,7 @@ def decision(
     lang: str,
     names: dict[int, str] | None = None,
     tz: str | None = None,
+    precise: bool = False,
 ) -> Screen:
     """The screen for ``choice`` (the first one: ``Choice(game_id, window, seat)``) while the answer is incomplete.
     Raises `BadCallback` / `ExpiredChoice` for a choice that names nothing valid."""
@@ -394,20 +403,22 @@ def decision(
         lines.append(
             _("Chosen so far: {actions}").format(actions=", ".join(commands.describe(a, lang) for a in stage.actions))
         )
-    lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz)))
+    lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
     typed = "; ".join(commands.summary(stage.game, seat, lang))
     lines.append(_("Or type: {commands}").format(commands=typed))
     return Screen("\n".join(lines), keyboard)
 
 
-def locked_in(choice: Choice, actions: list[dict], deadline: float, lang: str, tz: str | None = None) -> Screen:
+def locked_in(
+    choice: Choice, actions: list[dict], deadline: float, lang: str, tz: str | None = None, precise: bool = False
+) -> Screen:
     """The decision message once the answer is stored; it keeps a button to change the answer."""
     _ = translator(lang).gettext
     said = ", ".join(commands.describe(a, lang) for a in actions)
     text = "\n".join(
         [
             _("✅ Locked in: {actions}").format(actions=said),
-            _("You may change it until {time}.").format(time=when(deadline, lang, tz)),
+            _("You may change it until {time}.").format(time=when(deadline, lang, tz, precise)),
         ]
     )
     return Screen(text, [[{"text": _("Change my answer"), "data": choice.restart().data()}]])
@@ -427,10 +438,11 @@ def status(
     lang: str,
     news: Sequence[str] = (),
     tz: str | None = None,
+    precise: bool = False,
 ) -> str:
     """The group's living status message of the current turn, from ``game.public_view()``: who has answered
-    (never what), the deadline, the counters, the Beach marker, the Artemia spaces, Will, tokens, and ``news``:
-    the result lines so far (`results`)."""
+    (never what), the deadline, the track (`events.track`: both counters, the Artemia symbols), the Beach marker,
+    Will, tokens, and ``news``: the result lines so far (`results`)."""
     _ = translator(lang).gettext
     window = view["window"]
     head = _("Turn {n}").format(n=view["turn"])
@@ -440,19 +452,13 @@ def status(
     if window and asked_seats:
         lines.append(" · ".join(("✅ " if s in answered else "⏳ ") + seat_name(names, s, lang) for s in asked_seats))
         if deadline is not None:
-            lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz)))
+            lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
     if view["winner"]:
         lines.append(winner(view, lang))
-    lines.append(counters(view, lang))
+    lines.append(track(view, lang))
     lines.append(
         _("Marker counter on the Beach: {yes_no}.").format(yes_no=_("yes") if view["marker_on_beach"] else _("no"))
     )
-    if view["artemia_spaces"]:
-        lines.append(
-            _("Artemia spaces (side {side}): {places}.").format(
-                side=view["side"], places=", ".join(map(str, view["artemia_spaces"]))
-            )
-        )  # Rescue-track distances
     lines.append(
         _("Will: {list}").format(
             list=" · ".join(f"{seat_name(names, h['seat'], lang)} {h['will']}" for h in view["hunted"])
