@@ -12,7 +12,6 @@ and its result is worded as Telegram words it (`service.channels.plain.submitted
 """
 
 import argparse
-import json
 import queue
 import sys
 import threading
@@ -26,6 +25,7 @@ from rq.registry import ScheduledJobRegistry
 from service import commands, i18n, wiring
 from service.channels import plain
 from service.channels.console.sender import ConsoleSender
+from service.channels.telegram import ui
 from service.config import get_settings
 from service.game import Game
 from service.pipeline import context, ingest, scheduling
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         "deadline_seconds": args.deadline,
         "lang": args.lang,
         "bots": [s for s in range(args.players) if s != human],
+        **({"reader": human} if human is not None else {}),  # the table is read by you: "You use", not "You uses"
     }
     ctx = wiring.build(connection, settings, sender=ConsoleSender(labels=labels))
     context.register(ctx)
@@ -143,11 +144,29 @@ def answer(ctx, game_id: str, seat: int, text: str, lang: str = i18n.DEFAULT_LAN
     if actions[0]["type"] == "_help":
         return commands.help_text(game, seat, lang)
     if actions[0]["type"] == "_status":
-        return json.dumps(game.view(seat), ensure_ascii=False)
+        return status(ctx, game_id, game, seat, lang)
     if snap.status == "over":
         return i18n.translator(lang).gettext("This game is over.")
     result = ingest.submit(ctx, game_id, seat, actions, snap.window, dedup_id=None, snap=snap)
     return plain.submitted(result, game, seat, lang)
+
+
+def status(ctx, game_id: str, game: Game, seat: int, lang: str) -> str:
+    """`status` in words: the table's status (as Telegram's /status shows it), then what your seat holds."""
+    store = ctx.store
+    snap, meta = store.load_with_meta(game_id)
+    names = {int(s): p.get("name") or "" for s, p in meta["players"].items()}
+    asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
+    table = ui.status(
+        game.public_view(),
+        names,
+        asked,
+        set(store.answers(game_id)),
+        snap.deadline if asked else None,
+        lang,
+        **ui.clock_of(meta),
+    )
+    return "\n".join([table, ui.situation(game, seat, lang)])
 
 
 def _deliveries_pending(ctx) -> bool:

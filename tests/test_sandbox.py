@@ -1,6 +1,7 @@
 """The local sandbox end to end (embedded Redis, in-process worker, real engine), and deadline presets."""
 
 import io
+import re
 
 import pytest
 
@@ -33,6 +34,18 @@ def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys
     assert "play 1-5" in out  # the help
     assert "-> Locked in: play 1 (Lair)" in out
     assert "[you] You play: 1 Lair." in out  # resolved by the in-process worker, delivered to you
+
+
+def test_status_is_readable_text_and_your_own_moves_are_worded_for_you(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\nplay 4\nplay 1\n"))
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    status = lines.index("  -> 🌍 Turn 1 · Exploration")  # the status in words, not JSON
+    assert lines[status + 1] == "⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
+    assert any(line.startswith("Your hand: 1 Lair, 2 Jungle") for line in lines[status:])
+    assert "[table] You use the power of 2 Jungle." in lines  # the table read by you: "You use", not "You uses"
+    bad = re.compile(r"\bYou (uses|plays|takes|discards|resists|gives|keeps|shows|has|was caught)\b")
+    assert not [line for line in lines if bad.search(line)]
 
 
 def test_deadline_presets_and_the_server_minimum():

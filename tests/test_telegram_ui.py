@@ -256,3 +256,11 @@ def test_the_no_cards_button_is_refused_where_pass_is_not_an_answer():
     game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
     with pytest.raises(ui.BadCallback):
         ui.follow(game, 1, ui.Choice("G1", game.window["id"], 1, (ui.NO_CARDS,)))
+def test_the_readers_own_events_are_worded_in_the_second_person():
+    power = {"type": "power", "seat": 1, "use": 4, "place": 4, "visible_to": None}
+    assert events.line(power, NAMES, "en", me=1) == "You use the power of 4 Beach."
+    assert events.line(power, NAMES, "en", me=2) == "Anna uses the power of 4 Beach."
+    assert events.line(power, NAMES, "cs", me=1) == "Používáš schopnost lokace 4 Pláž."
+    will = {"type": "will", "seat": 1, "will": 2, "visible_to": None}
+    assert events.line(will, NAMES, "cs", me=1) == "Zbývají ti 2 vůle."
+    assert events.line({"type": "caught", "seat": 1, "place": 3}, NAMES, "en", me=1) == "You were caught at 3 River."

@@ -93,8 +93,9 @@ def chunks(lines: list[str]) -> list[str]:
 
 
 def news_lines(items: list[dict], meta: dict, lang: str, bot_username: str) -> list[str]:
-    """The public items of the news (events, notices, reveals, turn marks) as lines, the last `MAX_NEWS_LINES`."""
-    names = names_of(meta)
+    """The public items of the news (events, notices, reveals, turn marks) as lines, the last `MAX_NEWS_LINES`.
+    A table read by one player (``meta["reader"]``: the sandbox) words that player's events in the second person."""
+    names, me = names_of(meta), meta.get("reader")
     out = []
     for item in items:
         if item["type"] == "_notice":
@@ -104,14 +105,15 @@ def news_lines(items: list[dict], meta: dict, lang: str, bot_username: str) -> l
         elif item["type"] == "turn":
             out.append("⏭ " + translator(lang).gettext("Turn {n}").format(n=item["turn"]))
         else:
-            text = line(item, names, lang)
+            text = line(item, names, lang, me)
             if text:
                 out.append(text)
     return out[-MAX_NEWS_LINES:]
 
 
-def lines(events: list[dict], names: dict[int, str], lang: str) -> list[str]:
-    return [text for text in (line(e, names, lang) for e in events) if text]
+def lines(events: list[dict], names: dict[int, str], lang: str, me: int | None = None) -> list[str]:
+    """Events as lines; ``me``: the reader's seat (its events in the second person)."""
+    return [text for text in (line(e, names, lang, me) for e in events) if text]
 
 
 def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
@@ -141,7 +143,7 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
 def private(news: StepNews, seat: int, chat: str) -> list[dict]:
     """A seat's own news of a step and, when it is asked, its question with the typed answers."""
     step, lang = news.step, news.readers.lang(seat)
-    out = lines([e for e in step.events if sees(e, seat)], names_of(step.meta), lang)
+    out = lines([e for e in step.events if sees(e, seat)], names_of(step.meta), lang, seat)
     game = step.game
     if seat in step.asked and game.window is not None:
         _ = translator(lang).gettext

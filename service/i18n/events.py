@@ -28,7 +28,49 @@ def tokens_text(tokens: dict[str, list[int]], lang: str) -> str:
     )
 
 
-def line(event: dict, names: dict[int, str], lang: str) -> str | None:
+def _yours(event: dict, lang: str) -> str | None:
+    """The event in the second person, for the reader whose seat it is ("You use", not "You uses"); None for an
+    event that has no second-person wording (it is not about one seat)."""
+    t = translator(lang)
+    _ = t.gettext
+    kind = event["type"]
+    if kind == "caught":
+        return _("You were caught at {place}.").format(place=cards_text([event["place"]], lang))
+    if kind == "will":
+        return t.ngettext("You have {n} Will left.", "You have {n} Will left.", event["will"]).format(n=event["will"])
+    if kind == "resist":
+        return _("You resist (Will left: {n}).").format(n=event["will"])
+    if kind == "giveup":
+        return _("You give up.")
+    if kind == "gave_up":
+        return _("You have lost all Will: you take every card back, Will back to {n}.").format(n=event["will"])
+    if kind == "discarded":
+        return t.ngettext("You discard {n} card.", "You discard {n} cards.", event["count"]).format(n=event["count"])
+    if kind == "discarded_cards":
+        return _("You discard: {cards}.").format(cards=cards_text(event["cards"], lang))
+    if kind in ("took_back", "takeback"):
+        return _("You take back: {cards}.").format(cards=cards_text(event.get("cards", [event.get("card")]), lang))
+    if kind == "power":
+        return _("You use the power of {place}.").format(place=cards_text([event["use"]], lang))
+    if kind == "survival":
+        return _("You play {card}.").format(card=name(event["card"], lang))
+    if kind == "discard_survival":
+        return _("You discard {card}.").format(card=name(event["card"], lang))
+    if kind == "kept_survival":
+        return _("You keep one of the drawn Survival cards.")
+    if kind == "choose_again":
+        return _("You must choose a place again.")
+    if kind == "shown":
+        return _("You show: {cards}.").format(cards=cards_text(event["cards"], lang))
+    return None
+
+
+def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -> str | None:
+    """``me``: the reader's own seat, whose events are worded in the second person (`_yours`)."""
+    if me is not None and event.get("seat") == me:
+        yours = _yours(event, lang)
+        if yours is not None:
+            return yours
     t = translator(lang)
     _ = t.gettext
     kind = event["type"]

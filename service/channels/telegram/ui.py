@@ -338,7 +338,8 @@ def _question(kind: str, seat: int, lang: str) -> str:
     return _("Play an end-of-turn card, or pass.")
 
 
-def _situation(game: Game, seat: int, lang: str) -> str:
+def situation(game: Game, seat: int, lang: str) -> str:
+    """What the seat holds: its Hunt cards (the Creature), else its hand, Survival cards and Will."""
     _ = translator(lang).gettext
     you = game.view(seat)["you"]
     if seat == 0:
@@ -397,7 +398,7 @@ def decision(
     lines = [
         f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
         _question(kind, seat, lang),
-        _situation(stage.game, seat, lang),
+        situation(stage.game, seat, lang),
     ]
     if stage.actions:
         lines.append(
