@@ -66,6 +66,8 @@ class FakeBotAPI:
         self.calls: list[dict] = []
         self.messages: dict[tuple[str, int], dict] = {}  # (chat, message id) -> {"text", "reply_markup"}
         self.faults: list[Fault] = []
+        # private chats of users who never started the bot: real Telegram refuses to let a bot write first (403)
+        self.strangers: set[str] = set()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.app = Starlette(routes=[Route("/bot{token}/{method}", self.endpoint, methods=["POST"])])
@@ -76,6 +78,7 @@ class FakeBotAPI:
             self.calls.clear()
             self.messages.clear()
             self.faults.clear()
+            self.strangers.clear()
             self._ids = itertools.count(1)
 
     # --- scripting ---------------------------------------------------------------------------------------
@@ -145,6 +148,8 @@ class FakeBotAPI:
         return 200, BOT_USER
 
     def _sendMessage(self, params):  # noqa: N802
+        if str(params["chat_id"]) in self.strangers:
+            return 403, "Forbidden: bot can't initiate conversation with a user"
         message_id = next(self._ids)
         with self._lock:
             self.messages[str(params["chat_id"]), message_id] = {

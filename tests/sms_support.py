@@ -151,9 +151,9 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
         yield World(ctx, clock, twilio, client, endpoint, recording, lobby, Telegram(client))
 
 
-# the records of what was handled, the senders' inbound flood buckets and the ops counters: written for every
-# input, good or bad
-DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"artemia:metrics", b"artemia:rl:in")
+# the records of what was handled, who wrote to the bot, the senders' inbound flood buckets and the ops counters:
+# written for every input, good or bad
+DEDUP_KEYS = (b"artemia:sms:sid:", b"tg:upd:", b"tg:started:", b"artemia:metrics", b"artemia:rl:in")
 
 
 def redis_state(connection, ignore=DEDUP_KEYS) -> dict:

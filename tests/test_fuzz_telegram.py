@@ -49,7 +49,8 @@ USERS = {n: {"id": 7000 + n, "is_bot": False, "first_name": f"U{n}", "language_c
 STRANGER = {"id": 9999, "is_bot": False, "first_name": "Stranger", "language_code": "cs"}
 WORLD_INPUTS = 300
 READ_ONLY_GROUP = {"status", "help", "rules", "start"}
-IGNORE = (b"tg:upd:", b"artemia:metrics:", b"artemia:rl:in")  # handled-update markers, ops counters, flood buckets
+# handled-update markers, who wrote to the bot, ops counters, flood buckets
+IGNORE = (b"tg:upd:", b"tg:started:", b"artemia:metrics:", b"artemia:rl:in")
 
 
 def private(user: dict) -> dict:
@@ -117,7 +118,7 @@ class World:
     def begin(self):
         lobby = self.update(self.message(USERS[0], "/newgame", GROUP)).json()
         payload = lobby["reply_markup"]["inline_keyboard"][0][0]["url"].split("?start=")[1]
-        for n in (1, 2, 3):
+        for n in (0, 1, 2, 3):  # everyone presses Join, the creator too
             self.update(self.message(USERS[n], f"/start {payload}", private(USERS[n])))
         self.update(self.message(USERS[self.rng.randrange(4)], "/creature", GROUP))
         self.update(self.message(USERS[0], "/begin", GROUP))

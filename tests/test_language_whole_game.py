@@ -410,6 +410,9 @@ class Table:
         self.tg(TG_B, "/rules", chat=GROUP)
         self.tg(TG_B, "/rules river", chat=GROUP)  # a card's text in the table's language
         self.tg(TG_A, "/rules clone")
+        refused = self.tg(TG_A, "/begin", chat=GROUP)  # Dana never pressed Join: the bot may not write to her
+        assert NAMES[TG_B] in refused and world.ctx.store.load(self.code) is None
+        self.tg(TG_B, f"/start j{self.code}")  # Dana presses Join
         self.tg(TG_A, "/begin", chat=GROUP)
         assert self.store().load(self.code) is not None
         world.pump()

@@ -73,6 +73,7 @@ def test_bad_input_in_a_running_game_changes_nothing(world):
     code = world.lobby.at(str(GROUP["id"])).code
     world.reply(ANNA, f"JOIN {code}")
     world.reply(BEDA, f"JOIN {code}")
+    world.telegram.say(TG_A, f"/start j{code}")  # the creator presses Join: the bot may write to them
     world.telegram.say(TG_A, "/begin", chat=GROUP)
     world.pump()
     store = world.ctx.store

@@ -83,7 +83,11 @@ def test_a_table_opened_in_a_telegram_group_and_joined_by_sms(world):
     assert world.reply(BEDA, f"PŘIPOJ {code.lower()} Beda").startswith(f"You joined {code} (4/7)")
     assert "Beda will be the Creature" not in (tg.say(TG_B, "/creature", chat=GROUP) or "")
     assert "Only the player who opened" in tg.say(TG_B, "/begin", chat=GROUP)
+    # the bot may not write first to the Telegram players: /begin names them and waits until they press Join
+    assert "I cannot write to Tg501, Tg502 in private yet" in tg.say(TG_A, "/begin", chat=GROUP)
     assert world.ctx.store.load(code) is None
+    for user in (TG_A, TG_B):
+        assert tg.say(user, f"/start j{code}").startswith(f"You are in game {code}!")
     assert tg.say(TG_A, "/begin", chat=GROUP) == (
         "The game begins! Tg502 is the Creature. Check your private chat with me for your choices."
     )
@@ -114,7 +118,7 @@ def test_a_table_opened_by_sms_and_joined_on_telegram(world):
     assert world.reply(BEDA, "GO").startswith("You have no game waiting")  # Beda opened nothing
     assert world.reply(BEDA, f"GO {code}") == f"Only whoever opened {code} can start it or change its settings."
     assert world.reply(ANNA, "ZAČNI") == f"{code} has begun. You are the Creature; your questions come by SMS."
-    assert world.telegram.say(TG_A, f"/join {code}") == "The game has already begun."
+    assert world.telegram.say(TG_A, f"/join {code}").startswith(f"Your seat in game {code} is yours")
     meta = world.ctx.store.meta(code)
     assert meta["group"] is None and meta["deadline_seconds"] == 3600 and len(meta["players"]) == 4
     world.pump()

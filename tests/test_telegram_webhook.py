@@ -87,7 +87,7 @@ def begin(chat, env, players=4, reopen=True) -> tuple[str, dict]:
     lobby = chat.say(0, "/newgame@artemia_bot") if reopen else chat.say(0, "/status")
     link = lobby["reply_markup"]["inline_keyboard"][0][0]["url"]
     payload = link.split("?start=")[1]
-    for user in range(1, players):
+    for user in range(players):  # everyone presses Join, the creator too: the bot may write to them in private
         assert "You are in" in chat.say(user, f"/start {payload}", chat=private(user))["text"]
     chat.say(2, "/creature")
     started = chat.say(0, "/begin")
@@ -307,6 +307,8 @@ def test_join_by_code_in_private_and_answers_prefixed_with_the_code(chat, env):
     code = env.lobby.at(str(GROUP["id"])).code
     assert chat.say(1, f"/join {code.lower()}", chat=private(1))["text"].startswith(f"You are in game {code}!")
     assert "That game is no longer open." == chat.say(1, "/join ZZ99", chat=private(1))["text"]
+    assert "I cannot write to Anna in private yet" in chat.say(0, "/begin")["text"]  # the creator never started me
+    chat.say(0, "/start", chat=private(0))
     assert chat.say(0, "/begin")["text"].startswith("The game begins!")
     meta = env.ctx.store.meta(code)
     game = Game.from_json(env.ctx.store.load(code).json)

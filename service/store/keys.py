@@ -183,6 +183,11 @@ def telegram_blocked(user: str) -> str:
     return f"tg:blocked:{user}"
 
 
+def telegram_started(user: str) -> str:
+    """The user has a private chat with the bot (wrote to it there): the bot may write to them first."""
+    return f"tg:started:{user}"
+
+
 def telegram_moved(chat: str) -> str:
     """Where a group that became a supergroup lives now."""
     return f"tg:moved:{chat}"

@@ -187,7 +187,7 @@ class Users:
         lobby = self.say(creator, f"/newgame@{BOT_USERNAME}")
         link = lobby["reply_markup"]["inline_keyboard"][0][0]["url"]
         payload = link.split("?start=")[1]
-        for who in others:
+        for who in [creator, *others]:  # everyone presses Join, the creator too
             self.say(who, f"/start {payload}", private=True)
         for setting in settings:
             self.say(creator, f"/settings {setting}")

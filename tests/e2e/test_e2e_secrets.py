@@ -169,7 +169,7 @@ class Audit:
         group = {"id": table.group, "type": "supergroup", "title": "audit"}
         lobby = self.say(table.users[0], group, f"/newgame@{BOT_USERNAME}")
         payload = lobby["reply_markup"]["inline_keyboard"][0][0]["url"].split("?start=")[1]
-        for who in table.users[1:]:
+        for who in table.users:  # everyone presses Join, the creator too
             self.say(who, {"id": who["id"], "type": "private"}, f"/start {payload}")
         assert self.say(table.users[0], group, "/begin")["text"].startswith(("The game begins", "Hra začíná"))
         table.game_id = self.ctx.store.game_of_chat(str(table.group))

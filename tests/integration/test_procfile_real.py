@@ -271,6 +271,8 @@ def play(connection, api, base, web, worker):
 
     tg.say(0, "/newgame")
     tg.say(1, "/join")
+    for user in (0, 1):  # both press Join: the bot may write to them in private
+        tg.say(user, "/start", chat={"id": USERS[user]["id"], "type": "private"})
     assert "The game begins" in tg.say(0, "/begin")["text"]
     ctx = wiring.build(connection, Settings())
     [listed] = admin.list_games(ctx)

@@ -18,6 +18,8 @@ nothing. Each user has an inbound token bucket (`service.pipeline.floods`: priva
 button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
 """
 
+from collections.abc import Sequence
+
 from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
 from service.channels import plain
@@ -31,7 +33,16 @@ from service.i18n import N_
 from service.i18n.events import duration
 from service.pipeline import cancelling, floods, ingest, news, screens
 from service.pipeline.context import Context
-from service.pipeline.lobby import Lobby, LobbyError, Player, Table, looks_like_code, telegram_address
+from service.pipeline.lobby import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    Lobby,
+    LobbyError,
+    Player,
+    Table,
+    looks_like_code,
+    telegram_address,
+)
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
 
@@ -95,9 +106,12 @@ def handle(update: Update, env: Env) -> dict | None:
         flooded, said = _flooded(env, query.sender, lang)
         if flooded:
             return answer_query(query, said) if said else None
+        env.tables.set_started(query.sender.id)  # a button of our private message: a chat exists
         return on_button(query, env)
     if update.my_chat_member and update.my_chat_member.chat.type == "private":
         env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
+        if not update.my_chat_member.blocked:
+            env.tables.set_started(update.my_chat_member.sender.id)
         return None
     message = update.message
     if not isinstance(message, SentMessage) or message.sender.is_bot:  # none, or no sender (parsed as a Message)
@@ -108,6 +122,8 @@ def handle(update: Update, env: Env) -> dict | None:
         return None
     command, args = _command(message.text, env.bot_username)
     private = message.chat.type == "private"
+    if private:
+        env.tables.set_started(message.sender.id)  # they wrote to the bot: it may write to them now
     lang = _lang(env, message, private)
     if private or command is not None:
         flooded, said = _flooded(env, message.sender, lang)
@@ -234,7 +250,8 @@ def deadline_text(deadline: str, lang: str, minimum: int = 0) -> str:
     return per_step
 
 
-def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
+def lobby_text(table: Table, lang: str, sms_number: str = "", waiting: Sequence[Player] = ()) -> str:
+    """The table as the group sees it; ``waiting``: the players the bot cannot write to in private yet."""
     _ = i18n.translator(lang).gettext
     names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
     join = _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code)
@@ -257,12 +274,37 @@ def lobby_text(table: Table, lang: str, sms_number: str = "") -> str:
             ),
             join,
         ]
+        + (
+            [
+                _("I cannot write to {names} in private yet: press Join.").format(
+                    names=", ".join(p.name for p in waiting)
+                )
+            ]
+            if waiting
+            else []
+        )
     )
 
 
+def unreachable_players(table: Table, env: Env) -> list[Player]:
+    """The table's Telegram players the bot may not write to first: they never started it (or blocked it)."""
+    return [p for p in table.players if p.channel == "tg" and not env.tables.reachable(p.user or p.address[3:])]
+
+
 def _lobby_reply(message: Message, table: Table, env: Env, lang: str, news: str = "") -> dict:
-    text = (news + "\n\n" if news else "") + lobby_text(table, lang, env.sms_number)
+    text = (news + "\n\n" if news else "") + lobby_text(table, lang, env.sms_number, unreachable_players(table, env))
     return reply(message, text, [[{"text": _t(lang, "Join"), "url": join_link(env, table)}]])
+
+
+def _press_join(message: SentMessage, env: Env, lang: str) -> str:
+    """The line that asks the sender to press Join, when the bot cannot write to them in private yet."""
+    if env.tables.reachable(message.sender.id):
+        return ""
+    return _t(
+        lang,
+        "{name}, press Join too: it opens our private chat, where your secret choices come. Until then I "
+        "cannot write to you.",
+    ).format(name=message.sender.first_name)
 
 
 def began_text(started, lang: str) -> str:
@@ -276,7 +318,7 @@ def began_text(started, lang: str) -> str:
 
 def cmd_newgame(message, args, lang, env):
     table = _lobby_call(lang, env.lobby.open, _player(message.sender), lang, _place(message))
-    return _lobby_reply(message, table, env, lang)
+    return _lobby_reply(message, table, env, lang, _press_join(message, env, lang))
 
 
 def cmd_join(message, args, lang, env):
@@ -290,7 +332,7 @@ def cmd_join(message, args, lang, env):
     if started:
         return reply(message, began_text(started, lang))
     news = _t(lang, "{name} joins.").format(name=message.sender.first_name)
-    return _lobby_reply(message, table, env, lang, news)
+    return _lobby_reply(message, table, env, lang, " ".join(filter(None, [news, _press_join(message, env, lang)])))
 
 
 def cmd_leave(message, args, lang, env):
@@ -333,9 +375,41 @@ def cmd_settings(message, args, lang, env):
 
 
 def cmd_begin(message, args, lang, env):
+    """Start the game, unless the bot cannot write to some players yet: it names them and waits, or with
+    ``/begin anyway`` starts and gives their seats to a bot until they press the link it posts."""
     table = _lobby(message, env, lang)
+    if telegram_address(message.sender.id) != table.creator:
+        raise Refused(refusal("not_creator", lang))
+    if not MIN_PLAYERS <= max(table.size or 0, len(table.players)) <= MAX_PLAYERS:
+        raise Refused(refusal("too_few", lang))
+    waiting = unreachable_players(table, env)
+    anyway = [word.lower() for word in args[:1]] == ["anyway"]
+    if waiting and not anyway:
+        raise Refused(
+            _t(
+                lang,
+                "I cannot write to {names} in private yet, so I cannot ask them their secret choices: each of "
+                "them must press Join (it opens our private chat). Then /begin again — or /begin anyway starts "
+                "now, and a bot plays their seats until they press Join.",
+            ).format(names=", ".join(p.name for p in waiting))
+        )
     started = _lobby_call(lang, env.lobby.begin, table.code, telegram_address(message.sender.id))
-    return reply(message, began_text(started, lang))
+    if not waiting:
+        return reply(message, began_text(started, lang))
+    for player in waiting:  # nothing is sent to them (news.Readers.unreachable); a bot answers for them meanwhile
+        env.tables.set_blocked(int(player.user or player.address[3:]), True)
+        env.ctx.store.set_streak(started.table.code, started.seats[player.address], env.ctx.settings.autoplay_bot_after)
+    text = "\n\n".join(
+        [
+            began_text(started, lang),
+            _t(
+                lang,
+                "{names}: I cannot write to you yet, so a bot plays your seat for now. Press the button to take it "
+                "back; my questions then come to our private chat.",
+            ).format(names=", ".join(p.name for p in waiting)),
+        ]
+    )
+    return reply(message, text, [[{"text": _t(lang, "Take my seat"), "url": join_link(env, started.table)}]])
 
 
 def cmd_status(message, args, lang, env):
@@ -490,6 +564,13 @@ def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
     table = env.lobby.get(code)
     if table is None:
         raise Refused(_t(lang, "That game is no longer open."))
+    if table.game and telegram_address(message.sender.id) in table.seats:  # a seat that waited for its player
+        return reply(
+            message,
+            _t(lang, "Your seat in game {code} is yours: my questions come here from the next step on.").format(
+                code=table.code
+            ),
+        )
     try:
         table, started = env.lobby.join(table.code, _player(message.sender))
     except LobbyError as exc:

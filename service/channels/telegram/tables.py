@@ -5,7 +5,10 @@ a table's Telegram place. Keys (all under ``tg:``, global like the user indexes)
 
     tg:lang:<user>        a user's own language choice (forgotten `KEEP_SECONDS` after it was last set)
     tg:upd:<update id>    a webhook update already handled (dedup, a little over Telegram's 24 h retention)
-    tg:blocked:<user>     the user blocked the bot (forgotten after `KEEP_SECONDS`: a send then finds out again)
+    tg:blocked:<user>     the user blocked the bot, or a seat began before they started it (forgotten after
+                          `KEEP_SECONDS`: a send then finds out again)
+    tg:started:<user>     the user has a private chat with the bot: it may write to them (real Telegram lets a
+                          bot write first only to someone who started it; forgotten after `KEEP_SECONDS`)
 
 Every key expires: anyone may write to the bot, and what a stranger leaves must not stay for ever.
 """
@@ -48,3 +51,14 @@ class Tables:
             self.redis.set(keys.telegram_blocked(str(user)), 1, ex=KEEP_SECONDS)
         else:
             self.redis.delete(keys.telegram_blocked(str(user)))
+
+    def set_started(self, user: int) -> None:
+        self.redis.set(keys.telegram_started(str(user)), 1, ex=KEEP_SECONDS)
+
+    def reachable(self, user: int | str) -> bool:
+        """The bot may write to the user in private: they started it and have not blocked it."""
+        started, blocked = (
+            self.redis.exists(keys.telegram_started(str(user))),
+            self.redis.exists(keys.telegram_blocked(str(user))),
+        )
+        return bool(started) and not blocked
