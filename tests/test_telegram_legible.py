@@ -163,3 +163,47 @@ def test_after_cancel_the_status_and_the_questions_say_the_game_was_cancelled(wo
     for user in asked:  # the questions are gone, their buttons too
         mine = list(chat_texts(world, user).values())
         assert not any(buttons(m) for m in mine) and mine[-1]["text"].startswith("🚫 Cyril cancelled")
+
+
+# ---------------------------------------------------------------------------------------------- private results
+
+
+def test_results_in_private_the_auto_play_mark_the_bot_takeover_and_im_back(world):
+    code = open_table(world)
+    say(world, TG_A, "/begin", group=True)
+    world.pump()
+    rng, seats = random.Random(4), seats_of(world, code)
+    sleeper = min(s for s in seats if s != 0)  # a Hunted who sleeps through the deadlines
+    user = seats[sleeper]
+    awake = {s: u for s, u in seats.items() if s != sleeper}
+    bot_after = world.ctx.settings.autoplay_bot_after
+    for _ in range(40):
+        if world.ctx.store.streaks(code).get(sleeper, 0) >= bot_after:
+            break
+        step(world, code, awake, rng)
+    assert world.ctx.store.streaks(code)[sleeper] == bot_after
+    mine = lambda: [m["text"] for m in chat_texts(world, user).values()]  # noqa: E731
+    assert any("⏰ Time ran out — I played " in t and " for you." in t for t in mine())  # marked, not theirs
+    told = [m for m in chat_texts(world, user).values() if "🤖 You missed several deadlines in a row" in m["text"]]
+    assert told and buttons(told[-1]) == [{"text": "🙋 I'm back", "callback_data": f"r:{code}"}]
+    assert f"A bot plays for {NAMES[user]} until they answer again." in say(world, TG_C, "/status", group=True)
+
+    for _ in range(3):
+        step(world, code, awake, rng)
+    assert any("🤖 The bot played " in t for t in mine())
+    assert world.telegram.press(user, f"r:{code}") == "Welcome back! I will ask you from the next question on."
+    assert world.telegram.press(999, f"r:{code}") == "This is not your game."  # a stranger's press changes nothing
+    for _ in range(12):
+        if sleeper in world.ctx.store.expected(code) and sleeper not in world.ctx.store.answers(code):
+            break
+        step(world, code, awake, rng)
+    assert sleeper in world.ctx.store.expected(code) and sleeper not in world.ctx.store.answers(code)
+    assert "🎯" in [m for m in chat_texts(world, user).values() if buttons(m)][-1]["text"]  # asked again
+
+    # what happened to each Hunted is in their own chat, with the counters
+    for seat, who in seats.items():
+        if seat == 0:
+            continue
+        texts = [m["text"] for m in chat_texts(world, who).values()]
+        assert any("You were caught at " in t or "You were not caught this turn." in t for t in texts), who
+        assert any("Rescue counter: " in t and "Assimilation counter: " in t for t in texts), who

@@ -137,21 +137,51 @@ def split_turns(news: dict, events: list[dict], notices: list[dict]) -> list[Tur
     return parts
 
 
+# public events about one seat that its own turn message repeats, so the player reads what happened to them in
+# their private chat without looking at the group (which may lag behind)
+PERSONAL = frozenset(
+    {
+        "caught",
+        "will",
+        "resist",
+        "giveup",
+        "gave_up",
+        "discarded",
+        "discarded_cards",
+        "took_back",
+        "takeback",
+        "power",
+        "survival",
+        "discard_survival",
+        "kept_survival",
+        "choose_again",
+        "shown",
+    }
+)
+
+
 def sees(event: dict, seat: int) -> bool:
     visible = event.get("visible_to")
     return visible is not None and seat in visible
 
 
+def about(event: dict, seat: int) -> bool:
+    """The event belongs in the seat's own turn message: shown to it alone, or public and about it (`PERSONAL`)."""
+    if event.get("visible_to") is None:
+        return event["type"] in PERSONAL and event.get("seat") == seat
+    return sees(event, seat)
+
+
 def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
-    """A seat's private events cut at the turns, like `split_turns` for the table: what its turn message held
-    before the step (``news["private"]``) and what the step adds."""
+    """A seat's own events (`about`) cut at the turns, like `split_turns` for the table: what its turn message
+    held before the step (``news["private"]``) and what the step adds."""
     before = news.get("private", {}).get(str(seat), []) if news.get("turn") else []
     parts = [TurnPart(news["turn"], list(before))]
     for event in events:
         if event["type"] == "turn" and event.get("visible_to") is None:
             parts[-1].ended = True
             parts.append(TurnPart(event["turn"], []))
-        elif sees(event, seat):
+        elif about(event, seat):
             parts[-1].added.append(event)
     return parts
 

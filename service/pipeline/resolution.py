@@ -100,10 +100,12 @@ def _apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[
     return events
 
 
-def _autoplay_rest(game: Game, window: int, applied: list[tuple[int, dict]]) -> tuple[list[dict], list[int]]:
-    """Auto-play every seat the window still waits for. -> (events, seats auto-played)."""
+def _autoplay_rest(
+    game: Game, window: int, applied: list[tuple[int, dict]]
+) -> tuple[list[dict], dict[int, list[dict]]]:
+    """Auto-play every seat the window still waits for. -> (events, the actions auto-played per seat)."""
     events: list[dict] = []
-    played: list[int] = []
+    played: dict[int, list[dict]] = {}
     for _ in range(MAX_AUTOPLAY_STEPS):
         if game.window is None or game.window["id"] != window or not game.waiting_for():
             return events, played
@@ -111,9 +113,28 @@ def _autoplay_rest(game: Game, window: int, applied: list[tuple[int, dict]]) -> 
         action = game.autoplay(seat)
         events += game.apply(seat, action)
         applied.append((seat, action))
-        if seat not in played:
-            played.append(seat)
+        played.setdefault(seat, []).append(action)
     raise RuntimeError(f"window {window} still open after {MAX_AUTOPLAY_STEPS} auto-plays")
+
+
+def _played_for(
+    meta: dict, answers: dict[int, list[dict]], played: dict[int, list[dict]], streaks: dict[int, int], bot_after: int
+) -> list[dict]:
+    """What each player is told privately of the answers given for them (``visible_to`` the seat): the time ran out
+    and an answer was played for them (``timed_out``), or the bot plays their seat (``bot_played``: a player's
+    seat, not a bot's, whose streak reached ``bot_after``)."""
+    told = [
+        {"type": "timed_out", "seat": seat, "actions": actions, "visible_to": [seat]}
+        for seat, actions in played.items()
+        if seat not in answers
+    ]
+    bots = set(meta.get("bots", []))
+    told += [
+        {"type": "bot_played", "seat": seat, "actions": actions, "visible_to": [seat]}
+        for seat, actions in answers.items()
+        if seat not in bots and streaks.get(seat, 0) >= bot_after
+    ]
+    return told
 
 
 def resolve_window(ctx: Context, game_id: str, window: int) -> str:
@@ -142,14 +163,16 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     applied: list[tuple[int, dict]] = []
     events, plans = _apply_answers(game, window, answers, expected, applied)
     auto_events, played = _autoplay_rest(game, window, applied)
-    events += auto_events + _apply_plans(game, plans, applied)
+    bot_after = ctx.settings.autoplay_bot_after
+    events += _played_for(meta, answers, played, streaks, bot_after) + auto_events + _apply_plans(game, plans, applied)
     notices, changed = [], {}
     for seat in played:
         if seat in answers:
             continue  # it answered; its answer just stopped being legal
         changed[seat] = streaks.get(seat, 0) + 1
-        if changed[seat] == ctx.settings.autoplay_bot_after:
+        if changed[seat] == bot_after:
             notices.append(news.bot_notice(meta, seat, changed[seat]))
+            events.append({"type": "taken_over", "seat": seat, "visible_to": [seat]})  # told privately, with a way back
     streaks.update(changed)
 
     now = ctx.clock()

@@ -428,9 +428,10 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     names = seat_names(meta)
     answered = set(store.answers(game_id))
     asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
-    return ui.status(
-        game.public_view(), names, asked, answered, snap.deadline if asked else None, lang, **ui.clock_of(meta)
-    )
+    bot_after, pure_bots = env.ctx.settings.autoplay_bot_after, set(meta.get("bots", []))
+    taken = {s for s, n in store.streaks(game_id).items() if n >= bot_after and s not in pure_bots}
+    deadline = snap.deadline if asked else None
+    return ui.status(game.public_view(), names, asked, answered, deadline, lang, bots=taken, **ui.clock_of(meta))
 
 
 def seat_names(meta: dict) -> dict[int, str]:
@@ -630,8 +631,24 @@ def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, 
 # ---------------------------------------------------------------------------------------------- buttons
 
 
+def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env) -> dict:
+    """The "I'm back" button: the seat a bot plays is its player's again; the next question asks them."""
+    snap, meta = env.ctx.store.load_with_meta(game_id)
+    seat = seat_of(meta, query.sender.id) if snap else None
+    if snap is None or seat is None:
+        return answer_query(query, _t(lang, "This is not your game."))
+    if snap.status == "over":
+        return answer_query(query, _t(lang, "This game is over."))
+    env.tables.set_blocked(query.sender.id, False)
+    env.ctx.store.set_streak(game_id, seat, 0)
+    return answer_query(query, _t(lang, "Welcome back! I will ask you from the next question on."))
+
+
 def on_button(query: CallbackQuery, env: Env) -> dict:
     lang = i18n.choose(env.tables.lang(query.sender.id), None, query.sender.language_code)
+    back = ui.back_game(query.data)
+    if back is not None:
+        return on_back(query, back, lang, env)
     try:
         choice = ui.decode(query.data)
     except ui.BadCallback:

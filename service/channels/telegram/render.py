@@ -25,7 +25,7 @@ from service.channels import plain
 from service.channels.telegram import ui
 from service.config import Settings
 from service.i18n import translator
-from service.i18n.events import game_over
+from service.i18n.events import counters, game_over
 from service.pipeline.chats import chat_kind
 from service.pipeline.news import (
     Refresh,
@@ -58,6 +58,16 @@ def status_text(
     times as the table's ``meta`` shows them (`ui.clock_of`)."""
     block = ui.status(view, names, asked, answered, deadline, lang, (), **ui.clock_of(meta or {}))
     return "\n\n".join(["\n".join(news), block]) if news else block
+
+
+def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view: dict, ended: bool) -> list[str]:
+    """A seat's result lines of a turn, in the second person: what happened to it (its own events, public ones
+    about it included: `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
+    _ = translator(lang).gettext
+    lines = plain.lines(items, names, lang, seat)
+    if ended and items and seat != 0 and not any(e["type"] == "caught" and e.get("seat") == seat for e in items):
+        lines.append(_("You were not caught this turn."))
+    return lines + [counters(view, lang)] if lines else []
 
 
 def above(lines: list[str], screen: str) -> str:
@@ -151,9 +161,10 @@ class TelegramChannel:
         lang, names, game = readers.lang(seat), names_of(step.meta), step.game
         parts: list[TurnPart] = news.private[seat]
         out = []
+        view = game.public_view()
         for part in parts:
             current = part is parts[-1]
-            lines = plain.lines(part.items, names, lang)
+            lines = results(part.items, names, lang, seat, view, part.ended)
             screen = None
             if current and seat in step.asked and game.window is not None:
                 screen = ui.decision(
@@ -165,9 +176,12 @@ class TelegramChannel:
                     names,
                     **ui.clock_of(step.meta),
                 )
-            elif not part.added:
+            elif not part.added and not part.ended:
                 continue  # nothing new for this turn's message
             text = above(lines, screen.text if screen else "")
+            keyboard = screen.keyboard if screen else None
+            if keyboard is None and any(e["type"] == "taken_over" for e in part.items):
+                keyboard = ui.back_keyboard(step.game_id, lang)  # a bot plays the seat: the way back
             if text:
                 out.append(
                     message(
@@ -175,7 +189,7 @@ class TelegramChannel:
                         text,
                         seat,
                         False,
-                        buttons=screen.keyboard if screen else None,
+                        buttons=keyboard,
                         slot=turn_slot(step.game_id, part.turn),
                         seq=step_seq(step.version),
                     )
@@ -233,7 +247,7 @@ class TelegramChannel:
             out.append(
                 message(
                     chat,
-                    above(plain.lines(private, names_of(meta), lang), screen.text),
+                    above(results(private, names_of(meta), lang, seat, game.public_view(), False), screen.text),
                     seat,
                     False,
                     buttons=screen.keyboard,

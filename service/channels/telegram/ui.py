@@ -30,7 +30,7 @@ A keyboard is a list of rows of buttons; a button is ``{"text": ..., "data": ...
 """
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
@@ -118,6 +118,24 @@ class Choice:
     def restart(self) -> "Choice":
         """The first screen of the same seat and window."""
         return Choice(self.game_id, self.window, self.seat)
+
+
+_BACK = re.compile(r"r:(?P<game>[A-Za-z0-9_]{1,40})")
+
+
+def back_keyboard(game_id: str, lang: str) -> Keyboard:
+    """The "I'm back" button of a seat a bot plays: pressed, the seat is its player's again from the next
+    question on. Its data: ``r:<game>``."""
+    data = f"r:{game_id}"
+    if len(data.encode()) > CALLBACK_LIMIT or not _BACK.fullmatch(data):
+        raise ValueError(f"callback data does not fit: {data!r}")
+    return [[{"text": "🙋 " + translator(lang).gettext("I'm back"), "data": data}]]
+
+
+def back_game(data: str | None) -> str | None:
+    """The game of an "I'm back" button's data, or None when ``data`` is not one."""
+    match = _BACK.fullmatch(data or "")
+    return match["game"] if match else None
 
 
 def decode(data: str | None) -> Choice:
@@ -440,10 +458,11 @@ def status(
     news: Sequence[str] = (),
     tz: str | None = None,
     precise: bool = False,
+    bots: Collection[int] = (),
 ) -> str:
     """The group's living status message of the current turn, from ``game.public_view()``: who has answered
-    (never what), the deadline, the track (`events.track`: both counters, the Artemia symbols), the Beach marker,
-    Will, tokens, and ``news``: the result lines so far (`results`)."""
+    (never what; 🤖 for a player's seat a bot plays, ``bots``), the deadline, the track (`events.track`: both
+    counters, the Artemia symbols), the Beach marker, Will, tokens, and ``news``: the result lines so far."""
     _ = translator(lang).gettext
     window = view["window"]
     head = _("Turn {n}").format(n=view["turn"])
@@ -451,9 +470,21 @@ def status(
         head += f" · {_kind_title(window['kind'], lang)}"
     lines = [f"🌍 {head}"]
     if window and asked_seats:
-        lines.append(" · ".join(("✅ " if s in answered else "⏳ ") + seat_name(names, s, lang) for s in asked_seats))
+        lines.append(
+            " · ".join(
+                ("🤖 " if s in bots else "✅ " if s in answered else "⏳ ") + seat_name(names, s, lang)
+                for s in asked_seats
+            )
+        )
         if deadline is not None:
             lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
+    if bots:
+        lines.append(
+            "🤖 "
+            + _("A bot plays for {names} until they answer again.").format(
+                names=", ".join(seat_name(names, s, lang) for s in sorted(bots))
+            )
+        )
     if view["winner"]:
         lines.append(winner(view, lang))
     lines.append(track(view, lang))
