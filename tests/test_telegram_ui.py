@@ -140,7 +140,7 @@ def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():
     stage = ui.follow(game, seat, after_resist)
     assert not stage.complete and stage.actions == [legal[resist[0]]]
     screen = ui.decision(game, seat, after_resist, DEADLINE, "en")
-    assert "Chosen so far: resist" in screen.text
+    assert "Chosen so far: Resist: take back " in screen.text
     assert all(ui.decode(b["data"]).chosen[:1] == (resist[0],) for row in screen.keyboard[:-1] for b in row)
 
 
@@ -264,3 +264,34 @@ def test_the_readers_own_events_are_worded_in_the_second_person():
     will = {"type": "will", "seat": 1, "will": 2, "visible_to": None}
     assert events.line(will, NAMES, "cs", me=1) == "Zbývají ti 2 vůle."
     assert events.line({"type": "caught", "seat": 1, "place": 3}, NAMES, "en", me=1) == "You were caught at 3 River."
+
+
+def test_questions_name_the_place_and_what_each_choice_does_and_buttons_read_as_spoken():
+    found = {}
+    for game, seat in positions():
+        kinds = {a["type"] for a in game.legal_actions(seat)}
+        if {"power", "takeback"} <= kinds and "power" not in found:
+            found["power"] = (game, seat)
+        if kinds == {"keep"} and "river" not in found:
+            found["river"] = (game, seat)
+        if len(found) == 2:
+            break
+    game, seat = found["power"]
+    place = next(a["place"] for a in game.legal_actions(seat) if a["type"] == "takeback")
+    for lang, head, back in (
+        ("en", f"You explored {events.cards_text([place], 'en')}: use its power, or take back one card", "Take back "),
+        ("cs", f"Prozkoumal(a) jsi lokaci {events.cards_text([place], 'cs')}: použij její efekt, NEBO", "Vzít zpět "),
+    ):
+        screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, lang, NAMES)
+        lines = screen.text.splitlines()
+        assert lines[1].startswith(head), lines
+        assert any(line.startswith(events.cards_text([place], lang) + ": ") for line in lines)  # what it does
+        labels = [b["text"] for row in screen.keyboard for b in row]
+        assert any(label.startswith(back) for label in labels), labels  # "Take back 4 Beach"
+        assert not any(label.startswith(("back ", "power ", "zpet ", "sila ")) for label in labels), labels
+        assert lines[-1].startswith(("Or type: ", "Nebo napiš: "))  # the typed form stays as a hint
+        assert all(len(b["data"].encode()) <= ui.CALLBACK_LIMIT for row in screen.keyboard for b in row)
+    game, seat = found["river"]
+    screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, "en", NAMES)
+    assert screen.text.splitlines()[1].startswith("The River: you played ")
+    assert all(b["text"].startswith("Keep ") and b["text"].endswith(" in play") for row in screen.keyboard for b in row)

@@ -5,9 +5,8 @@ job); it returns None for events that are shown another way (``locked_in`` becom
 message; ``reveal`` has its own message) or carry nothing worth a line.
 """
 
-from service import commands
 from service.cardnames import name, word
-from service.i18n import translator
+from service.i18n import spoken, translator
 
 
 def seat_name(names: dict[int, str], seat: int, lang: str) -> str:
@@ -136,19 +135,19 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
     if kind == "fallback":
         return _("Your earlier answer was no longer possible; a default was played for you.")
     if kind == "timed_out":
-        return "⏰ " + _("Time ran out — I played {actions} for you.").format(actions=_actions(event["actions"], lang))
+        return "⏰ " + _("Time ran out — I played {actions} for you.").format(
+            actions=spoken.played_for(event["actions"], lang, names)
+        )
     if kind == "bot_played":
-        return "🤖 " + _("The bot played {actions} for you.").format(actions=_actions(event["actions"], lang))
+        return "🤖 " + _("The bot played {actions} for you.").format(
+            actions=spoken.played_for(event["actions"], lang, names)
+        )
     if kind == "taken_over":
         return "🤖 " + _(
             "You missed several deadlines in a row, so a bot plays your seat now. Press “I'm back” (or answer "
             "any question) to play again from the next question on."
         )
     return None  # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line
-
-
-def _actions(actions: list[dict], lang: str) -> str:
-    return ", ".join(commands.describe(action, lang) for action in actions)
 
 
 def counters(view: dict, lang: str) -> str:

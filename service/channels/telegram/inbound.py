@@ -681,7 +681,7 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         said = _t(lang, "Locked in.")
         if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
-        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, **ui.clock_of(meta))
+        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, names=seat_names(meta), **ui.clock_of(meta))
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(

@@ -239,6 +239,7 @@ class TelegramChannel:
                 refresh.answers[seat],
                 refresh.snap.deadline,
                 lang,
+                names=names_of(meta),
                 **ui.clock_of(meta),
             )
             private = (

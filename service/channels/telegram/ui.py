@@ -42,6 +42,8 @@ from service.cardnames import name, word
 from service.game import Game, IllegalAction
 from service.i18n import translator
 from service.i18n.events import cards_text, seat_name, tokens_text, track, winner
+from service.i18n.questions import question
+from service.i18n.spoken import spoken
 
 CALLBACK_LIMIT = 64
 MAX_BUTTONS = 100
@@ -248,7 +250,7 @@ def _split(
 ) -> list[Node]:
     """Leaves for the given actions, or sub-menus by their parameter at ``depth`` when there are too many."""
     if len(indices) <= limit:
-        return [Node(commands.describe(legal[i], lang), index=i) for i in indices]
+        return [Node(spoken(legal[i], lang, names), index=i) for i in indices]
     groups: dict[tuple, list[int]] = {}
     for i in indices:
         params = _params(legal[i])
@@ -274,7 +276,7 @@ def menu(legal: list[dict], lang: str, names: dict[int, str] | None = None) -> l
     nodes = []
     for category, indices in categories.items():
         if len(indices) == 1:
-            nodes.append(Node(commands.describe(legal[indices[0]], lang), index=indices[0]))
+            nodes.append(Node(spoken(legal[indices[0]], lang, names), index=indices[0]))
         elif category[0] in MAIN_TYPES:
             nodes += _split(indices, legal, 0, INLINE_MAX, lang, names)
         else:
@@ -339,23 +341,6 @@ def _kind_title(kind: str, lang: str) -> str:
     }.get(kind, kind)
 
 
-def _question(kind: str, seat: int, lang: str) -> str:
-    _ = translator(lang).gettext
-    if kind == "setup":
-        return _("Choose the side of the board.")
-    if kind == "explore":
-        return (
-            _("Play a phase 1 Hunt card, or pass.")
-            if seat == 0
-            else _("Choose where you explore: play a place card (you may Resist or play a Survival card first).")
-        )
-    if kind == "hunt":
-        return _("Place your tokens (you may play phase 2 Hunt cards first).")
-    if kind in ("prereveal", "reckoning"):
-        return _("Answer the question of this step.")
-    return _("Play an end-of-turn card, or pass.")
-
-
 def situation(game: Game, seat: int, lang: str) -> str:
     """What the seat holds: its Hunt cards (the Creature), else its hand, Survival cards and Will."""
     _ = translator(lang).gettext
@@ -415,12 +400,12 @@ def decision(
     kind = window["kind"]
     lines = [
         f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
-        _question(kind, seat, lang),
+        *question(stage.game, seat, lang),
         situation(stage.game, seat, lang),
     ]
     if stage.actions:
         lines.append(
-            _("Chosen so far: {actions}").format(actions=", ".join(commands.describe(a, lang) for a in stage.actions))
+            _("Chosen so far: {actions}").format(actions="; ".join(spoken(a, lang, names) for a in stage.actions))
         )
     lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
     typed = "; ".join(commands.summary(stage.game, seat, lang))
@@ -429,11 +414,17 @@ def decision(
 
 
 def locked_in(
-    choice: Choice, actions: list[dict], deadline: float, lang: str, tz: str | None = None, precise: bool = False
+    choice: Choice,
+    actions: list[dict],
+    deadline: float,
+    lang: str,
+    tz: str | None = None,
+    precise: bool = False,
+    names: dict[int, str] | None = None,
 ) -> Screen:
     """The decision message once the answer is stored; it keeps a button to change the answer."""
     _ = translator(lang).gettext
-    said = ", ".join(commands.describe(a, lang) for a in actions)
+    said = "; ".join(spoken(a, lang, names) for a in actions)
     text = "\n".join(
         [
             _("✅ Locked in: {actions}").format(actions=said),

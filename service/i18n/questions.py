@@ -1,0 +1,97 @@
+"""What a seat is asked, in plain words: the question of its open window, naming the place or the card and what
+each choice does ("You explored the Jungle: use its power, or take back one card from your discard instead.").
+
+Read from the seat's legal actions (their kinds, the place explored, the cards offered), so a question always
+matches its buttons. The place's own text follows when a power is offered (`service.cardtexts`).
+"""
+
+from service import cardtexts
+from service.game import Game
+from service.i18n import translator
+from service.i18n.events import cards_text
+
+
+def question(game: Game, seat: int, lang: str) -> list[str]:
+    """The question's lines for ``seat`` in the game's open window (the game as the answer so far leaves it)."""
+    _ = translator(lang).gettext
+    legal = game.legal_actions(seat)
+    kinds = {action["type"] for action in legal}
+    window = game.window["kind"] if game.window else ""
+    if "power" in kinds or "takeback" in kinds:
+        place = next(a["place"] for a in legal if a["type"] in ("power", "takeback"))
+        where = cards_text([place], lang)
+        lines = [
+            _("You explored {place}: use its power, or take back one card from your discard instead.").format(
+                place=where
+            )
+            if "takeback" in kinds
+            else _("You explored {place}: use its power.").format(place=where)
+        ]
+        used = {a["use"] for a in legal if a["type"] == "power"}
+        return lines + [f"{cards_text([use], lang)}: {cardtexts.text(use, lang)}" for use in sorted(used)]
+    if kinds == {"keep"}:
+        cards = cards_text(sorted(a["card"] for a in legal), lang)
+        return [
+            _("The River: you played {cards}. Which one stays in play? The other goes back to your hand.").format(
+                cards=cards
+            )
+        ]
+    if kinds == {"discard", "lose_will"}:
+        return [_("Scream: discard 2 place cards, or lose 1 Will?")]
+    if kinds == {"discard"}:
+        n = len(legal[0]["cards"])
+        return [
+            translator(lang)
+            .ngettext(
+                "You must discard {n} place card from your hand: which?",
+                "You must discard {n} place cards from your hand: which?",
+                n,
+            )
+            .format(n=n)
+        ]
+    if kinds == {"show"}:
+        n = len(legal[0]["cards"])
+        return [
+            translator(lang)
+            .ngettext(
+                "Phobia: show the Creature {n} place card from your hand: which?",
+                "Phobia: show the Creature {n} place cards from your hand: which?",
+                n,
+            )
+            .format(n=n)
+        ]
+    if kinds == {"keep_survival"}:
+        return [_("Shelter: you drew two Survival cards. Keep one (the other is discarded): which?")]
+    if kinds == {"discard_survival"}:
+        return [_("Toxin: discard one of your Survival cards: which?")]
+    if window == "setup":
+        return [
+            _("Choose the side of the board."),
+            _(
+                "The sides differ only in the Artemia symbols on the Rescue track: side 1 has them on the 6 "
+                "spaces nearest the star, side 2 on every other space."
+            ),
+        ]
+    if window == "explore" and seat != 0 and kinds & {"play", "resist", "giveup"}:
+        lines = [_("Choose where you explore: play a place card (you may Resist or play a Survival card first).")]
+        if kinds & {"resist", "giveup"}:
+            lines.append(
+                _(
+                    "Resist: lose Will to take place cards back from your discard. Give up: take every card back "
+                    "and your Will back, but the Assimilation counter moves forward 1."
+                )
+            )
+        return lines
+    if window == "hunt":
+        return [
+            _("Place your tokens (you may play phase 2 Hunt cards first)."),
+            _(
+                "The Creature token catches whoever explores its place: they lose 1 Will, get nothing from the "
+                "place, and the Assimilation counter moves forward 1."
+            ),
+        ]
+    if "hunt_card" in kinds:
+        return [_("You may play a Hunt card now, or play no card.")]
+    if "survival" in kinds:
+        return [_("You may play a Survival card now, or play no card.")]
+    return [_("Play an end-of-turn card, or pass.")]
