@@ -74,8 +74,9 @@ def answer_typed(world, code: str, seat: int, user: int, rng: random.Random) -> 
         for action in choose(trial, seat, rng):
             trial.apply(seat, action)
             actions.append(action)
-    said = say(world, user, " ".join(commands.describe(a, "en") for a in actions))
-    assert said and said.startswith("Locked in"), said
+    lang = world.telegram.langs.get(user, "en")
+    said = say(world, user, " ".join(commands.describe(a, lang) for a in actions))
+    assert said and said.startswith(("Locked in", "Zaznamenáno")), said
 
 
 def time_out(world, code: str) -> None:
@@ -207,3 +208,33 @@ def test_results_in_private_the_auto_play_mark_the_bot_takeover_and_im_back(worl
         texts = [m["text"] for m in chat_texts(world, who).values()]
         assert any("You were caught at " in t or "You were not caught this turn." in t for t in texts), who
         assert any("Rescue counter: " in t and "Assimilation counter: " in t for t in texts), who
+
+
+# ---------------------------------------------------------------------------------------------- cards at hand
+
+
+def test_my_cards_button_shows_the_cards_texts_in_the_players_language_and_back(world):
+    for user in NAMES:
+        world.telegram.langs[user] = "cs"
+    code = open_table(world)
+    say(world, TG_A, "/begin", group=True)
+    world.pump()
+    rng, seats = random.Random(6), seats_of(world, code)
+    for _ in range(6):  # into the turn, where the Hunted hold cards worth reading
+        if world.ctx.store.load(code).window and 0 not in world.ctx.store.expected(code):
+            break
+        step(world, code, seats, rng)
+    seat = next(s for s in sorted(world.ctx.store.expected(code)) if s != 0)
+    user = seats[seat]
+    mid, question = next((mid, m) for mid, m in sorted(chat_texts(world, user).items()) if buttons(m))
+    [mine] = [b for b in buttons(question) if b["text"] == "📖 Moje karty"]
+    assert world.telegram.press(user, mine["callback_data"], message_id=mid) is None
+    world.pump()  # the page is an edit of the same message, through the outbox
+    page = chat_texts(world, user)[mid]
+    hand = Game.from_json(world.ctx.store.load(code).json).view(seat)["you"]["hand"]
+    assert page["text"].startswith("📖 ") and len(page["text"].splitlines()) > len(hand)
+    assert page["text"].startswith("📖 Tvé karty:") and "Vezmi si zpět do ruky" in page["text"]  # the Lair, in Czech
+    [back] = buttons(page)
+    assert world.telegram.press(user, back["callback_data"], message_id=mid) is None
+    world.pump()
+    assert "🎯" in chat_texts(world, user)[mid]["text"]  # the question again

@@ -4,6 +4,7 @@ import random
 
 import pytest
 
+from service import cardnames, cardtexts
 from service.channels.telegram import ui
 from service.game import bots, new_game
 from service.i18n import events
@@ -106,7 +107,7 @@ def press_until_complete(game, seat, rng, lang="en"):
     choice = ui.Choice("G1", game.window["id"], seat)
     for _ in range(30):
         screen = ui.decision(game, seat, choice, DEADLINE, lang, NAMES)
-        buttons = [b for row in screen.keyboard for b in row if not b["text"].startswith(("«", "↺"))]
+        buttons = [b for row in screen.keyboard for b in row if not b["text"].startswith(("«", "↺", "📖"))]
         choice = ui.decode(rng.choice(buttons)["data"])
         stage = ui.follow(game, seat, choice)
         if stage.complete:
@@ -135,13 +136,14 @@ def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():
     assert [node.index for node in root[sub].children] == resist
     first = ui.Choice("G1", game.window["id"], seat)
     screen = ui.decision(game, seat, first.open((sub,)), DEADLINE, "en")
-    assert screen.keyboard[-1] == [{"text": "« Back", "data": first.data()}]
+    assert screen.keyboard[-2] == [{"text": "« Back", "data": first.data()}]
+    assert screen.keyboard[-1] == [{"text": "📖 My cards", "data": first.open((ui.CARDS_MENU,)).data()}]
     after_resist = first.choose(resist[0])
     stage = ui.follow(game, seat, after_resist)
     assert not stage.complete and stage.actions == [legal[resist[0]]]
     screen = ui.decision(game, seat, after_resist, DEADLINE, "en")
     assert "Chosen so far: Resist: take back " in screen.text
-    assert all(ui.decode(b["data"]).chosen[:1] == (resist[0],) for row in screen.keyboard[:-1] for b in row)
+    assert all(ui.decode(b["data"]).chosen[:1] == (resist[0],) for row in screen.keyboard[:-2] for b in row)
 
 
 def test_a_hundred_token_pairs_are_two_steps():
@@ -294,4 +296,22 @@ def test_questions_name_the_place_and_what_each_choice_does_and_buttons_read_as_
     game, seat = found["river"]
     screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, "en", NAMES)
     assert screen.text.splitlines()[1].startswith("The River: you played ")
-    assert all(b["text"].startswith("Keep ") and b["text"].endswith(" in play") for row in screen.keyboard for b in row)
+    labels = [b["text"] for row in screen.keyboard[:-1] for b in row]
+    assert labels and all(label.startswith("Keep ") and label.endswith(" in play") for label in labels)
+
+
+def test_my_cards_shows_the_texts_of_the_seats_cards_and_goes_back_to_the_question():
+    for game, seat in positions():
+        if seat != 0 and game.view(seat)["you"]["survival"]:
+            break
+    first = ui.Choice("G1", game.window["id"])
+    question = ui.decision(game, seat, first, DEADLINE, "cs", NAMES)
+    [mine] = [b for row in question.keyboard for b in row if b["text"] == "📖 Moje karty"]
+    page = ui.decision(game, seat, ui.decode(mine["data"]), DEADLINE, "cs", NAMES)
+    you = game.view(seat)["you"]
+    for card in sorted(you["hand"]) + you["survival"]:
+        assert f"• {events.cards_text([card], 'cs')}: {cardtexts.text(card, 'cs')}" in page.text.splitlines()
+    assert page.keyboard == [[{"text": "« Zpět k otázce", "data": first.data()}]]
+    creature = next(g for g, s in positions() if s == 0 and g.view(0)["you"]["hunt_cards"])
+    page = ui.my_cards(creature, 0, first, "en")
+    assert all(f"• {cardnames.name(c, 'en')}: " in page.text for c in creature.view(0)["you"]["hunt_cards"])

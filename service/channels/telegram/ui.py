@@ -37,7 +37,7 @@ from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime
 
-from service import commands
+from service import cardtexts, commands
 from service.cardnames import name, word
 from service.game import Game, IllegalAction
 from service.i18n import translator
@@ -55,6 +55,7 @@ NO_CARDS = 999
 NO_CARDS_PLAN = {"type": "plan", "orders": [PASS]}
 INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
+CARDS_MENU = 999  # the menu path (999,) is the "📖 My cards" page of a question (no sub-menu has that many buttons)
 DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
 PRECISE_BELOW = 600  # steps shorter than this many seconds show their times to the second
 # Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
@@ -381,6 +382,8 @@ def decision(
         raise ExpiredChoice(f"window {choice.window} is not open")
     if stage.complete:
         raise BadCallback("the answer is complete: lock it in instead")
+    if choice.menu == (CARDS_MENU,):
+        return my_cards(stage.game, seat, choice, lang)
     legal = stage.game.legal_actions(seat)
     nodes = _open(menu(legal, lang, names), choice.menu)
     buttons = [
@@ -397,6 +400,7 @@ def decision(
         keyboard.append([{"text": "« " + _("Back"), "data": choice.open(choice.menu[:-1]).data()}])
     if choice.chosen:
         keyboard.append([{"text": "↺ " + _("Start over"), "data": choice.restart().data()}])
+    keyboard.append([{"text": "📖 " + _("My cards"), "data": choice.open((CARDS_MENU,)).data()}])
     kind = window["kind"]
     lines = [
         f"🎯 {_('Turn {n}').format(n=game.turn)} · {_kind_title(kind, lang)}",
@@ -411,6 +415,20 @@ def decision(
     typed = "; ".join(commands.summary(stage.game, seat, lang))
     lines.append(_("Or type: {commands}").format(commands=typed))
     return Screen("\n".join(lines), keyboard)
+
+
+def my_cards(game: Game, seat: int, choice: Choice, lang: str) -> Screen:
+    """The "📖 My cards" page of a question: what each of the seat's cards does (the Creature's Hunt cards; a
+    Hunted's place cards in hand and Survival cards), with a button back to the question."""
+    _ = translator(lang).gettext
+    you = game.view(seat)["you"]
+    cards = list(you["hunt_cards"]) if seat == 0 else sorted(you["hand"]) + list(you["survival"])
+    lines = ["📖 " + _("Your cards:")] + [
+        f"• {cards_text([card], lang)}: {cardtexts.text(card, lang)}" for card in cards
+    ]
+    if not cards:
+        lines.append("—")
+    return Screen("\n".join(lines), [[{"text": "« " + _("Back to the question"), "data": choice.open(()).data()}]])
 
 
 def locked_in(
