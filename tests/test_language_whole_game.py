@@ -25,7 +25,7 @@ from fake_twilio import FakeTwilio
 from fake_twilio import serve as serve_twilio
 from sms_support import world_of
 
-from service import cardnames, commands
+from service import cardnames, cardtexts, commands
 from service.game import Game
 from service.game.bots import choose
 from service.i18n import compile as catalogues
@@ -339,6 +339,8 @@ def test_the_judge_knows_both_languages():
     assert czech_in("ABCD T3 Exploration: play 1-5. Do Tue 18:05 CET.")
     assert czech_in("Zaznamenano: hraj 3")  # an ASCII-only Czech line
     assert czech_in("Locked in: play 3 (Řeka)")
+    assert english_in("🤖 Bot za tebe zahrál: 2 Džungle. I'm back") and english_in("Lhůta: daily")
+    assert czech_in("⏰ Time ran out — I played 2 Jungle for you. Jsem zpět")
     assert not czech_in("ABCD: Locked in: play 3 (River) — waiting for 1 more answer.")
     assert not czech_in("Artemia, Not Alone by SMS. NEW [2-7] opens a game, LANG CS.")
 
@@ -539,8 +541,20 @@ class Table:
                 assert reply, text
 
     def back(self, user: int) -> None:
-        """A player whose seat a bot plays takes it back."""
-        self.tg(user, "/start")
+        """A player whose seat a bot plays sees it in /status, then takes it back with the "I'm back" button of
+        their private message."""
+        self.tg(TG_A, "/status", chat=GROUP)
+        api = self.world.api
+        with api._lock:
+            mine = [m for (chat, _), m in api.messages.items() if chat == str(user)]
+        [data] = {
+            b["callback_data"]
+            for m in mine
+            for row in (_markup(m.get("reply_markup")) or {}).get("inline_keyboard", [])
+            for b in row
+            if b.get("callback_data", "").startswith("r:")
+        }
+        assert self.world.telegram.press(user, data)
 
     # --- what the players got
 
@@ -587,6 +601,17 @@ def test_a_whole_czech_game_by_sms_and_telegram_has_no_english_line(world):
     assert not english, "\n".join(f"{who}: {line}  <- {found}" for who, line, found in english[:40])
     assert any("Zaznamenáno" in line for who, line in got if who.startswith("+420"))
     assert any(line.startswith("🎯") for _, line in got)  # the Telegram decision messages
+    said_all(got, "cs")
+
+
+def said_all(got: list[tuple[str, str]], lang: str) -> None:
+    """The lines the judge must have read: a card's text (/rules), a reminder and an answer played at the
+    deadline (⏰), the bot takeover, the bot's plays and its end (🤖, I'm back), a deadline preset."""
+    lines = [line for _, line in got]
+    assert any(cardtexts.text("river", lang) in line for line in lines)
+    assert sum("⏰" in line for line in lines) >= 4
+    assert any("🤖" in line for line in lines) and any(line.startswith("🙋") for line in lines)
+    assert any(("24 h na každý krok" if lang == "cs" else "24 h per step") in line for line in lines)
 
 
 def test_a_whole_english_game_by_sms_and_telegram_has_no_czech_line(world):
@@ -596,6 +621,7 @@ def test_a_whole_english_game_by_sms_and_telegram_has_no_czech_line(world):
     czech = [(who, line, czech_in(line)) for who, line in got if czech_in(line)]
     assert not czech, "\n".join(f"{who}: {line}  <- {found}" for who, line, found in czech[:40])
     assert any("Locked in" in line for who, line in got if who.startswith("+420"))
+    said_all(got, "en")
 
 
 def test_the_sandbox_talks_in_the_language_of_its_game(monkeypatch, capsys):
