@@ -18,7 +18,6 @@ import threading
 import time
 import uuid
 
-import redis
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
 
@@ -34,14 +33,6 @@ from service.pipeline.resolution import start_game
 TABLE = "console:table"
 YOU = "console:you"
 UNLIMITED = 1e9  # no send budget on a terminal
-
-
-def connect(redis_url: str | None) -> redis.Redis:
-    if redis_url:
-        return redis.Redis.from_url(redis_url)
-    import fakeredis  # embedded Redis: a test/sandbox dependency only
-
-    return fakeredis.FakeRedis(server=fakeredis.FakeServer())
 
 
 def parse_args(argv):
@@ -78,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             "rate_group_per_minute": UNLIMITED,
         }
     )
-    connection = connect(settings.redis_url)
+    connection = wiring.connect(settings.redis_url)
     human = None if args.bots_only else choose_seat(args, input)
     _ = i18n.translator(args.lang).gettext
     labels = {TABLE: _("table"), YOU: _("you")}

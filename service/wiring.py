@@ -45,6 +45,16 @@ def build(connection: redis.Redis, settings: Settings, sender: Sender | None = N
     )
 
 
+def connect(redis_url: str | None) -> redis.Redis:
+    """A connection to ``redis_url``, or an embedded in-process Redis when it is None (the sandbox, the transcript;
+    never production)."""
+    if redis_url:
+        return redis.Redis.from_url(redis_url)
+    import fakeredis  # embedded Redis: a test/sandbox dependency only
+
+    return fakeredis.FakeRedis(server=fakeredis.FakeServer())
+
+
 def job_connection() -> redis.Redis:
     """The Redis connection of the running RQ job (for the job functions, which run only inside one)."""
     job = get_current_job()

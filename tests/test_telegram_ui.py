@@ -142,7 +142,7 @@ def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():
     stage = ui.follow(game, seat, after_resist)
     assert not stage.complete and stage.actions == [legal[resist[0]]]
     screen = ui.decision(game, seat, after_resist, DEADLINE, "en")
-    assert "Chosen so far: Resist: take back " in screen.text
+    assert "Chosen so far: Resist (−1 Will): take back " in screen.text
     assert all(ui.decode(b["data"]).chosen[:1] == (resist[0],) for row in screen.keyboard[:-2] for b in row)
 
 

@@ -51,6 +51,10 @@ def _yours(event: dict, lang: str) -> str | None:
     if kind in ("took_back", "takeback"):
         return _("You take back: {cards}.").format(cards=cards_text(event.get("cards", [event.get("card")]), lang))
     if kind == "power":
+        if event.get("place", event["use"]) != event["use"]:
+            return _("At {place}, you use the power of {used}.").format(
+                place=cards_text([event["place"]], lang), used=cards_text([event["use"]], lang)
+            )
         return _("You use the power of {place}.").format(place=cards_text([event["use"]], lang))
     if kind == "survival":
         return _("You play {card}.").format(card=name(event["card"], lang))
@@ -109,6 +113,10 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
         cards = event.get("cards", [event.get("card")])
         return _("{who} takes back: {cards}.").format(who=who, cards=cards_text(cards, lang))
     if kind == "power":
+        if event.get("place", event["use"]) != event["use"]:  # the Lair's copy, the Gate, the Drone
+            return _("{who}, at {place}, uses the power of {used}.").format(
+                who=who, place=cards_text([event["place"]], lang), used=cards_text([event["use"]], lang)
+            )
         return _("{who} uses the power of {place}.").format(who=who, place=cards_text([event["use"]], lang))
     if kind == "survival":
         return _("{who} plays {card}.").format(who=who, card=name(event["card"], lang))

@@ -6,9 +6,21 @@ matches its buttons. The place's own text follows when a power is offered (`serv
 """
 
 from service import cardtexts
+from service.cardnames import name
 from service.game import Game
 from service.i18n import translator
 from service.i18n.events import cards_text
+
+
+def _used(use: int, via: str, lang: str) -> str:
+    """The place whose power is offered, and how it can be had when it is not the place explored."""
+    _ = translator(lang).gettext
+    place = cards_text([use], lang)
+    if via == "lair":
+        return _("{place} (the Creature token's place, copied with the Lair)").format(place=place)
+    if via:
+        return _("{place} (with {card})").format(place=place, card=name(via, lang))
+    return place
 
 
 def question(game: Game, seat: int, lang: str) -> list[str]:
@@ -27,8 +39,8 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
             if "takeback" in kinds
             else _("You explored {place}: use its power.").format(place=where)
         ]
-        used = {a["use"] for a in legal if a["type"] == "power"}
-        return lines + [f"{cards_text([use], lang)}: {cardtexts.text(use, lang)}" for use in sorted(used)]
+        used = sorted({(a["use"], a.get("via") or "") for a in legal if a["type"] == "power"})
+        return lines + [f"{_used(use, via, lang)}: {cardtexts.text(use, lang)}" for use, via in used]
     if kinds == {"keep"}:
         cards = cards_text(sorted(a["card"] for a in legal), lang)
         return [

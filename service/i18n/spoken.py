@@ -71,8 +71,10 @@ def spoken(action: dict, lang: str, names: dict[int, str] | None = None) -> str:
         return _("Side {n}").format(n=action["side"])
     if kind == "play":
         return _("Play {cards}").format(cards=cards_text(action["cards"], lang))
-    if kind == "resist":
-        return _("Resist: take back {cards}").format(cards=cards_text(action["cards"], lang))
+    if kind == "resist":  # 1 Will for up to 2 cards, 2 Will for 4
+        return _("Resist (−{n} Will): take back {cards}").format(
+            n=1 if len(action["cards"]) <= 2 else 2, cards=cards_text(action["cards"], lang)
+        )
     if kind == "giveup":
         return _("Give up (all cards and Will back)")
     if kind == "keep":

@@ -506,4 +506,5 @@ def status(
         )
     )
     placed = tokens_text(view["tokens"], lang)
+    placed = placed[:1].upper() + placed[1:]  # "Žeton Bytosti: 3 Řeka" starts a line
     return "\n".join(lines + ([placed] if placed else []) + list(news))

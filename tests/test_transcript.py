@@ -1,0 +1,24 @@
+"""The rendered transcript of one turn (`python -m service.transcript`, `docs/transcript.md`): the group and one
+player's private chat, each language on its own and only in its own language."""
+
+from pathlib import Path
+
+from service import transcript
+from tests.test_language_whole_game import czech_in, english_in
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "transcript.md"
+
+
+def test_one_turn_of_the_group_and_a_private_chat_in_each_language_and_only_in_it():
+    text = transcript.transcript(turn=2, seed=11)
+    english, czech = text.split("## One turn in English")[1].split("## Jedno kolo česky")
+    for part, reveal, question, cards in (
+        (english, "🔦 Reveal of turn 2!", "> 🎯 Turn 2 · ", "`[📖 My cards]`"),
+        (czech, "🔦 Odhalení v 2. kole!", "> 🎯 Kolo 2 · ", "`[📖 Moje karty]`"),
+    ):
+        group, private = part.split("\n### ")[1:3]
+        assert reveal in group and "🌍" in group and "🎯" not in group  # no secret in the group
+        assert question in private and cards in private and "✅" in private
+    assert not [line for line in english.splitlines() if czech_in(line)]
+    assert not [line for line in czech.splitlines() if english_in(line)]
+    assert DOC.read_text(encoding="utf-8").startswith(text.split("\n## ")[0])  # the committed one, same header
