@@ -3,6 +3,10 @@
 import random
 from datetime import UTC, datetime
 
+import fakeredis
+
+from service.channels.sms.directory import Directory
+from service.channels.sms.render import step_messages
 from service.channels.sms.text import (
     ascii_only,
     cost,
@@ -59,6 +63,7 @@ def test_deadline_is_absolute_local_time_with_its_zone():
     assert deadline_text(SUMMER, "Europe/Prague", "en") == "Tue 18:00 CEST"
     assert deadline_text(WINTER, "Europe/Prague", "cs") == "út 17:00 CET"
     assert deadline_text(SUMMER, "America/New_York", "en") == "Tue 12:00 EDT"
+    assert deadline_text(SUMMER + 30, "Europe/Prague", "en", precise=True) == "Tue 18:00:30 CEST"  # a short step
 
 
 def test_question_stands_on_its_own():
@@ -101,3 +106,12 @@ def test_a_bot_game_fits_two_segments_per_message_in_ascii_mode():
             events += game.apply(seat, action)
     assert worst[True] <= 2
     assert worst[False] >= worst[True]
+
+
+def test_the_sms_of_a_live_table_shows_its_deadline_to_the_second():
+    game = new_game({"players": 2, "seed": 1, "side": None, "expert": False})
+    meta = {"players": {"0": {"chat": "sms:+420601000099"}, "1": {"chat": None}}, "code": "AB23"}
+    directory = Directory(fakeredis.FakeRedis())
+    for seconds, shown in ((120, "18:00:30"), (3600, "18:00 ")):
+        [sms] = step_messages({**meta, "deadline_seconds": seconds}, game, [], [0], SUMMER + 30, directory)
+        assert shown in sms["text"], sms["text"]

@@ -21,6 +21,11 @@ def _sms_seats(meta: dict) -> list[tuple[int, str, str]]:
     return seats
 
 
+def _precise(meta: dict) -> bool:
+    """Times to the second when the table's steps are shorter than 10 minutes."""
+    return 0 < meta.get("deadline_seconds", 600) < 600
+
+
 def _message(chat: str, seat: int, text: str) -> dict:
     return {"chat": chat, "text": text, "buttons": None, "seat": seat, "group": False}
 
@@ -34,7 +39,9 @@ def step_messages(
         prefs = directory.prefs(number)
         said = sms_text.news(events, seat, prefs.lang)
         if seat in asked or game.is_over:
-            text = sms_text.step_text(code, game, seat, events, deadline, prefs.lang, prefs.tz, prefs.ascii)
+            text = sms_text.step_text(
+                code, game, seat, events, deadline, prefs.lang, prefs.tz, prefs.ascii, _precise(meta)
+            )
         elif said:
             text = sms_text.compose(f"{code} {said}", [], prefs.ascii)
         else:
@@ -52,7 +59,7 @@ def reminder_messages(
     for seat, chat, number in _sms_seats(meta):
         if seat in seats:
             prefs = directory.prefs(number)
-            text = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz)
+            text = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, _precise(meta))
             out.append(_message(chat, seat, sms_text.prepare("! " + text, prefs.ascii)))
     return out
 

@@ -129,10 +129,12 @@ def _seat(seat: int, lang: str) -> str:
     return _w("creature", lang) if seat == 0 else _w("seat", lang, n=seat)
 
 
-def deadline_text(ts: float, tz: str, lang: str) -> str:
-    """An absolute local time with its zone: "Tue 18:05 CET" / "út 18:05 CET"."""
+def deadline_text(ts: float, tz: str, lang: str, precise: bool = False) -> str:
+    """An absolute local time with its zone: "Tue 18:05 CET" / "út 18:05 CET" ("18:05:30" when ``precise``: a
+    step shorter than 10 minutes)."""
     local = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(tz))
-    return f"{format_datetime(local, 'EEE', locale=lang)} {local:%H:%M} {local.tzname()}"
+    clock = local.strftime("%H:%M:%S" if precise else "%H:%M")
+    return f"{format_datetime(local, 'EEE', locale=lang)} {clock} {local.tzname()}"
 
 
 def news(events: list[dict], seat: int, lang: str) -> str:
@@ -170,7 +172,7 @@ def news(events: list[dict], seat: int, lang: str) -> str:
     return " ".join(parts)
 
 
-def question(code: str, game, seat: int, deadline: float, lang: str, tz: str) -> str:
+def question(code: str, game, seat: int, deadline: float, lang: str, tz: str, precise: bool = False) -> str:
     """The standalone question: "ABCD T3 Exploration: play 1-5; resist <2 of: 1 4 5> (1 Will). By Tue 18:05 CET."."""
     head = f"{code} {_w('turn', lang, n=game.turn)}"
     if game.is_over:
@@ -180,7 +182,7 @@ def question(code: str, game, seat: int, deadline: float, lang: str, tz: str) ->
     phase = translator(lang).gettext(commands.MESSAGES[kind]) if kind in PHASES else ""
     if not choices:
         return f"{head} {phase}: {_w('waiting', lang)}"
-    return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang))}"
+    return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang, precise))}"
 
 
 def compose(required: str, optional: list[str], ascii: bool, limit: int = TARGET_SEGMENTS) -> str:
@@ -196,9 +198,19 @@ def compose(required: str, optional: list[str], ascii: bool, limit: int = TARGET
     return text
 
 
-def step_text(code: str, game, seat: int, events: list[dict], deadline: float, lang: str, tz: str, ascii: bool) -> str:
+def step_text(
+    code: str,
+    game,
+    seat: int,
+    events: list[dict],
+    deadline: float,
+    lang: str,
+    tz: str,
+    ascii: bool,
+    precise: bool = False,
+) -> str:
     """The one SMS a seat gets after a step: the question, then the news if it fits."""
     said = news(events, seat, lang)
     if game.is_over:
         return compose(f"{code} {said}".strip(), [], ascii)
-    return compose(question(code, game, seat, deadline, lang, tz), [said], ascii)
+    return compose(question(code, game, seat, deadline, lang, tz, precise), [said], ascii)
