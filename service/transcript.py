@@ -17,7 +17,7 @@ from service import i18n, wiring
 from service.channels.recording import RecordingSender
 from service.config import get_settings
 from service.game import Game
-from service.game.bots import choose
+from service.game.bots import whole_answer
 from service.pipeline import context, ingest
 from service.pipeline.resolution import start_game
 
@@ -61,21 +61,9 @@ def record(lang: str, turn: int, seed: int) -> tuple[list[dict], int]:
         before = len(recorder.sent())
         for seat in sorted(ctx.store.expected(GAME) - set(ctx.store.answers(GAME))):
             n += 1
-            ingest.submit(ctx, GAME, seat, answer(game, seat, rng), snap.current_window, f"t{n}", snap)
+            ingest.submit(ctx, GAME, seat, whole_answer(game, seat, rng), snap.current_window, f"t{n}", snap)
             worker.work(burst=True, logging_level="WARNING")  # the status ticks that seat off
     return recorder.sent(), start or 0
-
-
-def answer(game: Game, seat: int, rng: random.Random) -> list[dict]:
-    """A bot's whole answer for the seat in the open window."""
-    if game.window is None:
-        raise ValueError("the game is over: nothing to answer")
-    trial, window, actions = game.copy(), game.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        for action in choose(trial, seat, rng):
-            trial.apply(seat, action)
-            actions.append(action)
-    return actions
 
 
 def chat_lines(sends: list[dict], start: int, chat: str, new: str, edited: str) -> list[str]:

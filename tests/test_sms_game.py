@@ -11,7 +11,7 @@ from sms_support import world_fixtures
 from service import commands
 from service.channels.sms.text import cost
 from service.game import Game
-from service.game.bots import choose
+from service.game.bots import whole_answer
 
 ANNA, BEDA = "+420601000001", "+420601000002"
 TG_A, TG_B = 501, 502
@@ -27,12 +27,7 @@ def seat_of(world, address, code):
 
 def full_answer(game, seat, rng):
     """A bot's complete answer for the open window (a hunt card and then the tokens, say), as one message."""
-    trial, window, actions = game.copy(), game.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        for action in choose(trial, seat, rng):
-            trial.apply(seat, action)
-            actions.append(action)
-    return actions
+    return whole_answer(game, seat, rng)
 
 
 def play_window(world, code, rng, sms_seats, tg_seats=None, prefix_code=False):

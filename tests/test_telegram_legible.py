@@ -12,7 +12,7 @@ from sms_support import world_fixtures
 
 from service import commands
 from service.game import Game
-from service.game.bots import choose
+from service.game.bots import whole_answer
 from service.pipeline import upkeep
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
@@ -68,12 +68,7 @@ def buttons(message: dict) -> list[dict]:
 
 def answer_typed(world, code: str, seat: int, user: int, rng: random.Random) -> None:
     """The seat's whole answer for the open window, typed in its private chat."""
-    game = Game.from_json(world.ctx.store.load(code).json)
-    trial, window, actions = game.copy(), game.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        for action in choose(trial, seat, rng):
-            trial.apply(seat, action)
-            actions.append(action)
+    actions = whole_answer(Game.from_json(world.ctx.store.load(code).json), seat, rng)
     lang = world.telegram.langs.get(user, "en")
     said = say(world, user, " ".join(commands.describe(a, lang) for a in actions))
     assert said and said.startswith(("Locked in", "Zaznamenáno")), said

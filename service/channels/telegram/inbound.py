@@ -9,7 +9,7 @@ The tables are the shared lobby's (`service.pipeline.lobby`): a table opened her
 players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
-In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin,
+In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin [anyway],
 /status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
 /join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
 player is asked in several games) and the decision buttons. Bad input — a stranger's
