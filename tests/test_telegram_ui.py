@@ -190,7 +190,8 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
     assert text == ui.status(other.public_view(), NAMES, [1, 2, 3], {1}, DEADLINE, "en")  # what: never
     assert "✅ Anna · ⏳ Petr · ⏳ Eva" in text
     assert "Answer by" in text and "UTC" in text
-    assert "Rescue counter: " in text and "Marker counter on the Beach: no." in text
+    assert "Rescue counter: " in text
+    assert "📡 The Marker counter is not on the Beach: the next use of the Beach puts it there." in text
     # the track drawn: 🔵 at 15 spaces from the star, the Artemia symbols of side 1 on the 6 nearest, 🔴 at 9
     assert "🔵········ⒶⒶⒶⒶⒶⒶ⭐········🔴" in text.splitlines()
     assert "🔵 Rescue counter: 15 spaces to ⭐ · 🔴 Assimilation counter: 9 spaces to ⭐" in text

@@ -11,7 +11,8 @@ from babel.dates import format_datetime
 from service import commands
 from service.game import Game
 from service.i18n import N_, translator
-from service.i18n.events import game_over, line, notice_text, reveal, seat_name
+from service.i18n.events import game_over, line, notice_text, reveal
+from service.i18n.names import seat_name
 from service.pipeline.ingest import Reason, Status, SubmitResult
 from service.pipeline.news import MAX_NEWS_LINES, MAX_TEXT, StepNews, Unreachable, message, names_of, sees
 

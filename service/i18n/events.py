@@ -5,27 +5,9 @@ job); it returns None for events that are shown another way (``locked_in`` becom
 message; ``reveal`` has its own message) or carry nothing worth a line.
 """
 
-from service.cardnames import name, word
+from service.cardnames import name
 from service.i18n import spoken, translator
-
-
-def seat_name(names: dict[int, str], seat: int, lang: str) -> str:
-    """A player's display name, else their role ("Creature", "Hunted 2")."""
-    if names.get(seat):
-        return names[seat]
-    return word("creature", lang) if seat == 0 else f"{word('a_hunted', lang)} {seat}"
-
-
-def cards_text(cards, lang: str) -> str:
-    """Places as "3 River, 4 Beach"; Hunt and Survival cards by name."""
-    return ", ".join(f"{c} {name(c, lang)}" if isinstance(c, int) else name(c, lang) for c in cards)
-
-
-def tokens_text(tokens: dict[str, list[int]], lang: str) -> str:
-    """Placed tokens as "Creature token: 4 Beach; Target token: 7 Shelter" (empty when none is placed)."""
-    return "; ".join(
-        f"{word(kind + '_token', lang)}: {cards_text(places, lang)}" for kind, places in tokens.items() if places
-    )
+from service.i18n.names import cards_text, seat_name, tokens_text
 
 
 def _yours(event: dict, lang: str) -> str | None:

@@ -9,7 +9,7 @@ from service import cardtexts
 from service.cardnames import name
 from service.game import Game
 from service.i18n import translator
-from service.i18n.events import cards_text
+from service.i18n.names import cards_text
 
 
 def _used(use: int, via: str, lang: str) -> str:

@@ -4,15 +4,8 @@ The typed command form (`service.commands.describe`) stays the hint line under a
 """
 
 from service.cardnames import name, word
-from service.i18n import events, translator
-
-
-def cards_text(cards, lang: str) -> str:
-    return events.cards_text(cards, lang)  # through the module: events imports this one (what was played for you)
-
-
-def seat_name(names: dict[int, str], seat: int, lang: str) -> str:
-    return events.seat_name(names, seat, lang)
+from service.i18n import translator
+from service.i18n.names import cards_text, seat_name
 
 
 def _place(place: int, lang: str) -> str:

@@ -73,10 +73,11 @@ def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_
     edits = [c["params"]["text"] for c in api.sent("editMessageText", group)]
     assert any("✅" in t for t in edits)
 
-    for who in (anna, petr, eva, jan):
-        mine = users.messages(who["id"])
-        assert any("✅" in (m["text"] or "") for m in mine.values()), who["first_name"]  # shown "locked in"
-    czech = " ".join(m["text"] or "" for m in users.messages(petr["id"]).values())
+    for who in (anna, petr, eva, jan):  # each was shown "locked in" (later edits show the turn's results)
+        shown = [c["params"].get("text") or "" for c in api.sent("editMessageText", who["id"])]
+        shown += [m["text"] or "" for m in users.messages(who["id"]).values()]
+        assert any("✅" in text for text in shown), who["first_name"]
+    czech = " ".join(c["params"].get("text") or "" for c in api.sent("editMessageText", petr["id"]))
     assert "Zaznamenáno" in czech  # Petr's Telegram client is Czech
     failed = [c for c in api.calls if not c["ok"] and "not modified" not in json.dumps(c)]
     assert not [c for c in failed if c["method"] == "sendMessage"], failed[:3]

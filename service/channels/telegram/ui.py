@@ -41,7 +41,8 @@ from service import cardtexts, commands
 from service.cardnames import name, word
 from service.game import Game, IllegalAction
 from service.i18n import translator
-from service.i18n.events import cards_text, seat_name, tokens_text, track, winner
+from service.i18n.events import track, winner
+from service.i18n.names import cards_text, seat_name, tokens_text
 from service.i18n.questions import question
 from service.i18n.spoken import spoken
 
@@ -498,7 +499,12 @@ def status(
         lines.append(winner(view, lang))
     lines.append(track(view, lang))
     lines.append(
-        _("Marker counter on the Beach: {yes_no}.").format(yes_no=_("yes") if view["marker_on_beach"] else _("no"))
+        "📡 "
+        + (
+            _("The Marker counter is on the Beach: the next use of the Beach moves 🔵 forward 1.")
+            if view["marker_on_beach"]
+            else _("The Marker counter is not on the Beach: the next use of the Beach puts it there.")
+        )
     )
     lines.append(
         _("Will: {list}").format(
