@@ -8,6 +8,7 @@ from service import cardnames, cardtexts
 from service.channels.telegram import ui
 from service.game import bots, new_game
 from service.i18n import events
+from service.pipeline import news
 from service.pipeline.ingest import check_answer
 
 DEADLINE = 1_900_000_000.0
@@ -316,3 +317,16 @@ def test_my_cards_shows_the_texts_of_the_seats_cards_and_goes_back_to_the_questi
     creature = next(g for g, s in positions() if s == 0 and g.view(0)["you"]["hunt_cards"])
     page = ui.my_cards(creature, 0, first, "en")
     assert all(f"• {cardnames.name(c, 'en')}: " in page.text for c in creature.view(0)["you"]["hunt_cards"])
+
+
+def test_a_power_says_what_it_gave_the_reserve_card_and_the_will_regained():
+    rover = {"type": "power", "seat": 1, "place": 5, "use": 5, "reserve": 6, "visible_to": None}
+    assert events.line(rover, NAMES, "en") == "Anna uses the power of 5 Rover. Takes 6 Swamp from the reserve."
+    assert (
+        events.line(rover, NAMES, "cs", me=1)
+        == "Používáš schopnost lokace 5 Průzkumné vozidlo. Bereš si z rezervy 6 Bažina."
+    )
+    source = {"type": "power", "seat": 1, "place": 9, "use": 9, "heal": 2, "visible_to": None}
+    assert events.line(source, NAMES, "en", me=2) == "Anna uses the power of 9 Source. You regain 1 Will."
+    assert events.line(source, NAMES, "en", me=1) == "You use the power of 9 Source. Petr regains 1 Will."
+    assert news.about(source, 2) and news.about(source, 1) and not news.about(source, 3)

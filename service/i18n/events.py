@@ -10,7 +10,7 @@ from service.i18n import spoken, translator
 from service.i18n.names import cards_text, seat_name, tokens_text
 
 
-def _yours(event: dict, lang: str) -> str | None:
+def _yours(event: dict, names: dict[int, str], lang: str) -> str | None:
     """The event in the second person, for the reader whose seat it is ("You use", not "You uses"); None for an
     event that has no second-person wording (it is not about one seat)."""
     t = translator(lang)
@@ -34,10 +34,12 @@ def _yours(event: dict, lang: str) -> str | None:
         return _("You take back: {cards}.").format(cards=cards_text(event.get("cards", [event.get("card")]), lang))
     if kind == "power":
         if event.get("place", event["use"]) != event["use"]:
-            return _("At {place}, you use the power of {used}.").format(
+            said = _("At {place}, you use the power of {used}.").format(
                 place=cards_text([event["place"]], lang), used=cards_text([event["use"]], lang)
             )
-        return _("You use the power of {place}.").format(place=cards_text([event["use"]], lang))
+        else:
+            said = _("You use the power of {place}.").format(place=cards_text([event["use"]], lang))
+        return " ".join(filter(None, [said, _power_gain(event, names, lang, event["seat"])]))
     if kind == "survival":
         return _("You play {card}.").format(card=name(event["card"], lang))
     if kind == "discard_survival":
@@ -51,10 +53,25 @@ def _yours(event: dict, lang: str) -> str | None:
     return None
 
 
+def _power_gain(event: dict, names: dict[int, str], lang: str, me: int | None) -> str:
+    """What a power gave that its event carries: the Rover's card from the reserve, the Source's Will ("" else)."""
+    _ = translator(lang).gettext
+    if "reserve" in event:
+        card = cards_text([event["reserve"]], lang)
+        if event.get("seat") == me:
+            return _("You take {card} from the reserve.").format(card=card)
+        return _("Takes {card} from the reserve.").format(card=card)
+    if "heal" in event:
+        if event["heal"] == me:
+            return _("You regain 1 Will.")
+        return _("{who} regains 1 Will.").format(who=seat_name(names, event["heal"], lang))
+    return ""
+
+
 def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -> str | None:
     """``me``: the reader's own seat, whose events are worded in the second person (`_yours`)."""
     if me is not None and event.get("seat") == me:
-        yours = _yours(event, lang)
+        yours = _yours(event, names, lang)
         if yours is not None:
             return yours
     t = translator(lang)
@@ -96,10 +113,12 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
         return _("{who} takes back: {cards}.").format(who=who, cards=cards_text(cards, lang))
     if kind == "power":
         if event.get("place", event["use"]) != event["use"]:  # the Lair's copy, the Gate, the Drone
-            return _("{who}, at {place}, uses the power of {used}.").format(
+            said = _("{who}, at {place}, uses the power of {used}.").format(
                 who=who, place=cards_text([event["place"]], lang), used=cards_text([event["use"]], lang)
             )
-        return _("{who} uses the power of {place}.").format(who=who, place=cards_text([event["use"]], lang))
+        else:
+            said = _("{who} uses the power of {place}.").format(who=who, place=cards_text([event["use"]], lang))
+        return " ".join(filter(None, [said, _power_gain(event, names, lang, me)]))
     if kind == "survival":
         return _("{who} plays {card}.").format(who=who, card=name(event["card"], lang))
     if kind == "discard_survival":

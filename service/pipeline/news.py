@@ -168,6 +168,8 @@ def sees(event: dict, seat: int) -> bool:
 def about(event: dict, seat: int) -> bool:
     """The event belongs in the seat's own turn message: shown to it alone, or public and about it (`PERSONAL`)."""
     if event.get("visible_to") is None:
+        if event["type"] == "power" and event.get("heal") == seat:
+            return True  # another Hunted's Source gave this seat its Will back
         return event["type"] in PERSONAL and event.get("seat") == seat
     return sees(event, seat)
 
