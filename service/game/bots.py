@@ -47,19 +47,6 @@ def _later_cards(game: Game) -> bool:
     return any(CARD_RULES[c].copies or CARD_RULES[c].phase in (3, 4) for c in game.private_view(CREATURE)["hunt_cards"])
 
 
-def whole_answer(game: Game, seat: int, rng: random.Random) -> list[Action]:
-    """The bot's complete answer for ``seat`` in the open window (a Hunt card and then the tokens, say), as one
-    message would carry it; ``game`` is not changed."""
-    if game.window is None:
-        raise ValueError("the game is over: nothing to answer")
-    trial, window, actions = game.copy(), game.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        for action in choose(trial, seat, rng):
-            trial.apply(seat, action)
-            actions.append(action)
-    return actions
-
-
 def _creature(game: Game, options: list[Action], kind: str, rng: random.Random) -> Action:
     cards = [o for o in options if o["type"] == "hunt_card"]
     if kind == "setup":
@@ -156,3 +143,16 @@ def play_out(
             if game.is_over:
                 break
     return game
+
+
+def whole_answer(game: Game, seat: int, rng: random.Random) -> list[Action]:
+    """The bot's complete answer for ``seat`` in the open window (a Hunt card and then the tokens, say), as one
+    message would carry it; ``game`` is not changed."""
+    if game.window is None:
+        raise ValueError("the game is over: nothing to answer")
+    trial, window, actions = game.copy(), game.window["id"], []
+    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
+        for action in choose(trial, seat, rng):
+            trial.apply(seat, action)
+            actions.append(action)
+    return actions

@@ -56,7 +56,7 @@ NO_CARDS = 999
 NO_CARDS_PLAN = {"type": "plan", "orders": [PASS]}
 INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
-CARDS_MENU = 999  # the menu path (999,) is the "📖 My cards" page of a question (no sub-menu has that many buttons)
+CARDS_MENU = 998  # the menu path (998,) is the "📖 My cards" page of a question (no sub-menu has that many buttons)
 DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
 PRECISE_BELOW = 600  # steps shorter than this many seconds show their times to the second
 # Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
