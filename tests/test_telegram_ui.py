@@ -7,7 +7,7 @@ import pytest
 from service import cardnames, cardtexts
 from service.channels.telegram import ui
 from service.game import bots, new_game
-from service.i18n import events
+from service.i18n import events, spoken
 from service.pipeline import news
 from service.pipeline.ingest import check_answer
 
@@ -330,3 +330,9 @@ def test_a_power_says_what_it_gave_the_reserve_card_and_the_will_regained():
     assert events.line(source, NAMES, "en", me=2) == "Anna uses the power of 9 Source. You regain 1 Will."
     assert events.line(source, NAMES, "en", me=1) == "You use the power of 9 Source. Petr regains 1 Will."
     assert news.about(source, 2) and news.about(source, 1) and not news.about(source, 3)
+
+
+def test_an_answer_ahead_is_spoken_too():
+    assert spoken.spoken({"type": "plan", "orders": [{"type": "pass"}]}, "cs") == "Tento tah žádné karty"
+    take = {"type": "plan", "orders": [{"type": "power", "place": 2, "use": 2, "take": [2, 4]}]}
+    assert spoken.spoken(take, "en") == "Later: Use 2 Jungle: take back 2 Jungle, 4 Beach"

@@ -96,6 +96,10 @@ def spoken(action: dict, lang: str, names: dict[int, str] | None = None) -> str:
         ]
         text = ", ".join(placed)
         return text[:1].upper() + text[1:]
+    if kind == "plan":  # an answer ahead: what is said now for the questions still to come this turn
+        if action["orders"] == [{"type": "pass"}]:
+            return _("No cards this turn")
+        return _("Later: {actions}").format(actions="; ".join(spoken(order, lang, names) for order in action["orders"]))
     if kind in ("survival", "hunt_card"):
         details = _card_details(action, lang, names)
         played = _("Play {card}").format(card=name(action["card"], lang))
