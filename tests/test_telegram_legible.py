@@ -104,6 +104,7 @@ def test_begin_waits_for_the_players_the_bot_cannot_write_to_and_begin_anyway_po
     assert "Cyril, press Join too" in newgame  # the creator is told to press Join like everybody else
     code = world.lobby.at(str(GROUP["id"])).code
     assert "Dana, press Join too" in say(world, TG_B, "/join", group=True)
+    say(world, TG_B, "/creature", group=True)  # the Creature is asked first: the side of the board
     say(world, TG_C, "/join", group=True)
     assert say(world, TG_A, f"/start j{code}").startswith(f"You are in game {code}!")  # Cyril presses Join
     say(world, TG_C, f"/start j{code}")
@@ -126,6 +127,7 @@ def test_begin_waits_for_the_players_the_bot_cannot_write_to_and_begin_anyway_po
     dana = next(s for s, u in seats.items() if u == TG_B)
     humans = {s: u for s, u in seats.items() if u != TG_B}
     world.pump()
+    assert dana == 0 and Game.from_json(world.ctx.store.load(code).json).turn == 1  # no day lost on the side
     for _ in range(4):
         step(world, code, humans, rng)
     assert not [c for c in world.api.calls if str(c["params"].get("chat_id")) == str(TG_B)]  # never written to

@@ -43,6 +43,7 @@ from service.pipeline.lobby import (
     looks_like_code,
     telegram_address,
 )
+from service.pipeline.resolution import bot_answer
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
 
@@ -393,12 +394,20 @@ def cmd_begin(message, args, lang, env):
                 "now, and a bot plays their seats until they press Join.",
             ).format(names=", ".join(p.name for p in waiting))
         )
-    started = _lobby_call(lang, env.lobby.begin, table.code, telegram_address(message.sender.id))
+    users = [int(player.user or player.address[3:]) for player in waiting]
+    users = [user for user in users if not env.tables.blocked(user)]  # a refusal unblocks only these again
+    for user in users:  # before the start writes its first messages: nothing is sent to them (Readers.unreachable)
+        env.tables.set_blocked(user, True)
+    try:
+        started = _lobby_call(lang, env.lobby.begin, table.code, telegram_address(message.sender.id))
+    except Refused:
+        for user in users:
+            env.tables.set_blocked(user, False)
+        raise
     if not waiting:
         return reply(message, began_text(started, lang))
-    for player in waiting:  # nothing is sent to them (news.Readers.unreachable); a bot answers for them meanwhile
-        env.tables.set_blocked(int(player.user or player.address[3:]), True)
-        env.ctx.store.set_streak(started.table.code, started.seats[player.address], env.ctx.settings.autoplay_bot_after)
+    for player in waiting:  # a bot answers for them meanwhile
+        _bot_takes(env, started.table.code, started.seats[player.address])
     text = "\n\n".join(
         [
             began_text(started, lang),
@@ -410,6 +419,17 @@ def cmd_begin(message, args, lang, env):
         ]
     )
     return reply(message, text, [[{"text": _t(lang, "Take my seat"), "url": join_link(env, started.table)}]])
+
+
+def _bot_takes(env: Env, game_id: str, seat: int) -> None:
+    """A bot plays ``seat`` from now on, the question already open included (the first one may be the
+    Creature's: the game must not wait a whole deadline for a player who cannot be asked)."""
+    store, bot_after = env.ctx.store, env.ctx.settings.autoplay_bot_after
+    snap = store.load(game_id)
+    if snap is not None and snap.status == "collecting" and seat in store.expected(game_id):
+        answer = bot_answer(Game.from_json(snap.json), seat)
+        ingest.submit(env.ctx, game_id, seat, answer, snap.current_window, f"anyway{seat}", snap)
+    store.set_streak(game_id, seat, bot_after)  # after the answer: an answer ends a streak
 
 
 def cmd_status(message, args, lang, env):

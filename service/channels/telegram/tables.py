@@ -55,10 +55,9 @@ class Tables:
     def set_started(self, user: int) -> None:
         self.redis.set(keys.telegram_started(str(user)), 1, ex=KEEP_SECONDS)
 
+    def blocked(self, user: int | str) -> bool:
+        return bool(self.redis.exists(keys.telegram_blocked(str(user))))
+
     def reachable(self, user: int | str) -> bool:
         """The bot may write to the user in private: they started it and have not blocked it."""
-        started, blocked = (
-            self.redis.exists(keys.telegram_started(str(user))),
-            self.redis.exists(keys.telegram_blocked(str(user))),
-        )
-        return bool(started) and not blocked
+        return bool(self.redis.exists(keys.telegram_started(str(user)))) and not self.blocked(user)
