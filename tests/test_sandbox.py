@@ -37,11 +37,13 @@ def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys
 
 
 def test_status_is_readable_text_and_your_own_moves_are_worded_for_you(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\nplay 4\nplay 1\n"))
+    # under strict secrecy the seat (it holds a Survival card) is asked for a Reckoning card and how to use the Jungle
+    monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\npass; power 2 take 2\npass\nplay 1\n"))
     assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
     lines = capsys.readouterr().out.splitlines()
     status = lines.index("  -> 🌍 Turn 1 · Exploration")  # the status in words, not JSON
-    assert lines[status + 1] == "⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
+    # under strict secrecy (the default) the Creature is asked in the exploration too
+    assert lines[status + 1] == "✅ Bot 0 · ⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
     assert any(line.startswith("Your hand: 1 Lair, 2 Jungle") for line in lines[status:])
     assert "[table] You use the power of 2 Jungle." in lines  # the table read by you: "You use", not "You uses"
     bad = re.compile(r"\bYou (uses|plays|takes|discards|resists|gives|keeps|shows|has|was caught)\b")

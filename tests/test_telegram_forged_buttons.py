@@ -75,6 +75,8 @@ def forged_press(world, user: int, data: str, chat_id: int, message_id: int) -> 
 def two_asked(world) -> tuple[str, dict[int, tuple[int, list[str]]]]:
     """A game of three Telegram players, played by the buttons until a window asks two of them at once (the
     Hunted's cards). -> (code, decision messages of the open window by user)."""
+    for user in (TG_A, TG_B, TG_C):  # each has a private chat with the bot (/begin waits for that)
+        world.telegram.say(user, "/start")
     world.telegram.say(TG_A, "/newgame", chat=GROUP)
     code = world.lobby.at(str(GROUP["id"])).code
     world.telegram.say(TG_B, "/join", chat=GROUP)

@@ -215,7 +215,7 @@ def test_times_of_a_short_step_show_the_seconds():
     assert ui.clock_of({"deadline_seconds": 600, "tz": "Europe/London"}) == {"tz": "Europe/London", "precise": False}
     game = new_game({"players": 3, "seed": 3, "side": 1, "expert": False})
     screen = ui.decision(
-        game, 1, ui.Choice("G", game.window["id"]), moment, "en", **ui.clock_of({"deadline_seconds": 30})
+        game, 1, ui.Choice("G", game.window["id"], 1), moment, "en", **ui.clock_of({"deadline_seconds": 30})
     )
     assert "Answer by Sun 17 Mar, 17:46:55 UTC." in screen.text.splitlines()
 
@@ -260,6 +260,8 @@ def test_the_no_cards_button_is_refused_where_pass_is_not_an_answer():
     game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
     with pytest.raises(ui.BadCallback):
         ui.follow(game, 1, ui.Choice("G1", game.window["id"], 1, (ui.NO_CARDS,)))
+
+
 def test_the_readers_own_events_are_worded_in_the_second_person():
     power = {"type": "power", "seat": 1, "use": 4, "place": 4, "visible_to": None}
     assert events.line(power, NAMES, "en", me=1) == "You use the power of 4 Beach."
@@ -286,7 +288,7 @@ def test_questions_name_the_place_and_what_each_choice_does_and_buttons_read_as_
         ("en", f"You explored {events.cards_text([place], 'en')}: use its power, or take back one card", "Take back "),
         ("cs", f"Prozkoumal(a) jsi lokaci {events.cards_text([place], 'cs')}: použij její efekt, NEBO", "Vzít zpět "),
     ):
-        screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, lang, NAMES)
+        screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"], seat), DEADLINE, lang, NAMES)
         lines = screen.text.splitlines()
         assert lines[1].startswith(head), lines
         assert any(line.startswith(events.cards_text([place], lang) + ": ") for line in lines)  # what it does
@@ -296,7 +298,7 @@ def test_questions_name_the_place_and_what_each_choice_does_and_buttons_read_as_
         assert lines[-1].startswith(("Or type: ", "Nebo napiš: "))  # the typed form stays as a hint
         assert all(len(b["data"].encode()) <= ui.CALLBACK_LIMIT for row in screen.keyboard for b in row)
     game, seat = found["river"]
-    screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"]), DEADLINE, "en", NAMES)
+    screen = ui.decision(game, seat, ui.Choice("G1", game.window["id"], seat), DEADLINE, "en", NAMES)
     assert screen.text.splitlines()[1].startswith("The River: you played ")
     labels = [b["text"] for row in screen.keyboard[:-1] for b in row]
     assert labels and all(label.startswith("Keep ") and label.endswith(" in play") for label in labels)
@@ -306,7 +308,7 @@ def test_my_cards_shows_the_texts_of_the_seats_cards_and_goes_back_to_the_questi
     for game, seat in positions():
         if seat != 0 and game.view(seat)["you"]["survival"]:
             break
-    first = ui.Choice("G1", game.window["id"])
+    first = ui.Choice("G1", game.window["id"], seat)
     question = ui.decision(game, seat, first, DEADLINE, "cs", NAMES)
     [mine] = [b for row in question.keyboard for b in row if b["text"] == "📖 Moje karty"]
     page = ui.decision(game, seat, ui.decode(mine["data"]), DEADLINE, "cs", NAMES)
