@@ -89,6 +89,8 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
     tg = Telegram(base + "/telegram/webhook")
     tg.say(0, "/newgame")
     tg.say(1, "/join")
+    for user in (0, 1):  # both press Join: the bot may write to them in private
+        tg.say(user, "/start", chat={"id": USERS[user]["id"], "type": "private"})
     assert "The game begins" in tg.say(0, "/begin")["text"]
     ctx = wiring.build(connect.connect(settings), settings)
     [listed] = admin.list_games(ctx)
@@ -121,7 +123,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
                 promoted = time.monotonic() - killed_at
                 cluster.restart_as_node(old)  # its machine comes back; the sentinels make it a replica
             chosen, actions = random_answer(game, seat, rnd)
-            reply = tg.press(user, ui.Choice(game_id, snap.window, chosen).data(), message_id)
+            reply = tg.press(user, ui.Choice(game_id, snap.window, seat, chosen).data(), message_id)
             assert reply is None or reply.get("text") == "Locked in.", reply
             acknowledged[snap.window, seat] = actions
             if killed_at is not None and first_ack_after is None:
