@@ -62,6 +62,7 @@ def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, 
             "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
             "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
             "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
+            "ARTEMIA_INBOUND_TELEGRAM_BURST": "1000000",  # the players press at machine speed
         }
         port = free_port()
         web = Proc("web", env, port, tmp_path / "web.log").start()
