@@ -110,8 +110,11 @@ def test_a_table_opened_by_sms_and_joined_on_telegram(world):
     assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")
     assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")  # twice: the same
     assert world.reply(ANNA, "CREATURE") == f"OK: you will be the Creature in {code}."
-    assert world.reply(BEDA, "GO").startswith("You have no game waiting")  # Beda opened nothing
-    assert world.reply(BEDA, f"GO {code}") == f"Only whoever opened {code} can start it or change its settings."
+    # Beda opened nothing: a bare GO says who starts the table Beda joined, and how
+    assert world.reply(BEDA, "GO") == (
+        f"{code} starts when SMS {ANNA[-4:]}, who opened it, texts GO (on Telegram: /begin). Players so far: 4/7."
+    )
+    assert world.reply(BEDA, f"GO {code}").startswith(f"{code} starts when SMS {ANNA[-4:]}, who opened it, texts GO")
     assert world.reply(ANNA, "ZAČNI") == f"{code} has begun. You are the Creature; your questions come by SMS."
     assert world.telegram.say(TG_A, f"/join {code}").startswith(f"Your seat in game {code} is yours")
     meta = world.ctx.store.meta(code)

@@ -104,7 +104,7 @@ def test_new_join_go_start_a_game_with_bots_in_empty_seats(world):
     code = code_of(world.reply(ANNA, "NEW 4 fast"))
     assert world.reply(BEDA, f"join {code.lower()}").startswith(f"You joined {code} (2/4)")
     assert world.reply(BEDA, f"JOIN {code}").startswith(f"You are already in {code}")
-    assert world.reply(BEDA, f"GO {code}").startswith("Only whoever opened")
+    assert world.reply(BEDA, f"GO {code}").startswith(f"{code} starts when ")  # and who starts it
     assert world.reply(ANNA, "GO").startswith(f"{code} has begun. You are ")
     assert world.reply(CYRIL, f"JOIN {code}").startswith(f"Game {code} has already begun")
     meta = world.ctx.store.meta(code)

@@ -5,8 +5,9 @@ the ``MessageSid``s already handled. The games a number plays (and its seats) ar
 A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.chat`` and the outbox) are both
 ``"sms:<E.164>"``. Keys are global, like the pipeline's user indexes:
 
-    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz; expires (a short TTL for a number that plays
-                                       nothing, a long one once it joined a table; a longer TTL is never cut)
+    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz, joined (the table it joined last); expires (a
+                                       short TTL for a number that plays nothing, a long one once it joined a
+                                       table; a longer TTL is never cut)
     artemia:sms:sid:<MessageSid>       an inbound message already handled (SET NX, with a TTL)
 """
 
@@ -35,6 +36,7 @@ class Prefs:
     ascii: bool = False
     lang: str = "en"
     tz: str = "Europe/Prague"
+    joined: str = ""  # the code of the table the number joined last (a GO from it is explained)
 
 
 class Directory:
@@ -52,10 +54,12 @@ class Directory:
             ascii=raw.get("ascii") == "1",
             lang=raw.get("lang", "en"),
             tz=raw.get("tz", self.default_tz),
+            joined=raw.get("joined", ""),
         )
 
     def set_prefs(self, number: str, ttl: int, **fields: bool | str) -> None:
-        """Change some settings: stopped / ascii (bool), lang / tz (str); they are kept at least ``ttl`` seconds."""
+        """Change some settings: stopped / ascii (bool), lang / tz / joined (str); they are kept at least ``ttl``
+        seconds."""
         values = [x for k, v in fields.items() for x in (k, ("1" if v else "0") if isinstance(v, bool) else v)]
         self._hset_ttl(keys=[keys.sms_number(number)], args=[ttl, *values])
 

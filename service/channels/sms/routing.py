@@ -101,6 +101,9 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "already": N_("You are already in {code}."),
     "full": N_("Game {code} is full."),
     "begun": N_("Game {code} has already begun."),
+    "starts_it": N_(
+        "{code} starts when {name}, who opened it, texts GO (on Telegram: /begin). Players so far: {n}/{size}."
+    ),
     "not_creator": N_("Only whoever opened {code} can start it or change its settings."),
     "too_few": N_("{code} needs 2 to 7 players: wait for a JOIN, or open it with NEW 3 for bots."),
     "no_lobby": N_("You have no game waiting to start."),
@@ -230,18 +233,29 @@ class Router:
             if stranger and not floods.stranger_reply_allowed(self.lobby.ctx):
                 return None
             return reply(exc.reason, prefs.lang, code=code)
-        self.directory.keep(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds)
+        self.directory.set_prefs(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds, joined=table.code)
         if started:
             return self._seated(number, started.table, prefs.lang)
         return reply("joined", prefs.lang, code=table.code, n=len(table.players), size=table.capacity)
 
     def _go(self, number: str, args: list[str], prefs: Prefs) -> str:
         code = commands.echo(args[0].upper()) if args else self.lobby.last_opened(sms_address(number))
+        code = code or prefs.joined  # a bare GO from a player who joined someone else's table: say who starts it
         if not code:
             return reply("no_lobby", prefs.lang)
         try:
             started = self.lobby.begin(code, sms_address(number))
         except LobbyError as exc:
+            if exc.reason == "not_creator" and exc.table is not None:
+                creator = exc.table.player(exc.table.creator)
+                return reply(
+                    "starts_it",
+                    prefs.lang,
+                    code=code,
+                    name=creator.name if creator else "?",
+                    n=len(exc.table.players),
+                    size=exc.table.capacity,
+                )
             return reply(exc.reason, prefs.lang, code=code)
         return self._seated(number, started.table, prefs.lang)
 
