@@ -49,7 +49,12 @@ def test_bad_input_in_the_lobby_changes_nothing(world):
             (GROUP, TG_A, "/settings deadline soon", "Usage: /settings"),
             (GROUP, TG_A, "/newgame", "already a game here"),
             (OTHER_GROUP, TG_A, "/begin", "There is no game here"),
-            ("sms", ANNA, f"GO {code}", f"Only whoever opened {code}"),  # a player, not the creator
+            (
+                "sms",
+                ANNA,
+                f"GO {code}",
+                f"{code} starts when Tg601, who opened it",
+            ),  # a player, not the creator: who starts it
             ("sms", ANNA, f"JOIN {code}", f"You are already in {code}"),
             ("sms", ANNA, "JOIN ZZ99", "There is no game ZZ99"),
             ("sms", ANNA, "JOIN", "Text JOIN and the game's code"),

@@ -197,3 +197,19 @@ def test_telegram_settings_secrecy_is_shown_and_refuses_other_values(world):
     assert "secrecy strict|fast" in tg.say(TG_A, "/settings secrecy sometimes", chat=GROUP)
     assert world.lobby.at(str(GROUP["id"])).secrecy == "fast"
     assert "Only the player who opened" in tg.say(TG_B, "/settings secrecy strict", chat=GROUP)
+
+
+def test_name_renames_the_number_at_its_tables_and_in_its_games(world):
+    assert world.reply(ANNA, "NAME") == "Text NAME and the name the others see, e.g. NAME Anna (at most 20 characters)."
+    code = world.reply(ANNA, "NEW 3").split()[1]
+    assert world.lobby.get(code).player(f"sms:{ANNA}").name == f"SMS {ANNA[-4:]}"
+    assert world.reply(ANNA, "NAME Anna Bláhová") == f"OK: you are Anna Bláhová (games: {code})."
+    assert world.lobby.get(code).player(f"sms:{ANNA}").name == "Anna Bláhová"
+    world.reply(BEDA, f"JOIN {code}")
+    world.reply(ANNA, "GO")
+    world.reply(ANNA, "JAZYK CS")
+    assert world.reply(ANNA, "JMENO Anička " + "x" * 40) == f"OK: jsi Anička {'x' * 13} (hry: {code})."
+    players = world.ctx.store.meta(code)["players"]
+    assert [p["name"] for p in players.values() if p.get("address") == f"sms:{ANNA}"] == [f"Anička {'x' * 13}"]
+    later = world.reply(ANNA, "NOVA 3").split()[1]  # the chosen name is kept for the next tables
+    assert world.lobby.get(later).player(f"sms:{ANNA}").name == f"Anička {'x' * 13}"

@@ -321,6 +321,30 @@ class Lobby:
             return None
         return table
 
+    def rename(self, code: str, address: str, name: str) -> Table | None:
+        """The player's new name at a table (None: no such table, or not at it)."""
+
+        def set_name(table):
+            player = table.player(address)
+            if player is None:
+                raise LobbyError("not_in", table)
+            player.name = name
+
+        try:
+            return self.change(code, set_name)
+        except LobbyError:
+            return None
+
+    def rename_in_game(self, game_id: str, address: str, name: str) -> bool:
+        """The player's new name in a game that has begun (the next status and news use it)."""
+        meta = self.ctx.store.meta(game_id)
+        seats = [p for p in meta.get("players", {}).values() if p.get("address") == address]
+        for player in seats:
+            player["name"] = name
+        if seats:
+            self.ctx.store.replace_meta(game_id, meta)
+        return bool(seats)
+
     def volunteer(self, code: str, address: str) -> Table:
         def mark(table):
             if table.game:

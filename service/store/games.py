@@ -307,6 +307,10 @@ class Store:
             pipe.set(keys.chat_game(meta["group"]), game_id)
         pipe.execute()
 
+    def replace_meta(self, game_id: str, meta: dict) -> None:
+        """Change who plays where in words (a player's new name) without touching the indexes."""
+        self.redis.hset(keys.meta(game_id), "json", json.dumps(meta))
+
     def games_of_user(self, user: str) -> list[tuple[str, int]]:
         """(game, seat) of every game the player ``user`` (meta's "user") plays, the most recently begun first."""
         self._fold_old_indexes(user)

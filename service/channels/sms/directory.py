@@ -5,7 +5,7 @@ the ``MessageSid``s already handled. The games a number plays (and its seats) ar
 A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.chat`` and the outbox) are both
 ``"sms:<E.164>"``. Keys are global, like the pipeline's user indexes:
 
-    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz, joined (the table it joined last); expires (a
+    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz, joined (the table it joined last), name; expires (a
                                        short TTL for a number that plays nothing, a long one once it joined a
                                        table; a longer TTL is never cut)
     artemia:sms:sid:<MessageSid>       an inbound message already handled (SET NX, with a TTL)
@@ -37,6 +37,7 @@ class Prefs:
     lang: str = "en"
     tz: str = "Europe/Prague"
     joined: str = ""  # the code of the table the number joined last (a GO from it is explained)
+    name: str = ""  # the name it chose (NAME); empty: "SMS <last 4 digits>"
 
 
 class Directory:
@@ -55,6 +56,7 @@ class Directory:
             lang=raw.get("lang", "en"),
             tz=raw.get("tz", self.default_tz),
             joined=raw.get("joined", ""),
+            name=raw.get("name", ""),
         )
 
     def set_prefs(self, number: str, ttl: int, **fields: bool | str) -> None:

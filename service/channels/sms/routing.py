@@ -19,7 +19,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
     SET | NASTAV [code] <setting> <value>        its creator changes a table that has not begun: DEADLINE |
                                                  LHUTA live|fast|daily|<seconds>, SECRECY | UTAJENI strict|fast
                                                  (PRISNE, RYCHLE), EXPERT on|off (ZAP, VYP), SIZE | HRACU 2-7,
-                                                 TZ | ZONA <Area/City>|default
+                                                 TZ | ZONA <Area/City>|default, LANG | JAZYK cs|en (the table's)
+    NAME | JMENO <name>                          the name the others see, at every table of the number
     ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
@@ -59,6 +60,7 @@ CREATURE_WORDS = {"CREATURE", "BYTOST"}
 LEAVE_WORDS = {"LEAVE", "ODEJDI"}
 LANG_WORDS = {"LANG", "JAZYK"}
 SET_WORDS = {"SET", "NASTAV"}
+NAME_WORDS = {"NAME", "JMENO"}
 # A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
 SETTING_KEYS = {
     "DEADLINE": "deadline",
@@ -70,6 +72,8 @@ SETTING_KEYS = {
     "HRACU": "size",
     "TZ": "tz",
     "ZONA": "tz",
+    "LANG": "lang",
+    "JAZYK": "lang",
 }
 SETTING_VALUES = {"PRISNE": "strict", "RYCHLE": "fast", "ZIVE": "live", "DENNE": "daily", "ZAP": "on", "VYP": "off"}
 DEADLINES = {"LIVE": "live", "FAST": "fast", "DAILY": "daily", "ZIVE": "live", "RYCHLE": "fast", "DENNE": "daily"}
@@ -118,6 +122,8 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "settings": N_("OK. {code}: deadline {deadline}, secrecy {secrecy}, expert {expert}."),
     "strict": N_("strict"),
     "fast": N_("fast"),
+    "name_usage": N_("Text NAME and the name the others see, e.g. NAME Anna (at most 20 characters)."),
+    "named": N_("OK: you are {name} (games: {codes})."),
     "ascii": N_("OK: messages without accents."),
     "accents": N_("OK: messages with accents."),
     "lang": N_("OK: English."),
@@ -181,6 +187,7 @@ class Router:
             (CREATURE_WORDS, self._creature),
             (LEAVE_WORDS, self._leave),
             (SET_WORDS, self._set),
+            (NAME_WORDS, self._name),
             ({"ASCII"}, self._ascii),
             (LANG_WORDS, self._lang),
         ):
@@ -307,6 +314,18 @@ class Router:
         expert = _("on") if table.expert else _("off")
         return reply("settings", prefs.lang, code=code, deadline=table.deadline, secrecy=secrecy, expert=expert)
 
+    def _name(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        """The number's name from now on: at the tables it sits at (begun or not) and the ones it opens or joins."""
+        name = " ".join(args)[:MAX_NAME].strip()
+        if not name:
+            return reply("name_usage", prefs.lang)
+        address = sms_address(number)
+        self.directory.set_prefs(number, self._prefs_ttl(number), name=name)
+        codes = [code for code in {prefs.joined, self.lobby.last_opened(address)} if code]
+        renamed = [table.code for code in codes if (table := self.lobby.rename(code, address, name))]
+        renamed += [game for game, _ in self.lobby.games_of(address) if self.lobby.rename_in_game(game, address, name)]
+        return reply("named", prefs.lang, name=name, codes=" ".join(sorted(set(renamed))) or "-")
+
     # --- settings --------------------------------------------------------------------------------------------
 
     def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str | None:
@@ -332,9 +351,9 @@ class Router:
         settings = self.lobby.ctx.settings
         return settings.sms_prefs_ttl_seconds if self._plays(number) else settings.sms_stranger_ttl_seconds
 
-    @staticmethod
-    def _player(number: str, lang: str, name: Sequence[str] = ()) -> Player:
-        label = " ".join(name)[:MAX_NAME] or f"SMS {number[-4:]}"
+    def _player(self, number: str, lang: str, name: Sequence[str] = ()) -> Player:
+        """The number as a player: the name it gives now, else the one it chose with NAME, else "SMS 1234"."""
+        label = " ".join(name)[:MAX_NAME] or self.directory.prefs(number).name or f"SMS {number[-4:]}"
         return Player(sms_address(number), label, lang, chat_of(number))
 
     # --- game commands ---------------------------------------------------------------------------------------
