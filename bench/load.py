@@ -30,6 +30,11 @@ Figures (printed, and written as JSON with ``--json``):
 * ``memory``: ``MEMORY USAGE`` summed over each game's keys (``{g:<id>}*``) while the games are running and once
   they are over, and the Telegram/lobby keys per game; plus ``used_memory`` growth per game.
 * ``messages``: Bot API calls per player per turn (``sendMessage`` alone and with the edits), group and private.
+* ``order`` (``--order``; with ``--real-rates`` the Bot API's own limits apply, and ``--faults S`` makes the fake
+  answer a burst of three 429s or three 5xx every S seconds): per chat, calls that showed an older version than
+  one the chat already saw (the outbox is kept, ``ARTEMIA_OUTBOX_KEEP_SENT=1``, to tell each call's version:
+  a living message's ``seq``, else its step's), and per game the lag of the group's last message after the game's
+  last answer (its last private step).
 
 One module of over 600 lines on purpose: a benchmark is read and run as one script (its processes, its bots,
 its measures and its report side by side); splitting it would scatter one measurement over several files.
@@ -49,6 +54,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import httpx
@@ -268,6 +274,7 @@ class Driver:
         self.answer_at: dict[tuple[str, int], float] = {}  # (game, window) -> last answer's 200
         self.first_decision: dict[tuple[str, int], float] = {}  # (game, window) -> first decision message
         self.calls: list[tuple[str, str, int, float]] = []  # (method, chat, code, at)
+        self.shown: list[tuple[str, float, str]] = []  # (chat, at, text) of every successful send or edit
         self.private_sends: collections.Counter = collections.Counter()  # first line of each private send
         self.question_message: dict[int, int] = {}  # user -> id of the newest message asking them something
         self.early_questions = collections.defaultdict(list)  # user -> [(game, window)] asked before setup knew them
@@ -394,6 +401,7 @@ class Driver:
         self.calls.append((method, chat, code, at))
         if code != 200 or method not in ("sendMessage", "editMessageText"):
             return
+        self.shown.append((chat, at, params.get("text") or params.get("caption") or ""))
         named = decision_of(params)
         if method == "sendMessage" and not chat.startswith("-"):
             self.private_sends["question" if named else (params.get("text") or "").split("\n")[0][:48]] += 1
@@ -590,7 +598,7 @@ async def drain(connection: redis.Redis, limit: float) -> float:
     """Wait (at most ``limit`` s) until the workers have run every queued job (the rate measurement's edits)."""
     started = time.monotonic()
     while time.monotonic() - started < limit:
-        if connection.llen("rq:queue:artemia") + connection.llen("rq:queue:artemia-send") == 0:
+        if sum(connection.llen(f"rq:queue:{q}") for q in ("artemia", "artemia-send", "artemia-refresh")) == 0:
             break
         await asyncio.sleep(0.25)
     await asyncio.sleep(1.0)
@@ -614,6 +622,62 @@ def message_figures(driver: Driver, turns: int) -> dict:
         "edits_per_player_turn": len(edits) / player_turns,
         "private_sends_by_kind": dict(driver.private_sends.most_common(8)),
         "by_method": dict(collections.Counter(c[0] for c in driver.calls)),
+    }
+
+
+def produced(connection: redis.Redis, game_id: str) -> dict[tuple[str, str], list[int]]:
+    """(chat, text) -> the versions (order keys) of the outbox messages with that text: a living message's
+    ``seq``, else its step's (``v<N>`` and ``u<seat>v<N>`` batches: after the step's living messages). Needs the
+    outbox kept (``ARTEMIA_OUTBOX_KEEP_SENT=1``)."""
+    out: dict[tuple[str, str], list[int]] = collections.defaultdict(list)
+    prefix = "{g:" + game_id + "}:out:"
+    for key in connection.scan_iter(match=prefix + "*", count=1000):
+        batch = key.decode()[len(prefix) :]
+        step = re.search(r"v(\d+)$", batch)
+        for raw in connection.hvals(key):
+            m = json.loads(raw)
+            if m.get("seq") is not None:
+                out[m["chat"], m["text"]].append(int(m["seq"]))
+            elif step:
+                out[m["chat"], m["text"]].append(int(step[1]) * 100 + 99)
+    return out
+
+
+def order_figures(driver: Driver, games: list[str]) -> dict:
+    """Per chat, the calls that showed an older version than one the chat had already shown; per game, the lag of
+    the group's last message after the game's last answer."""
+    violations, checked, lags, examples = 0, 0, [], []
+    for game_id in games:
+        versions = produced(driver.redis, game_id)
+        group = str(driver.games[game_id]["group"])
+        chats = {group} | {str(u) for u in driver.games[game_id]["users"].values()}
+        shown_max: dict[str, int] = {}
+        for chat, _at, text in sorted((c for c in driver.shown if c[0] in chats), key=lambda c: c[1]):
+            candidates = sorted(versions.get((chat, text), []))
+            if not candidates:
+                continue  # not a message of this game's outbox (the lobby's), or a screen
+            checked += 1
+            seen = shown_max.get(chat, -1)
+            fitting = [v for v in candidates if v >= seen]
+            if fitting:
+                shown_max[chat] = fitting[0]
+            else:
+                violations += 1
+                if len(examples) < 5:
+                    examples.append(f"{chat}: version {candidates[-1]} after {seen}")
+        last_answer = max((at for (g, _), at in driver.answer_at.items() if g == game_id), default=None)
+        last_group = max((at for chat, at, _ in driver.shown if chat == group), default=None)
+        if last_answer is not None and last_group is not None:
+            lags.append(last_group - last_answer)
+    return {
+        "calls_checked": checked,
+        "order_violations": violations,
+        "examples": examples,
+        "group_lag_s": {
+            "n": len(lags),
+            "p50": percentile(lags, 0.5),
+            "max": max(lags, default=float("nan")),
+        },
     }
 
 
@@ -690,6 +754,12 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             active_memory["game_keys_max"] = max(s["game_keys_max"] for s in samples)
         play_s = time.monotonic() - play_started
         await asyncio.sleep(1.0)  # the last deliveries
+        if args.order:  # ... all of them: until the Bot API has heard nothing for 10 s (at most 600 s)
+            quiet_until = time.monotonic() + 600
+            while (
+                time.monotonic() < quiet_until and time.monotonic() - max((c[3] for c in driver.calls), default=0) < 10
+            ):
+                await asyncio.sleep(0.5)
         for task in list(driver.tasks):
             task.cancel()
         over = driver.over()
@@ -718,11 +788,33 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                 "memory_active": active_memory or {},
                 "memory_finished": memory(driver.redis, games, len(games), index_before),
                 "messages": message_figures(driver, turns),
+                **({"order": order_figures(driver, games)} if args.order else {}),
                 "statuses": dict(driver.statuses),
                 "errors": dict(driver.errors),
             }
         )
     return figures
+
+
+@contextlib.contextmanager
+def faults(api: FakeBotAPI, every: float):
+    """Every ``every`` seconds (0: never) the fake Bot API answers the next three calls with 429 (retry after 1 s)
+    or, the other time, with 502."""
+    stop = threading.Event()
+
+    def inject():
+        n = 0
+        while not stop.wait(every):
+            n += 1
+            api.fail(*(("retry_after", 1) if n % 2 else ("server_error", 502)), times=3)
+
+    thread = threading.Thread(target=inject, daemon=True)
+    if every > 0:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
 
 
 def run(args) -> dict:
@@ -739,8 +831,10 @@ def run(args) -> dict:
     )
     driver_box: dict = {}
     api = WatchedBotAPI(lambda *call: driver_box["driver"].on_call(*call))
-    with serve(api) as base_url:
-        cluster = Cluster(url, base_url)
+    with serve(api) as base_url, faults(api, args.faults):
+        cluster = Cluster(url, base_url, {"ARTEMIA_OUTBOX_KEEP_SENT": "1"} if args.order else {})
+        for name in UNLIMITED if args.real_rates else ():
+            cluster.env.pop(name)  # the settings' defaults: Telegram's limits
         try:
             urls = cluster.start_web(args.web)
             cluster.start_workers(args.workers)
@@ -812,6 +906,14 @@ def report(f: dict) -> None:
         f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}"
     )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
+    o = f.get("order")
+    if o:
+        lag = o["group_lag_s"]
+        print(
+            f"  order: {o['order_violations']} calls older than what their chat already showed (of "
+            f"{o['calls_checked']}); the group's last message after the game's last answer: p50 {lag['p50']:.1f} s, "
+            f"max {lag['max']:.1f} s (n={lag['n']}; goal <= 5 s) {o['examples']}"
+        )
     if f["errors"]:
         print(f"  errors: {f['errors']}")
     print(f"  webhook statuses: {f['statuses']}")
@@ -837,6 +939,11 @@ def parser() -> argparse.ArgumentParser:
         choices=(1, 2),
         help="board side the Creature bots choose (side 2 hits a status-rendering bug at c47d0b0)",
     )
+    p.add_argument("--order", action="store_true", help="measure per chat order and the group's lag (keeps the outbox)")
+    p.add_argument(
+        "--real-rates", action="store_true", help="the Bot API's limits (30/s, 1/s per chat, 20/min a group)"
+    )
+    p.add_argument("--faults", type=float, default=0.0, help="a burst of 429s or 5xx every this many seconds")
     p.add_argument("--redis-url")
     p.add_argument("--json", help="also write the figures here")
     return p

@@ -204,5 +204,5 @@ def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
 def test_job_log_context_names_game_and_window_never_arguments():
     job = SimpleNamespace(id="resolve-g1-4", func_name="workers.jobs.resolve", args=("g1", 4))
     assert job_ids(job) == {"job": "resolve-g1-4", "game": "g1", "window": 4}
-    redeliver = SimpleNamespace(id="deliver-g2-v3-0-1", func_name="workers.jobs.redeliver", args=("g2-v3-0", 1, 0))
-    assert job_ids(redeliver)["game"] == "g2"
+    drain = SimpleNamespace(id="drain-g2-_2d100-1900000000", func_name="workers.jobs.drain", args=("g2", "-100"))
+    assert job_ids(drain) == {"job": "drain-g2-_2d100-1900000000", "game": "g2"}

@@ -79,7 +79,8 @@ def test_a_snapshot_read_by_the_channel_is_rechecked_by_the_submit_script(ctx):
     one, two = play(ctx, 1), play(ctx, 2)
     first = ingest.submit(ctx, G, 1, one, 1, "q1", seen)
     assert first.status is Status.ACCEPTED
-    assert [j.args for j in ctx.send_queue.jobs if j.func_name == "workers.jobs.refresh"] == [[G, 1, 1]]
+    assert ctx.refresh_queue.jobs == []  # console chats: no living message shows the tick
+    assert not ctx.store.redis.exists(keys.refresh_mark(G), keys.refresh_seats(G))
     assert ctx.store.redis.hget(metrics.COUNTERS_KEY, "answers|channel=any") == b"1"  # in the refresh's pipeline
     assert ingest.submit(ctx, G, 1, one, 1, "q1", seen).status is Status.DUP
     assert ingest.submit(ctx, G, 2, two, 1, "q2", seen).status is Status.RESOLVE
@@ -149,3 +150,26 @@ def test_the_result_is_data_and_each_language_words_it(ctx):
         params = {"window": 1, "now": 2, "n": 2, "action": play(ctx, 1)[0], "detail": "x", "game": game}
         result = ingest.SubmitResult(Status.INVALID, reason=reason, params=params)
         assert submitted(result, game, 1, "en") != submitted(result, game, 1, "cs"), reason
+
+
+def test_a_flood_of_answers_queues_one_refresh_per_game_at_a_time():
+    """5,000 presses of a valid answer once queued 2,698 refresh jobs: now one job waits per game, and it shows
+    every answer noted before it started; an answer after it started queues the next."""
+    ctx = make_ctx(clock=Clock())
+    meta = table(3, humans=[1, 2], group="-100500")
+    meta["players"]["1"]["chat"], meta["players"]["2"]["chat"] = "501", "502"
+    start_game(ctx, G, CONFIG, meta)
+    run_jobs(ctx)  # the first step's messages
+    sent = len(ctx.sender.sent())
+    for n in range(50):
+        assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, f"q{n}").status is Status.ACCEPTED
+    assert [j.id for j in ctx.refresh_queue.jobs] == [f"refresh-{G}-1"]
+    assert ctx.send_queue.jobs == []  # off the delivery queue
+    assert ctx.store.take_refresh(G) == {1}  # what the job takes when it starts ...
+    ctx.refresh_queue.empty()
+    assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "q-after").status is Status.ACCEPTED
+    assert [j.id for j in ctx.refresh_queue.jobs] == [f"refresh-{G}-1"]  # ... so the next answer queues again
+    run_jobs(ctx)
+    group = [m for m in ctx.sender.sent()[sent:] if m["chat"] == "-100500"]
+    assert len(group) == 1 and "P1" in group[0]["text"]
+    assert ctx.store.redis.exists(keys.refresh_mark(G)) == 0

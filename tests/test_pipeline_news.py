@@ -154,10 +154,9 @@ def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fail
             return self.inner.send(chat, text, buttons)
 
     ctx.sender = Rejecting(ctx.sender)
-    assert upkeep.deliver(ctx, "o1-v1-0", 0, 0) == "sent"
-    assert upkeep.deliver(ctx, "o1-v1-1", 0, 0) == "done"  # superseded by the newer version
-    assert upkeep.deliver(ctx, "o1-v1-2", 0, 0) == "failed"
-    assert upkeep.deliver(ctx, "o1-v1-2", 1, 0) == "done"  # never tried again
+    assert upkeep.drain(ctx, "o1", "grp") == ["sent", "superseded"]  # the older version, written later: skipped
+    assert upkeep.drain(ctx, "o1", "c1") == ["failed"]
+    assert upkeep.deliver_batch(ctx, "o1", "v1") == []  # never tried again
     assert ctx.store.streaks("o1") == {}  # a rejected message does not make the player unreachable
     assert [m["text"] for m in ctx.sender.inner.sent()] == ["new"]
 

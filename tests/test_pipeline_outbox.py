@@ -1,5 +1,7 @@
 """The outbox: stored before sent, sent once, within the shared budget, retried, and hidden info kept hidden."""
 
+import math
+
 import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 from rq.job import Job
@@ -7,7 +9,7 @@ from rq.registry import ScheduledJobRegistry
 
 from service.game import new_game
 from service.pipeline import news, outbox, scheduling, telling, upkeep
-from service.store import Commit
+from service.store import Commit, keys
 
 G = "out1"
 
@@ -53,21 +55,29 @@ def redeliveries(ctx):
     return sorted(ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids())
 
 
+def write(ctx, batch, messages):
+    assert ctx.store.write_batch(G, batch, messages)
+
+
+def group(text, seq=None, slot=None):
+    out = {"chat": "grp", "text": text, "seat": None, "group": True}
+    return {**out, "slot": slot, "seq": seq} if slot else out
+
+
 def test_a_message_is_sent_once_however_often_it_is_delivered(ctx):
-    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "sent"
-    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "done"
-    assert upkeep.deliver(ctx, f"{G}-v9-0", 0, 0) == "done"  # unknown message: nothing to do
-    assert sent(ctx) == [("c1", "one")]
+    assert upkeep.drain(ctx, G, "c1") == ["sent", "sent"]
+    assert upkeep.drain(ctx, G, "c1") == []
+    assert upkeep.deliver_batch(ctx, G, "v9") == []  # unknown batch: nothing to do
+    assert sent(ctx) == [("c1", "one"), ("c1", "two")]
 
 
 def test_a_batch_is_sent_in_one_job(ctx, clock):
     assert upkeep.deliver_batch(ctx, G, "v1") == ["sent"] * 4  # c1's second message waited out its 1 s budget
     assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
-    # once all is sent, the batch and its markers are gone: a game keeps only what is still to be sent
-    left = [*ctx.store.redis.scan_iter(match=f"{{g:{G}}}:out:*"), *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:*")]
-    assert left == []
+    # once all is sent, the batch, its markers and its lanes are gone: a game keeps only what is still to be sent
+    left = [*ctx.store.redis.scan_iter(match=f"{{g:{G}}}:*")]
+    assert sorted(k.decode().split(":")[2] for k in left) == ["exp", "log", "snap"]
     assert upkeep.deliver_batch(ctx, G, "v1") == []
-    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "done"  # a late job for one of its messages
     assert len(sent(ctx)) == 4
 
 
@@ -78,35 +88,27 @@ def test_a_delivery_job_that_dies_midway_runs_again_and_sends_the_rest_once(ctx)
     assert sent(ctx) == [("c1", "one"), ("c1", "two")]
     (retry,) = ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids()  # RQ's retry of the failed job
     assert retry == f"deliver-{G}-v1"
-    ctx.store.redis.delete("test:fail:grp", *ctx.store.redis.scan_iter(match=f"{{g:{G}}}:sent:v1:2"))  # its lease
-    ScheduledJobRegistry(queue=ctx.send_queue).remove(retry)  # expires; it is due
+    ctx.store.redis.delete("test:fail:grp")
+    ScheduledJobRegistry(queue=ctx.send_queue).remove(retry)  # it is due
     ctx.send_queue.enqueue_job(Job.fetch(retry, connection=ctx.store.redis, serializer=ctx.send_queue.serializer))
     run_jobs(ctx)
     assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
 
 
-def test_a_batch_stays_until_its_last_message_is_sent(ctx):
-    for index in (0, 1, 3):
-        assert upkeep.deliver(ctx, f"{G}-v1-{index}", 0, 0) == "sent"
-    assert ctx.store.batch_size(G, "v1") == 4 and ctx.store.send_state(G, "v1", 0) == "sent"
-    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "sent"
-    assert ctx.store.batch_size(G, "v1") == 0 and ctx.store.send_state(G, "v1", 0) is None
-
-
-def test_a_claim_left_by_a_dead_deliverer_is_retried_once_it_expires(ctx):
-    assert ctx.store.claim_send(G, "v1", 2, outbox.CLAIM_LEASE_SECONDS)  # a deliverer claimed it, then died
-    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "wait"
-    job = ScheduledJobRegistry(queue=ctx.send_queue).get_job_ids()
-    assert job == [f"deliver-{G}-v1-2-1"]  # looked at again when the claim has expired
-    ctx.store.redis.delete(f"{{g:{G}}}:sent:v1:2")  # ... which Redis does after the lease
-    assert upkeep.deliver(ctx, f"{G}-v1-2", 1, 0) == "sent"
+def test_a_lane_held_by_a_dead_deliverer_is_drained_once_its_lease_expires(ctx):
+    lock = ctx.store.redis.lock(keys.lane_lock(G, "grp"), timeout=outbox.LANE_LEASE_SECONDS)
+    assert lock.acquire(blocking=False)  # a deliverer took the lane, then died
+    assert upkeep.drain(ctx, G, "grp") == ["busy"]
+    (job,) = redeliveries(ctx)
+    assert job.startswith(f"drain-{G}-grp-")  # looked at again when the lease has run out
+    ctx.store.redis.delete(keys.lane_lock(G, "grp"))  # ... which Redis does after the lease
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]
     assert sent(ctx) == [("grp", "table")]
 
 
 def test_per_chat_budget_waits_and_reschedules(ctx, clock):
-    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "sent"
     t0 = clock.now
-    assert upkeep.deliver(ctx, f"{G}-v1-1", 0, 0) == "sent"  # waited out the 1 s budget of chat c1
+    assert upkeep.drain(ctx, G, "c1") == ["sent", "sent"]  # waited out the 1 s budget of chat c1
     assert clock.now - t0 == pytest.approx(1.0)
     assert sent(ctx) == [("c1", "one"), ("c1", "two")]
 
@@ -114,38 +116,71 @@ def test_per_chat_budget_waits_and_reschedules(ctx, clock):
 def test_global_budget_is_shared_and_long_waits_are_rescheduled(ctx, clock):
     ctx.settings.rate_global_per_second = 0.1  # one message per 10 s overall
     ctx.store.redis.delete("artemia:rl:global")
-    assert upkeep.deliver(ctx, f"{G}-v1-2", 0, 0) == "sent"
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "wait"
-    assert redeliveries(ctx) == [f"deliver-{G}-v1-3-1"]
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    assert upkeep.drain(ctx, G, "c2") == ["wait"]
+    assert redeliveries(ctx) == [f"drain-{G}-c2-{math.ceil(clock.now + 10)}"]
     assert sent(ctx) == [("grp", "table")]
 
 
-def test_retry_after_pauses_every_send(ctx):
+def test_retry_after_pauses_every_send(ctx, clock):
     ctx.store.redis.set("test:fail:c1", "retry_after:30")
-    assert upkeep.deliver(ctx, f"{G}-v1-0", 0, 0) == "wait"
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "wait"  # another chat waits too
-    assert redeliveries(ctx) == [f"deliver-{G}-v1-0-1", f"deliver-{G}-v1-3-1"]
+    assert upkeep.drain(ctx, G, "c1") == ["wait"]
+    assert upkeep.drain(ctx, G, "c2") == ["wait"]  # another chat waits too
+    at = math.ceil(clock.now + 30)
+    assert redeliveries(ctx) == [f"drain-{G}-c1-{at}", f"drain-{G}-c2-{at}"]
     assert sent(ctx) == []
 
 
-def test_network_errors_retry_with_backoff_then_give_up(ctx):
+def test_network_errors_retry_with_backoff_then_give_up(ctx, clock):
     ctx.store.redis.set("test:fail:c2", "transient")
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "retry"
-    job = ctx.send_queue.fetch_job(f"deliver-{G}-v1-3-1")
-    assert job.args == [f"{G}-v1-3", 1, 1]
+    assert upkeep.drain(ctx, G, "c2") == ["retry"]
+    assert redeliveries(ctx) == [f"drain-{G}-c2-{math.ceil(clock.now + 1)}"]
+    assert upkeep.drain(ctx, G, "c2") == ["retry"]  # too early: not tried again before its backoff
     ctx.store.redis.delete("test:fail:c2")
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 1, 1) == "sent"  # a failed try left the message sendable
+    clock.advance(1)
+    assert upkeep.drain(ctx, G, "c2") == ["sent"]  # a failed try left the message sendable
     ctx.store.redis.set("test:fail:c1", "transient")
-    assert upkeep.deliver(ctx, f"{G}-v1-0", 7, ctx.settings.send_max_attempts - 1) == "failed"
+    for _ in range(ctx.settings.send_max_attempts - 1):
+        assert upkeep.drain(ctx, G, "c1") == ["retry"]
+        clock.advance(300)
+    assert upkeep.drain(ctx, G, "c1")[0] == "failed"
     assert ctx.store.send_state(G, "v1", 0) == "failed"  # given up: never tried again
-    assert upkeep.deliver(ctx, f"{G}-v1-0", 8, 0) == "done"
 
 
 def test_a_blocked_player_is_marked_unreachable_and_bot_played(ctx):
     ctx.store.redis.set("test:fail:c2", "blocked")
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 0, 0) == "unreachable"
+    assert upkeep.drain(ctx, G, "c2") == ["unreachable"]
     assert ctx.store.streaks(G) == {2: ctx.settings.autoplay_bot_after}
-    assert upkeep.deliver(ctx, f"{G}-v1-3", 1, 0) == "done"
+    assert upkeep.drain(ctx, G, "c2") == []
+
+
+def test_a_chat_gets_its_messages_in_order_across_a_429_and_a_5xx(ctx, clock):
+    """The head of a chat's lane waits out a 429 and retries after a 5xx; nothing behind it overtakes it, however
+    the deliveries of later batches come."""
+    write(ctx, "v2", [group("second")])
+    write(ctx, "v3", [group("third")])
+    ctx.store.redis.set("test:fail:grp", "retry_after:2")
+    assert upkeep.deliver_batch(ctx, G, "v1")[2] == "wait"  # v1's group message: 429
+    clock.advance(2)
+    ctx.store.redis.set("test:fail:grp", "transient")
+    assert upkeep.deliver_batch(ctx, G, "v3") == ["retry"]  # the head is still v1's, and it fails again
+    ctx.store.redis.delete("test:fail:grp")
+    assert upkeep.deliver_batch(ctx, G, "v2") == ["retry"]  # within its backoff: v2 does not overtake it
+    clock.advance(30)
+    assert upkeep.drain(ctx, G, "grp") == ["sent"] * 3
+    assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "second", "third"]
+
+
+def test_a_superseded_version_never_costs_a_send_token(ctx, clock):
+    ctx.settings.rate_group_per_minute = 1  # a burst of 3, then one token a minute: a fourth send would wait
+    write(ctx, "v2", [group("status 2", 200, "out1:s1")])
+    write(ctx, "r1", [group("status 2 + tick", 201, "out1:s1")])
+    write(ctx, "v3", [group("status 3", 300, "out1:s1"), group("game over")])
+    assert upkeep.drain(ctx, G, "grp") == ["sent", "superseded", "superseded", "sent", "sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "status 3", "game over"]
+    write(ctx, "v4", [group("status 3", 400, "out1:s1")])  # what the message shows already: no call at all
+    assert upkeep.drain(ctx, G, "grp") == ["unchanged"]
+    assert redeliveries(ctx) == []  # nothing waited for a token
 
 
 def test_private_events_reach_only_their_seats_and_public_ones_the_table():

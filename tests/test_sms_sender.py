@@ -108,11 +108,17 @@ def test_the_outbox_budget_is_per_number(twilio, sender, redis_):
     number's message goes at once."""
     store, clock = Store(redis_), Clock()
     settings = Settings(rate_private_per_second=0.5)
-    for i, chat in enumerate([f"sms:{ANNA}", f"sms:{ANNA}", f"sms:{BEDA}"]):
-        redis_.hset("{g:G1}:out:v1", i, f'{{"chat": "{chat}", "text": "m{i}", "seat": {i}, "group": false}}')
-    outcomes = [outbox.deliver(store, sender, settings, f"G1-v1-{i}", 0, clock()) for i in range(3)]
-    assert [o.status for o in outcomes] == ["sent", "wait", "sent"]
-    assert outcomes[1].delay == pytest.approx(2.0)
+    chats = [f"sms:{ANNA}", f"sms:{ANNA}", f"sms:{BEDA}"]
+    store.write_batch(
+        "G1", "v1", [{"chat": c, "text": f"m{i}", "seat": i, "group": False} for i, c in enumerate(chats)]
+    )
+
+    def drain(chat):
+        return outbox.drain(store, sender, settings, "G1", chat, clock, clock.advance)
+
+    anna = drain(f"sms:{ANNA}")
+    assert [o.status for o in anna.outcomes] == ["sent", "wait"] and anna.again == pytest.approx(2.0)
+    assert [o.status for o in drain(f"sms:{BEDA}").outcomes] == ["sent"]
     clock.advance(2.0)
-    assert outbox.deliver(store, sender, settings, "G1-v1-1", 0, clock()).status == "sent"
+    assert [o.status for o in drain(f"sms:{ANNA}").outcomes] == ["sent"]
     assert twilio.to(ANNA) == ["m0", "m1"] and twilio.to(BEDA) == ["m2"]

@@ -137,17 +137,17 @@ def test_sender_raises_the_outbox_errors(api, sender, kind, arg, error):
 def test_a_late_screen_never_hides_the_next_question(api):
     """A button press's next screen goes through the outbox. One made at version 4 arrives after the outbox put
     the next step's question (version 5) on that message: it is skipped; a screen still current edits the
-    message in place, under the slot's lock, without raising the slot's seq."""
+    message in place, in its turn on the chat's lane, without raising the slot's seq."""
     ctx = make_ctx()
     ctx.sender = tg.TelegramSender(ctx.store.redis)
     ctx.sender.send("42", "question of window 9", KEYBOARD, slot="G1:p3")  # the turn message, as the outbox sent it
     question = int(ctx.store.redis.hget(keys.telegram_slots("G1"), "42|G1:p3"))
     ctx.store.raise_slot_seq("G1", "42", "G1:p3", 500)  # the outbox delivered version 5 to the slot
     screens.show(ctx, "G1", "press-1", "42", 1, "G1:p3", 4, "✅ Locked in (window 8)", None)
+    assert upkeep.deliver_batch(ctx, "G1", "kpress1") == ["superseded"]  # moot: never shown
     screens.show(ctx, "G1", "press-2", "42", 1, "G1:p3", 5, "✅ Locked in (window 9)", None)
-    assert upkeep.deliver_batch(ctx, "G1", "kpress1") == ["done"]  # superseded: never shown
     assert upkeep.deliver_batch(ctx, "G1", "kpress2") == ["sent"]
     assert api.messages["42", question]["text"] == "✅ Locked in (window 9)"
     assert len(api.sent("sendMessage")) == 1  # an edit of the turn message, not a new message
     assert ctx.store.slot_seq("G1", "42", "G1:p3") == 500
-    assert not ctx.store.redis.exists(keys.slot_lock("G1", "42", "G1:p3"))
+    assert not ctx.store.redis.exists(keys.lane_lock("G1", "42"), keys.lane("G1", "42"))

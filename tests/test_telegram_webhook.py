@@ -226,8 +226,10 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert len(game.waiting_for()) > 1
     before = len(env.ctx.send_queue.jobs)
     assert chat.press(user, complete.data())["text"] == "Locked in."
-    # an answer that leaves the window open: one job, the refresh of the status and of the seat's turn message
-    assert [j.func_name for j in env.ctx.send_queue.jobs[before:]] == ["workers.jobs.refresh"]
+    # an answer that leaves the window open: one job (on the refresh queue, not the delivery queue), the refresh
+    # of the status and of the seat's turn message
+    assert len(env.ctx.send_queue.jobs) == before
+    assert [j.id for j in env.ctx.refresh_queue.jobs] == [f"refresh-{game_id}-{snap.window}"]
     answers, expected, _, meta = env.ctx.store.window_state(game_id)
     refreshed = telling.refresh_messages(
         env.ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat

@@ -25,12 +25,12 @@ def deliver(game_id: str, batch: str) -> list[str]:
     return upkeep.deliver_batch(current(), game_id, batch)
 
 
-def redeliver(message_id: str, attempt: int, failures: int) -> str:
-    return upkeep.deliver(current(), message_id, attempt, failures)
+def drain(game_id: str, chat: str) -> list[str]:
+    return upkeep.drain(current(), game_id, chat)
 
 
-def refresh(game_id: str, window: int, seat: int) -> bool:
-    return upkeep.refresh(current(), game_id, window, seat)
+def refresh(game_id: str, window: int) -> bool:
+    return upkeep.refresh(current(), game_id, window)
 
 
 def sweep() -> dict[str, int]:

@@ -25,9 +25,7 @@ def job_ids(job) -> dict:
     args = list(job.args or ())
     ids = {"job": job.id}
     if job.func_name.startswith("workers.jobs.") and args:
-        if name == "redeliver":
-            ids["game"] = str(args[0]).split("-", 1)[0]
-        elif name != "sweep":
+        if name != "sweep":
             ids["game"] = str(args[0])
             if name in ("resolve", "deadline", "remind") and len(args) > 1:
                 ids["window"] = args[1]
@@ -59,7 +57,7 @@ def record_job(connection, job, outcome, seconds: float, now: float | None = Non
                 observe(connection, "resolution_latency_seconds", now - int(due_ms) / 1000, trigger="deadline")
     elif name == "sweep" and isinstance(outcome, dict):
         count(connection, "windows_resolved", outcome.get("resolved", 0), trigger="sweeper")
-    elif name in ("deliver", "redeliver"):
+    elif name in ("deliver", "drain"):
         for status in outcome if isinstance(outcome, list) else [outcome]:
             count(connection, "deliveries", status=status)
 

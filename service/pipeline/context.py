@@ -26,6 +26,7 @@ class Context:
     store: Store
     queue: Queue
     send_queue: Queue
+    refresh_queue: Queue
     settings: Settings
     channels: dict[ChatKind, Channel]
     make_sender: Callable[[], Sender]
@@ -35,7 +36,7 @@ class Context:
     @property
     def queues(self) -> list[Queue]:
         """What a worker listens to, in priority order."""
-        return [self.queue, self.send_queue]
+        return [self.queue, self.send_queue, self.refresh_queue]
 
     @cached_property
     def sender(self) -> Sender:
@@ -58,6 +59,7 @@ def build(
         ),
         queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
         send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),
+        refresh_queue=Queue(settings.refresh_queue_name, connection=connection, serializer=JSONSerializer),
         settings=settings,
         channels=channels,
         make_sender=make_sender,

@@ -9,7 +9,7 @@ routing).
 
 An answer is on the webhook's hot path, so it costs three Redis round trips: the snapshot read (skipped when
 the channel has read it already), the submit script, and one pipeline with the answer counter and the status
-refresh job.
+refresh's mark (plus the refresh job when none is pending).
 """
 
 import logging
@@ -19,7 +19,7 @@ from typing import Any
 
 from service.game import Game, IllegalAction
 from service.ops import metrics
-from service.pipeline import scheduling
+from service.pipeline import news, scheduling
 from service.pipeline.context import Context
 from service.store.games import Snapshot
 
@@ -115,13 +115,16 @@ def submit(
 
 
 def _after_accepted(ctx: Context, game_id: str, window_id: int, seat: int) -> None:
-    """Count the answer and queue the status refresh that shows its tick, in one round trip. Both are cosmetic:
-    the answer is stored already, so a failure here is logged, never the player's error."""
-    pipe = ctx.store.redis.pipeline()  # RQ puts a caller's pipeline in MULTI mode before anything else is queued
-    scheduling.refresh(ctx, game_id, window_id, seat, pipeline=pipe)
-    metrics.answer_stored(pipe)
+    """Count the answer and note the status refresh that shows its tick, in one round trip; queue the refresh job
+    only when none is pending (one per game at a time, however fast the answers come) and only when a living
+    message shows the answer (`news.refreshable`). Both are cosmetic: the answer is stored already, so a failure
+    here is logged, never the player's error."""
     try:
-        pipe.execute()
+        first, meta = ctx.store.ask_refresh(game_id, window_id, seat, also=metrics.answer_stored)
+        if first and not news.refreshable(meta, seat):
+            ctx.store.drop_refresh(game_id)
+        elif first:
+            scheduling.refresh(ctx, game_id, window_id)
     except Exception as exc:  # noqa: BLE001 - see the docstring
         log.warning("answer to %s stored, but its count or status refresh was not: %s", game_id, exc)
 

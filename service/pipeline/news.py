@@ -38,6 +38,13 @@ MAX_NEWS_LINES = 40  # a status message keeps the last this many items
 LIVING_MESSAGES: tuple[ChatKind, ...] = ("telegram",)  # channels whose turn message shows a seat's private news
 
 
+def refreshable(meta: dict, seat: int) -> bool:
+    """Whether an accepted answer of ``seat`` changes a living message: the group's status message (its tick) or
+    the seat's own turn message ("locked in"). In a game with neither, nothing is refreshed."""
+    chats = (meta.get("group"), meta.get("players", {}).get(str(seat), {}).get("chat"))
+    return any(chat_kind(chat) in LIVING_MESSAGES for chat in chats)
+
+
 def names_of(meta: dict) -> dict[int, str]:
     return {int(seat): p.get("name") or "" for seat, p in meta.get("players", {}).items()}
 
@@ -346,6 +353,19 @@ def message(
     out = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
     if slot:
         out.update(slot=slot, seq=seq)
+    return out
+
+
+def newest_versions(messages: list[dict]) -> list[dict]:
+    """One message per living message (chat and slot): the last of its versions, in the place of the first."""
+    last = {(m["chat"], m["slot"]): m for m in messages if m.get("slot")}
+    out, placed = [], set()
+    for m in messages:
+        if not m.get("slot"):
+            out.append(m)
+        elif (m["chat"], m["slot"]) not in placed:
+            placed.add((m["chat"], m["slot"]))
+            out.append(last[m["chat"], m["slot"]])
     return out
 
 

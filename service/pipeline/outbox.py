@@ -1,22 +1,38 @@
-"""The outbox: delivering stored outgoing messages through a channel sender within the shared send budget.
+"""The outbox: delivering stored outgoing messages through a channel sender, in order per chat, within the shared
+send budget.
 
-Messages are written to Redis by the resolution step (``Store.commit``) or by a reminder before anything is
-sent; this module sends one of them. A message is ``{"chat", "text", "buttons", "seat", "group"}`` and, for a
-living message that later messages edit in place, ``"slot"`` and ``"seq"`` (or ``"until"``: a screen shown only until
-the slot holds that seq, `service.pipeline.screens`); its id is ``<game>-<batch>-<index>``
-(job-id safe). A slot message older (``seq``) than one already delivered to the same slot is skipped. A send is
-claimed with ``SET sent NX`` (only while its batch is stored) so that two deliverers never send the same message
-and a sent message is never sent again (still at-least-once if a process dies between the send and the mark).
-Once every message of a batch is done, the batch is deleted: Redis holds only what is still to be sent. No game
-transition waits on a send.
+Messages are written to Redis by the resolution step (``Store.commit``), a reminder, a refresh or a screen before
+anything is sent; the same script queues each on its chat's **lane** (``{g:G}:lane:<chat>``), so a chat's lane
+holds its messages in the order they were written. A message is ``{"chat", "text", "buttons", "seat", "group"}``
+and, for a living message that later messages edit in place, ``"slot"`` and ``"seq"`` (or ``"until"``: a screen
+shown only until the slot holds that seq, `service.pipeline.screens`); its id is ``<game>-<batch>-<index>``.
+
+`drain` sends a lane's messages one by one from its head, one deliverer per lane at a time (a lock with a lease),
+so a chat gets its messages in order whatever waits: the budget, a 429 (every send pauses), a 5xx (the head is
+retried with backoff and nothing behind it overtakes it). Before a message costs a send token it is skipped
+when nothing a reader sees would change:
+
+* a version of a living message with a newer version of the same slot waiting behind it on the lane (a screen is
+  replaced only by a later screen or step; a step's version only by one at least as new);
+* a version older (``seq``) than one already delivered to the slot, or a screen made moot by a later question;
+* a version whose text and buttons are those the slot already shows (digest in ``{g:G}:shown``).
+
+A message is marked sent (or failed) once done; when every message of its batch is, the batch is deleted: Redis
+holds only what is still to be sent. At-least-once if a process dies between the send and the mark; a deliverer
+killed mid-send holds the lane for at most the lease. No game transition waits on a send.
 """
 
-from dataclasses import dataclass
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Protocol
+
+from redis.exceptions import LockError
 
 from service.config import Settings
 from service.ops import metrics
-from service.store import Store, keys
+from service.store import LaneEntry, Store, keys
 
 
 class Sender(Protocol):
@@ -48,27 +64,32 @@ class RejectedSendError(Exception):
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str  # "sent" | "done" (nothing to do) | "wait" | "retry" | "failed" | "unreachable"
-    delay: float = 0.0  # for "wait" / "retry": when to try again
+    # "sent" | "done" (nothing to do) | "superseded" | "unchanged" | "failed" | "unreachable" — the head is done;
+    # "wait" | "retry" (after ``delay``) — the head stays; "busy" — another deliverer holds the lane
+    status: str
+    delay: float = 0.0
     seat: int | None = None  # for "unreachable"
     detail: str = ""  # for "failed": why
 
 
-# A claim and a slot lock outlive any one send (the Bot API client times out after 5 s) but not by much: a
-# deliverer killed mid-send leaves them behind, and the message (or the slot: a seat's turn message) waits for
-# them to expire before another deliverer takes over.
-CLAIM_LEASE_SECONDS = 20
-SLOT_LOCK_SECONDS = 15
-SLOT_BUSY_WAIT = 0.2
+@dataclass
+class Drained:
+    outcomes: list[Outcome] = field(default_factory=list)
+    again: float | None = None  # drain this lane again in that many seconds (None: it is empty)
+
+
+# A lane's lock outlives any one send (the Bot API client times out after 5 s) but not by much: a deliverer killed
+# mid-send leaves it behind, and the lane waits for it to expire. A drain sleeps through short waits (a private
+# chat's 1 s) and hands over to a job of its own after DRAIN_SECONDS, so one busy chat never holds a worker long.
+LANE_LEASE_SECONDS = 20
+SHORT_WAIT = 1.0
+DRAIN_SECONDS = 5.0
+MIN_SLEEP = 0.01
+DONE = ("sent", "done", "superseded", "unchanged", "failed", "unreachable")
 
 
 def message_id(game_id: str, batch: str, index: int) -> str:
     return f"{game_id}-{batch}-{index}"
-
-
-def parse_message_id(mid: str) -> tuple[str, str, int]:
-    game_id, batch, index = mid.split("-")
-    return game_id, batch, int(index)
 
 
 def budget(message: dict, settings: Settings) -> tuple[float, float, float, float]:
@@ -84,43 +105,125 @@ def backoff(attempt: int) -> float:
     return float(min(300, 2**attempt))
 
 
-def deliver(store: Store, sender: Sender, settings: Settings, mid: str, failures: int, now: float) -> Outcome:
-    """Try to send one stored message once. The caller schedules the next attempt from the outcome."""
-    game_id, batch, index = parse_message_id(mid)
+def digest(message: dict) -> str:
+    """What a reader of a living message sees: its text and buttons."""
+    raw = json.dumps([message["text"], message.get("buttons")], sort_keys=True).encode()
+    return hashlib.blake2b(raw, digest_size=8).hexdigest()
+
+
+def superseded(head: LaneEntry, behind: list[LaneEntry]) -> bool:
+    """A newer version of the head's living message waits behind it: a screen (no seq) is replaced by any later
+    version of its slot; a step's or refresh's version by a later one at least as new (never by a screen, which
+    was drawn for the question before it)."""
+    if not head.slot:
+        return False
+    for later in behind:
+        if later.slot != head.slot:
+            continue
+        if later.seq is None:
+            if head.seq is None:
+                return True
+        elif head.seq is None or later.seq >= head.seq:
+            return True
+    return False
+
+
+def drain(
+    store: Store,
+    sender: Sender,
+    settings: Settings,
+    game_id: str,
+    chat: str,
+    clock: Callable[[], float],
+    sleep: Callable[[float], object],
+) -> Drained:
+    """Send the lane of ``chat`` from its head until it is empty or must wait. -> what was done, and when to
+    drain it again. A lane held by another deliverer is left to it (it looks again after releasing, so a message
+    queued meanwhile is not stranded); ``again`` is then its lease, in case that deliverer died."""
+    drained, started = Drained(), clock()
+    for _ in range(3):  # a message queued just as the lane was released: take the lane again
+        lock = store.redis.lock(keys.lane_lock(game_id, chat), timeout=LANE_LEASE_SECONDS, blocking=False)
+        if not lock.acquire():
+            left = store.redis.pttl(keys.lane_lock(game_id, chat))
+            drained.outcomes.append(Outcome("busy"))
+            drained.again = max(1.0, left / 1000.0) if left > 0 else 1.0
+            return drained
+        try:
+            if not _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock):
+                return drained
+        finally:
+            try:
+                lock.release()
+            except LockError:  # the lease ran out (a very slow send): another deliverer may hold the lane now
+                pass
+        if not store.redis.llen(keys.lane(game_id, chat)):
+            return drained
+    drained.again = 0.0
+    return drained
+
+
+def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock) -> bool:
+    """The loop of `drain` while holding the lane. -> True when the lane was emptied."""
+    while True:
+        lane = store.lane(game_id, chat)
+        if not lane:
+            return True
+        outcome = _head(store, sender, settings, game_id, chat, lane[0], lane[1:], clock())
+        short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT
+        if short and clock() - started + outcome.delay <= DRAIN_SECONDS:
+            sleep(max(outcome.delay, MIN_SLEEP))  # a wait of 1e-12 s would not move the clock
+            lock.reacquire()
+            continue
+        drained.outcomes.append(outcome)
+        if outcome.status not in DONE:
+            drained.again = outcome.delay
+            return False
+        store.drop_from_lane(game_id, chat, lane[0])
+        if clock() - started > DRAIN_SECONDS:
+            drained.again = 0.0  # hand over: a job of its own goes on
+            return False
+        lock.reacquire()
+
+
+def _head(
+    store: Store,
+    sender: Sender,
+    settings: Settings,
+    game_id: str,
+    chat: str,
+    head: LaneEntry,
+    behind: list[LaneEntry],
+    now: float,
+) -> Outcome:
+    """Send (or skip) the head of a lane once; every skip comes before the send token."""
+    batch, index = head.batch, head.index
     message = store.message(game_id, batch, index)
     if message is None or store.send_state(game_id, batch, index) in ("sent", "failed"):
         return Outcome("done")
+    slot = message.get("slot")
+    if superseded(head, behind):
+        store.mark_sent(game_id, batch, index)
+        return Outcome("superseded")
+    if slot and message.get("until") is not None and store.slot_seq(game_id, chat, slot) >= int(message["until"]):
+        store.mark_sent(game_id, batch, index)
+        return Outcome("superseded")  # a screen made moot: a later step's question is on the message
+    if slot and message.get("seq") is not None and store.slot_seq(game_id, chat, slot) > int(message["seq"]):
+        store.mark_sent(game_id, batch, index)
+        return Outcome("superseded")  # older than what the slot shows already
+    if slot and store.shown(game_id, chat, slot) == digest(message):
+        if message.get("seq") is not None:
+            store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
+        store.mark_sent(game_id, batch, index)
+        return Outcome("unchanged")
+    failures, not_before = store.lane_failures(game_id, chat, head)
+    if not_before > now:
+        return Outcome("retry", not_before - now)
     wait = store.take_send_token(message["chat"], now, *budget(message, settings))
     if wait > 0:
         return Outcome("wait", wait)
-    if not store.claim_send(game_id, batch, index, CLAIM_LEASE_SECONDS):
-        if store.send_state(game_id, batch, index) == "sending":  # held: look again once the claim expires,
-            return Outcome("wait", _claim_left(store, game_id, batch, index))  # in case its holder died
-        return Outcome("done")  # sent, given up, or its batch delivered
-    slot = message.get("slot")
-    if not slot:
-        return _send(store, sender, settings, message, game_id, batch, index, failures, now)
-    # A living message: one sender at a time per slot, and never an older version after a newer one.
-    lock = keys.slot_lock(game_id, message["chat"], slot)
-    if not store.redis.set(lock, 1, nx=True, ex=SLOT_LOCK_SECONDS):
-        store.release_send(game_id, batch, index)
-        return Outcome("wait", SLOT_BUSY_WAIT)
-    try:
-        if message.get("seq") is not None and not store.raise_slot_seq(
-            game_id, message["chat"], slot, int(message["seq"])
-        ):
-            store.mark_sent(game_id, batch, index)
-            return Outcome("done")  # superseded: a newer version of this living message is already out
-        if message.get("until") is not None and store.slot_seq(game_id, message["chat"], slot) >= int(message["until"]):
-            store.mark_sent(game_id, batch, index)
-            return Outcome("done")  # a screen made moot: a later step's question is on the message
-        return _send(store, sender, settings, message, game_id, batch, index, failures, now)
-    finally:
-        store.redis.delete(lock)
-
-
-def _claim_left(store: Store, game_id: str, batch: str, index: int) -> float:
-    return float(max(1, store.redis.ttl(keys.sent(game_id, batch, index)) + 1))
+    if slot and message.get("seq") is not None:
+        store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
+    return _send(store, sender, settings, message, game_id, chat, head, failures, now)
 
 
 def _send(
@@ -129,11 +232,12 @@ def _send(
     settings: Settings,
     message: dict,
     game_id: str,
-    batch: str,
-    index: int,
+    chat: str,
+    head: LaneEntry,
     failures: int,
     now: float,
 ) -> Outcome:
+    batch, index = head.batch, head.index
     try:
         if message.get("slot"):
             sender.send(message["chat"], message["text"], message.get("buttons"), slot=message["slot"])
@@ -141,14 +245,13 @@ def _send(
             sender.send(message["chat"], message["text"], message.get("buttons"))
     except RetryAfter as exc:
         metrics.throttled(store.redis)
-        store.release_send(game_id, batch, index)
         store.pause_sending(now, exc.seconds)
         return Outcome("wait", exc.seconds)
     except TransientSendError:
         if failures + 1 >= settings.send_max_attempts:
             store.mark_sent(game_id, batch, index, "failed")
             return Outcome("failed", detail="gave up after network errors")
-        store.release_send(game_id, batch, index)
+        store.set_lane_failures(game_id, chat, head, failures + 1, now + backoff(failures))
         return Outcome("retry", backoff(failures))
     except RejectedSendError as exc:
         store.mark_sent(game_id, batch, index, "failed")  # never try this one again; the chat is fine
@@ -156,5 +259,7 @@ def _send(
     except PermanentSendError:
         store.mark_sent(game_id, batch, index, "failed")  # never try this one again
         return Outcome("unreachable", seat=message.get("seat"))
+    if message.get("slot"):
+        store.set_shown(game_id, chat, message["slot"], digest(message))
     store.mark_sent(game_id, batch, index)
     return Outcome("sent")

@@ -10,6 +10,7 @@ delivery is claimed per message, a reminder is written once per window and point
 """
 
 import math
+import re
 from datetime import UTC, datetime
 
 from rq import Queue, Retry
@@ -129,13 +130,15 @@ def cancel_timers(ctx: Context, game_id: str, window: int, opened: float, deadli
 
 
 def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
-    """One job sends a whole batch (one message per chat); only messages that must wait get a job of their own."""
+    """One job drains the lanes of a batch's chats; only a lane that must wait gets a job of its own."""
     return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}")
 
 
-def redeliver(ctx: Context, mid: str, attempt: int, failures: int, at: float) -> bool:
+def drain(ctx: Context, game_id: str, chat: str, at: float) -> bool:
+    """Drain a chat's lane again at ``at`` (a budget wait, a 429, a retry's backoff); one job per lane and second."""
+    chat_id = re.sub(r"[^A-Za-z0-9]", lambda m: f"_{ord(m[0]):x}", chat)
     return schedule(
-        ctx.send_queue, ctx, at, "workers.jobs.redeliver", (mid, attempt, failures), f"deliver-{mid}-{attempt}"
+        ctx.send_queue, ctx, at, "workers.jobs.drain", (game_id, chat), f"drain-{game_id}-{chat_id}-{math.ceil(at)}"
     )
 
 
@@ -145,16 +148,13 @@ def sweep(ctx: Context, at: float) -> bool:
     return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
 
 
-def refresh(ctx: Context, game_id: str, window: int, seat: int, pipeline=None) -> None:
-    """After an accepted answer: refresh the table's status message (on the send queue, so it never delays a
-    resolution). Not unique: every accepted answer gets its refresh; a late one is skipped by the outbox.
-    With ``pipeline`` the job is only queued on it (the caller executes it, with its other writes)."""
-    ctx.send_queue.enqueue(
-        "workers.jobs.refresh",
-        args=(game_id, window, seat),
-        result_ttl=RESULT_TTL,
-        failure_ttl=ctx.settings.job_failure_ttl_seconds,
-        job_timeout=JOB_TIMEOUT,
-        retry=RETRY,
-        pipeline=pipeline,
-    )
+def refresh(ctx: Context, game_id: str, window: int) -> bool:
+    """After an accepted answer, when no refresh of the game was pending: the job that refreshes the living
+    messages (on the refresh queue, taken last: it never delays a resolution or a delivery), under the fixed id
+    ``refresh-<game>-<window>``. That id is taken while such a job is still running (it started before this
+    answer's mark): then a job of its own follows a second later, one per second at most."""
+    job_id = f"refresh-{game_id}-{window}"
+    if enqueue(ctx.refresh_queue, ctx, "workers.jobs.refresh", (game_id, window), job_id):
+        return True
+    at = ctx.clock() + 1
+    return schedule(ctx.refresh_queue, ctx, at, "workers.jobs.refresh", (game_id, window), f"{job_id}-{math.ceil(at)}")

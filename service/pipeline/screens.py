@@ -2,9 +2,9 @@
 
 The pressed message is the seat's turn message (a living message, slot `news.turn_slot`). Its next screen is a
 one-message outbox batch for that slot, marked ``until`` the next step's seq (`news.step_seq` of the version after
-the one the press saw): the outbox shows it under the slot's lock and the chat's send budget, and skips it once a
-later step's question is on that message — a late screen never hides a question. It does not raise the slot's
-seq, so the steps' own messages keep their order.
+the one the press saw): the outbox shows it in its turn on the chat's lane, within the chat's send budget, and
+skips it once a later step's question is on that message or waits behind it — a late screen never hides a
+question. It does not raise the slot's seq, so the steps' own messages keep their order.
 """
 
 import re

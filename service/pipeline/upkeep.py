@@ -22,7 +22,6 @@ from service.store import Snapshot, keys
 log = logging.getLogger(__name__)
 
 EARLY_WAIT = 2.0  # a deadline job that starts at most this early waits for its deadline instead of rescheduling
-SHORT_WAIT = 1.0  # a send budget wait up to this long is slept through once rather than rescheduled
 
 
 def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
@@ -131,28 +130,21 @@ def sweep(ctx: Context) -> dict[str, int]:
 
 
 def deliver_batch(ctx: Context, game_id: str, batch: str) -> list[str]:
-    """Send every message of a batch; those that must wait are rescheduled one by one."""
-    return [
-        deliver(ctx, outbox.message_id(game_id, batch, index), 0, 0)
-        for index in range(ctx.store.batch_size(game_id, batch))
-    ]
+    """Drain the lane of every chat the batch writes to (its messages, and any queued before them there)."""
+    return [status for chat in ctx.store.batch_chats(game_id, batch) for status in drain(ctx, game_id, chat)]
 
 
-def deliver(ctx: Context, mid: str, attempt: int, failures: int) -> str:
-    """Send one outbox message; reschedule it when the budget or the channel says wait."""
-    result = outbox.deliver(ctx.store, ctx.sender, ctx.settings, mid, failures, ctx.clock())
-    if result.status == "wait" and result.delay <= SHORT_WAIT:
-        ctx.sleep(result.delay)
-        result = outbox.deliver(ctx.store, ctx.sender, ctx.settings, mid, failures, ctx.clock())
-    if result.status in ("wait", "retry"):
-        failures += result.status == "retry"
-        scheduling.redeliver(ctx, mid, attempt + 1, failures, ctx.clock() + result.delay)
-    elif result.status == "unreachable" and result.seat is not None:
-        game_id, _, _ = outbox.parse_message_id(mid)
-        unreachable(ctx, game_id, result.seat)
-    elif result.status == "failed":
-        log.warning("outbox: message %s failed for good: %s", mid, result.detail)
-    return result.status
+def drain(ctx: Context, game_id: str, chat: str) -> list[str]:
+    """Send a chat's lane in order (`outbox.drain`); when it must wait, a job of its own drains it again then."""
+    drained = outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep)
+    for outcome in drained.outcomes:
+        if outcome.status == "unreachable" and outcome.seat is not None:
+            unreachable(ctx, game_id, outcome.seat)
+        elif outcome.status == "failed":
+            log.warning("outbox: a message of %s failed for good: %s", game_id, outcome.detail)
+    if drained.again is not None:
+        scheduling.drain(ctx, game_id, chat, ctx.clock() + drained.again)
+    return [outcome.status for outcome in drained.outcomes]
 
 
 def unreachable(ctx: Context, game_id: str, seat: int) -> None:
@@ -179,20 +171,30 @@ def unreachable(ctx: Context, game_id: str, seat: int) -> None:
         scheduling.deliveries(ctx, game_id, batch)  # also when a killed earlier run wrote it (see remind)
 
 
-def refresh(ctx: Context, game_id: str, window: int, seat: int) -> bool:
-    """After an accepted answer: the table's status shows the new tick and the seat's decision message shows
-    "locked in". Written as a batch of its own while the window is still open; a batch that comes too late is
-    skipped by the outbox (its ``seq`` is older than what the slot shows)."""
+def refresh(ctx: Context, game_id: str, queued_by: int) -> bool:
+    """After accepted answers: the table's status shows the new ticks and each answering seat's decision message
+    shows "locked in". One job covers every answer noted before it started (`Store.take_refresh`); it renders the
+    open window, whichever window (``queued_by``, its job id's) queued it. Written as a batch of its own while
+    that window is still open; a version that comes too late is skipped by the outbox (its ``seq`` is older than
+    what the slot shows)."""
     store = ctx.store
+    seats = store.take_refresh(game_id)
     snap = store.load(game_id)
-    if snap is None or snap.window != window or snap.status != "collecting":
+    if not seats or snap is None or snap.window is None or snap.status != "collecting":
         return False
     answers, expected, _, meta = store.window_state(game_id)
-    outgoing = telling.refresh_messages(ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat)
+    current = news.load_news(snap.news)
+    outgoing = news.newest_versions(
+        [
+            m
+            for seat in sorted(seats)
+            for m in telling.refresh_messages(ctx, game_id, snap, meta, current, answers, expected, seat)
+        ]
+    )
     if not outgoing:
         return False
-    batch = f"r{window}n{store.redis.incr(keys.refresh_counter(game_id))}"
-    if not store.write_reminder(game_id, window, batch, outgoing):
+    batch = f"r{snap.window}n{store.redis.incr(keys.refresh_counter(game_id))}"
+    if not store.write_reminder(game_id, snap.window, batch, outgoing):
         return False
     scheduling.deliveries(ctx, game_id, batch)
     return True

@@ -5,12 +5,16 @@ Knows Redis and the shape of our keys; knows nothing of the rules (the engine JS
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
 import redis
 
 from service.store import keys, lua
+
+# A refresh job's pending mark outlives any queue wait but not a lost job: after that, answers queue a new one.
+REFRESH_MARK_SECONDS = 120
 
 
 @dataclass(frozen=True)
@@ -101,7 +105,6 @@ class Store:
         self._heartbeat = connection.register_script(lua.HEARTBEAT)
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
         self._raise_seq = connection.register_script(lua.RAISE_SEQ)
-        self._claim_send = connection.register_script(lua.CLAIM_SEND)
         self._mark_done = connection.register_script(lua.MARK_DONE)
 
     # --- reading ---------------------------------------------------------------------------------------------
@@ -199,6 +202,7 @@ class Store:
                 keys.outbox(game_id, batch_for_version(c.version + 1)),
                 keys.actions(game_id),
                 keys.dedup(game_id),
+                *lane_keys(game_id, c.messages),
             ],
             args=[
                 c.version,
@@ -218,6 +222,7 @@ class Store:
                     + [json.dumps([s, a], sort_keys=True) for s, a in c.actions]
                 ),
                 json.dumps(c.extra or {}),
+                json.dumps(lane_entries(batch_for_version(c.version + 1), c.messages)),
             ],
         )
         return int(version)
@@ -238,13 +243,45 @@ class Store:
             wanted, within = self.ack_replicas, self.ack_timeout_ms
             raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
         return reply
+    def ask_refresh(self, game_id: str, window: int, seat: int, also: Callable | None = None) -> tuple[bool, dict]:
+        """Note that the next status refresh shows ``seat``'s answer; ``also(pipeline)`` adds the caller's writes to
+        the same round trip. -> (True when no refresh job was pending: the caller queues one, then; the game's
+        meta)."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.sadd(keys.refresh_seats(game_id), seat)
+        pipe.expire(keys.refresh_seats(game_id), REFRESH_MARK_SECONDS)
+        pipe.set(keys.refresh_mark(game_id), window, nx=True, ex=REFRESH_MARK_SECONDS)
+        pipe.hget(keys.meta(game_id), "json")
+        if also is not None:
+            also(pipe)
+        _, _, marked, meta = pipe.execute()[:4]
+        return bool(marked), json.loads(meta) if meta else {}
+
+    def drop_refresh(self, game_id: str) -> None:
+        """No refresh job after all (nothing to refresh)."""
+        self.redis.delete(keys.refresh_mark(game_id), keys.refresh_seats(game_id))
+
+    def take_refresh(self, game_id: str) -> set[int]:
+        """A refresh job starts: the pending mark is cleared (an answer from now on queues a new job) and the seats
+        to show are taken, in one step, before the job reads the game."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.delete(keys.refresh_mark(game_id))
+        pipe.smembers(keys.refresh_seats(game_id))
+        pipe.delete(keys.refresh_seats(game_id))
+        return {int(seat) for seat in pipe.execute()[1]}
 
     def write_reminder(self, game_id: str, window: int, batch: str, messages: list[dict], once: str = "") -> bool:
         """Write a batch while ``window`` is open; a non-empty ``once`` is written at most once per window."""
         return bool(
             self._reminder(
-                keys=[keys.snap(game_id), keys.outbox(game_id, batch)],
-                args=[window, self.outbox_ttl, once, *[json.dumps(m) for m in messages]],
+                keys=[keys.snap(game_id), keys.outbox(game_id, batch), *lane_keys(game_id, messages)],
+                args=[
+                    window,
+                    self.outbox_ttl,
+                    once,
+                    json.dumps(lane_entries(batch, messages)),
+                    *[json.dumps(m) for m in messages],
+                ],
             )
         )
 
@@ -253,7 +290,8 @@ class Store:
         -> False when it is stored already."""
         return bool(
             self._write_batch(
-                keys=[keys.outbox(game_id, batch)], args=[self.outbox_ttl, *[json.dumps(m) for m in messages]]
+                keys=[keys.outbox(game_id, batch), *lane_keys(game_id, messages)],
+                args=[self.outbox_ttl, json.dumps(lane_entries(batch, messages)), *[json.dumps(m) for m in messages]],
             )
         )
 
@@ -382,13 +420,47 @@ class Store:
         raw = self.redis.hget(keys.outbox(game_id, batch), index)
         return json.loads(raw) if raw else None
 
-    def claim_send(self, game_id: str, batch: str, index: int, lease_seconds: int) -> bool:
-        """Only one deliverer at a time, and none once the message is sent (or its batch delivered)."""
-        return bool(
-            self._claim_send(
-                keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)], args=[index, lease_seconds]
-            )
-        )
+    def lane(self, game_id: str, chat: str) -> list["LaneEntry"]:
+        """The messages still to send to ``chat``, in the order they were written."""
+        raw = cast(list[bytes], self.redis.lrange(keys.lane(game_id, chat), 0, -1))
+        return [LaneEntry.parse(entry.decode()) for entry in raw]
+
+    def drop_from_lane(self, game_id: str, chat: str, entry: "LaneEntry") -> None:
+        """The head of a lane is done: off the lane, with the record of its failed tries."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
+        pipe.hdel(keys.lane_failures(game_id), chat)
+        pipe.execute()
+
+    def lane_failures(self, game_id: str, chat: str, head: "LaneEntry") -> tuple[int, float]:
+        """(failed tries, not before when) of the head of a lane (0, 0.0 when it has not failed)."""
+        raw = cast(bytes | None, self.redis.hget(keys.lane_failures(game_id), chat))
+        entry, _, rest = (raw or b"").decode().rpartition("|")
+        entry, _, failures = entry.rpartition("|")
+        return (int(failures), float(rest)) if raw and entry == head.raw else (0, 0.0)
+
+    def set_lane_failures(self, game_id: str, chat: str, head: "LaneEntry", failures: int, not_before: float) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(keys.lane_failures(game_id), chat, f"{head.raw}|{failures}|{not_before!r}")
+        pipe.expire(keys.lane_failures(game_id), self.outbox_ttl)
+        pipe.execute()
+
+    def shown(self, game_id: str, chat: str, slot: str) -> str | None:
+        """The digest of what a living message shows (None: not known)."""
+        raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}"))
+        return raw.decode() if raw else None
+
+    def set_shown(self, game_id: str, chat: str, slot: str, digest: str) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(keys.shown(game_id), f"{chat}|{slot}", digest)
+        pipe.expire(keys.shown(game_id), self.outbox_ttl)
+        pipe.execute()
+
+    def batch_chats(self, game_id: str, batch: str) -> list[str]:
+        """The chats a stored batch writes to, in the order of its messages."""
+        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.outbox(game_id, batch)))
+        ordered = sorted(raw.items(), key=lambda item: int(item[0]))
+        return list(dict.fromkeys(json.loads(message)["chat"] for _, message in ordered))
 
     def mark_sent(self, game_id: str, batch: str, index: int, state: str = "sent") -> bool:
         """Mark one message done ("sent", or "failed": given up); -> True when that completed its batch, which
@@ -400,12 +472,40 @@ class Store:
             )
         )
 
-    def release_send(self, game_id: str, batch: str, index: int) -> None:
-        self.redis.delete(keys.sent(game_id, batch, index))
-
     def send_state(self, game_id: str, batch: str, index: int) -> str | None:
         state = cast(bytes | None, self.redis.get(keys.sent(game_id, batch, index)))
         return state.decode() if state else None
+
+
+@dataclass(frozen=True)
+class LaneEntry:
+    """One message on its chat's lane: ``"<batch>|<index>|<slot>|<seq>"`` (slot and seq empty when it has none),
+    so that a deliverer sees which versions of a living message wait behind the head without reading them."""
+
+    batch: str
+    index: int
+    slot: str
+    seq: int | None
+
+    @property
+    def raw(self) -> str:
+        return f"{self.batch}|{self.index}|{self.slot}|{'' if self.seq is None else self.seq}"
+
+    @classmethod
+    def parse(cls, raw: str) -> "LaneEntry":
+        batch, index, slot, seq = raw.split("|")
+        return cls(batch, int(index), slot, int(seq) if seq else None)
+
+
+def lane_entries(batch: str, messages: list[dict]) -> list[str]:
+    return [
+        LaneEntry(batch, i, m.get("slot") or "", None if m.get("seq") is None else int(m["seq"])).raw
+        for i, m in enumerate(messages)
+    ]
+
+
+def lane_keys(game_id: str, messages: list[dict]) -> list[str]:
+    return [keys.lane(game_id, m["chat"]) for m in messages]
 
 
 def batch_for_version(version: int) -> str:

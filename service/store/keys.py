@@ -14,9 +14,16 @@ Per game ``G``:
     {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message
     {g:G}:seq             hash  "<chat>|<slot>" -> the newest ``seq`` delivered to that living message (older
                                 ones are skipped); one hash per game, compact in Redis's listpack encoding
-    {g:G}:lock:<chat>:<slot>    held while one version of a living message is being sent
+    {g:G}:lane:<chat>     list  the chat's messages still to send, in the order they were written
+                                ("<batch>|<index>|<slot>|<seq>"): the outbox sends a chat's messages in this order
+    {g:G}:lanelock:<chat>       held by the one deliverer draining that lane
+    {g:G}:lanes           hash  "<chat>" -> "<entry>|<failures>|<not before>" of a lane whose head failed
+    {g:G}:shown           hash  "<chat>|<slot>" -> digest of what that living message shows (an identical
+                                version is not sent again)
     {g:G}:tg:slots        hash  "<chat>|<slot>" -> Telegram message id of a living message (telegram_send)
     {g:G}:refreshes             counter naming the status-refresh batches
+    {g:G}:refresh               set while a status-refresh job is queued and has not started (one at a time)
+    {g:G}:refreshing      set   seats whose answer the next status refresh shows
     {g:G}:dedup           set   idempotency ids of the open window's answers (emptied by each commit)
 Global (not per game):
     artemia:due           zset  game -> when the sweeper should look at it next
@@ -78,12 +85,32 @@ def refresh_counter(game_id: str) -> str:
     return _g(game_id) + ":refreshes"
 
 
+def refresh_mark(game_id: str) -> str:
+    return _g(game_id) + ":refresh"
+
+
+def refresh_seats(game_id: str) -> str:
+    return _g(game_id) + ":refreshing"
+
+
 def slot_seqs(game_id: str) -> str:
     return f"{_g(game_id)}:seq"
 
 
-def slot_lock(game_id: str, chat: str, slot: str) -> str:
-    return f"{_g(game_id)}:lock:{chat}:{slot}"
+def lane(game_id: str, chat: str) -> str:
+    return f"{_g(game_id)}:lane:{chat}"
+
+
+def lane_lock(game_id: str, chat: str) -> str:
+    return f"{_g(game_id)}:lanelock:{chat}"
+
+
+def lane_failures(game_id: str) -> str:
+    return f"{_g(game_id)}:lanes"
+
+
+def shown(game_id: str) -> str:
+    return f"{_g(game_id)}:shown"
 
 
 def outbox(game_id: str, batch: str) -> str:

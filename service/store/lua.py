@@ -5,6 +5,18 @@ hash tag) or only the global rate-limit keys, and is O(players). They run the sa
 fakeredis with lupa.
 """
 
+# Every script that writes outgoing messages also queues them, in the same step, on the lane of their chat
+# (``{g:G}:lane:<chat>``): the order in which a chat's messages were written is the order they are sent in
+# (`service.pipeline.outbox`). ``keys[offset + i]`` is the lane of the i-th entry.
+PUSH_LANES = """
+local function push_lanes(keys, offset, entries, ttl)
+  for i, entry in ipairs(entries) do
+    redis.call('RPUSH', keys[offset + i], entry)
+    redis.call('EXPIRE', keys[offset + i], ttl)
+  end
+end
+"""
+
 # KEYS: snap, exp, ans, auto, dedup set      ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now
 # -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
 # The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
@@ -44,15 +56,18 @@ redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
 return {'CLOSED'}
 """
 
-# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set
+# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, then the lane of each outgoing message
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
 #       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL,
 #       [13] JSON list of action-log lines to append (the config line first, then "[seat, action]" lines),
-#       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news)
+#       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news),
+#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[8 + i], see `push_lanes`)
 # -> the new version, or 0 when the compare-and-set failed (another resolution won).
-COMMIT = """
+COMMIT = (
+    PUSH_LANES
+    + """
 local cur = redis.call('HMGET', KEYS[1], 'version', 'window', 'status')
 if ARGV[1] == '0' then
   if cur[1] then return 0 end
@@ -70,18 +85,23 @@ for seat, n in pairs(cjson.decode(ARGV[10])) do
 end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
+push_lanes(KEYS, 8, cjson.decode(ARGV[15]), ARGV[12])
 for _, entry in ipairs(cjson.decode(ARGV[13])) do redis.call('RPUSH', KEYS[7], entry) end
 for field, value in pairs(cjson.decode(ARGV[14])) do redis.call('HSET', KEYS[1], field, value) end
 redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])
 return v
 """
+)
 
-# KEYS: snap, outbox batch      ARGV: window, TTL, once, message JSON...
+# KEYS: snap, outbox batch, then the lane of each message      ARGV: window, TTL, once, JSON lane entries,
+#       message JSON...
 # Writes a batch only while the window is still collecting, and not over a batch of the same name still waiting.
 # ``once`` (a reminder's "<window>:<point>", or "" for none) is kept in the snapshot's field ``reminded``: a
 # batch is deleted once delivered, so this is what stops the same reminder from being written twice.
 # -> 1 written, 0 not.
-WRITE_REMINDER = """
+WRITE_REMINDER = (
+    PUSH_LANES
+    + """
 local st = redis.call('HMGET', KEYS[1], 'window', 'status', 'reminded')
 if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return 0 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
@@ -89,28 +109,25 @@ if ARGV[3] ~= '' then
   if st[3] == ARGV[3] then return 0 end
   redis.call('HSET', KEYS[1], 'reminded', ARGV[3])
 end
-for i = 4, #ARGV do redis.call('HSET', KEYS[2], i - 4, ARGV[i]) end
+for i = 5, #ARGV do redis.call('HSET', KEYS[2], i - 5, ARGV[i]) end
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+push_lanes(KEYS, 2, cjson.decode(ARGV[4]), ARGV[2])
 return 1
 """
+)
 
-# KEYS: outbox batch      ARGV: TTL, message...
+# KEYS: outbox batch, then the lane of each message      ARGV: TTL, JSON lane entries, message...
 # Writes a whole batch at once, unless it is stored already. -> 1 written, 0 not.
-WRITE_BATCH = """
+WRITE_BATCH = (
+    PUSH_LANES
+    + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for i = 2, #ARGV do redis.call('HSET', KEYS[1], i - 2, ARGV[i]) end
+for i = 3, #ARGV do redis.call('HSET', KEYS[1], i - 3, ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+push_lanes(KEYS, 1, cjson.decode(ARGV[2]), ARGV[1])
 return 1
 """
-
-# KEYS: outbox batch, sent marker      ARGV: index, lease seconds
-# Claims one message for sending: only while its batch is stored (a delivered batch is gone) and nobody else
-# holds it or has sent it. -> 1 claimed, 0 not.
-CLAIM_SEND = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
-if redis.call('SET', KEYS[2], 'sending', 'NX', 'EX', ARGV[2]) then return 1 end
-return 0
-"""
+)
 
 # KEYS: outbox batch, sent marker      ARGV: state ("sent" | "failed"), TTL, the batch's marker prefix, keep
 # Marks one message done; when every message of the batch is done, the batch and its markers are deleted (unless

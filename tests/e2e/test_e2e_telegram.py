@@ -168,4 +168,4 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
         for slot in slots:
             newest = max((m for _, _, m in mine if m.get("slot") == slot), key=lambda m: m["seq"])
             assert newest["text"] in shown, (chat, slot)
-    assert not store.redis.keys(keys.slot_lock(game_id, "*", "*"))
+    assert not store.redis.keys(keys.lane_lock(game_id, "*"))

@@ -84,7 +84,9 @@ class Workers:
             cmd += ["-w", "rq.worker.SimpleWorker"] if simple else []
             full_env = {**os.environ, **WORKER_ENV, **env, "PYTHONPATH": str(ROOT)}
             started.append(
-                subprocess.Popen(cmd + ["artemia", "artemia-send"], env=full_env, cwd=ROOT, start_new_session=True)
+                subprocess.Popen(
+                    cmd + ["artemia", "artemia-send", "artemia-refresh"], env=full_env, cwd=ROOT, start_new_session=True
+                )
             )
         self.procs += started
         connection = redis.Redis.from_url(url)

@@ -305,3 +305,28 @@ def test_redis_restarted_mid_game_loses_no_acknowledged_answer(ctx_for, workers,
         proc.kill()
         proc.wait()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_a_chat_gets_its_messages_in_order_across_a_429_burst(redis_url, ctx_for, workers):
+    """Twelve steps' messages to one group, delivered by two real workers while the channel answers 429 (retry
+    after 2 s) to the first send and to the one after the pause: they arrive in the order they were written.
+    (Each waiting message once got a retry job of its own; those fired in the order of their ids, "v10" before
+    "v9", or raced on two workers.)"""
+    ctx = ctx_for(redis_url)
+    ctx.store.redis.set("test:fail:grp", "retry_after:2")
+    versions = range(1, 13)
+    for v in versions:
+        assert ctx.store.write_batch(
+            "order", f"v{v}", [{"chat": "grp", "text": f"step {v}", "seat": None, "group": True}]
+        )
+        scheduling.deliveries(ctx, "order", f"v{v}")
+    workers.start(redis_url, n=2)
+    time.sleep(0.5)
+    ctx.store.redis.set("test:fail:grp", "retry_after:1")  # a second burst, as the first pause ends
+
+    def group_texts():
+        return [m["text"] for m in ctx.sender.sent() if m["chat"] == "grp"]
+
+    wait_for(lambda: len(group_texts()) >= len(versions), 60, "every message to the group")
+    time.sleep(1.0)  # nothing sent twice either
+    assert group_texts() == [f"step {v}" for v in versions]
