@@ -133,8 +133,9 @@ class Settings(BaseSettings):
     resolve_pause_seconds: float = 0.0
 
     # Health (/healthz): a worker whose last heartbeat is older than this is not counted (idle workers beat every
-    # worker-ttl - 15 seconds, busy ones every job-monitoring-interval: 15 s and 10 s with the Procfile's numbers).
-    health_worker_stale_seconds: int = 60
+    # worker-ttl - 15 seconds, busy ones every job-monitoring-interval: 15 s and 10 s with the Procfile's numbers),
+    # so a killed worker shows within this many seconds; every queue needs a worker of its own.
+    health_worker_stale_seconds: int = 40
     health_min_workers: int = 1
     # Outbox backlog: deliveries waiting in the send queue, and the age of the oldest one.
     health_outbox_max: int = 1000

@@ -2,6 +2,7 @@
 routes, and the Procfile's worker class running a whole bot game."""
 
 import time
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import fakeredis
@@ -10,6 +11,7 @@ from pipeline_support import make_ctx, table
 from prometheus_client.parser import text_string_to_metric_families
 from real_redis import wait_for
 from rq import Worker
+from rq.utils import utcformat
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import Response
@@ -122,11 +124,27 @@ def test_healthz_reports_a_stale_worker_an_outbox_backlog_and_overdue_games(ctx,
     result = health.health(ctx.store.redis, ctx.settings, now=now + 400)
     reasons = " | ".join(result["reasons"])
     assert not result["ok"]
-    assert "0 worker(s) with a heartbeat fresher than 60 s" in reasons
+    assert "0 worker(s) with a heartbeat fresher than 40 s" in reasons
     assert "outbox backlog: 3 deliveries queued (> 2)" in reasons
     assert "outbox backlog: the oldest delivery has waited" in reasons
     assert "1 game(s) overdue" in reasons
     assert result["checks"]["outbox"]["queued"] == 3
+
+
+def test_a_fresh_sender_does_not_stand_in_for_a_dead_worker(ctx):
+    """The worker died (its last heartbeat 41 s old); the sender, fresh, takes only the send queue."""
+    now = time.time()
+    worker = make_healthy(ctx, now)
+    beat = datetime.fromtimestamp(now - 41, UTC)
+    ctx.store.redis.hset(worker.key, "last_heartbeat", utcformat(beat))  # as a killed worker leaves it
+    sender = Worker([ctx.send_queue], connection=ctx.store.redis, name="sender")
+    sender.register_birth()
+    sender.heartbeat()
+    result = health.health(ctx.store.redis, ctx.settings, now=now)
+    reasons = " | ".join(result["reasons"])
+    assert "1 worker(s) with a heartbeat" not in reasons  # one fresh worker was once enough
+    assert "takes queue artemia |" in reasons + " |" and "takes queue artemia-refresh" in reasons
+    assert "takes queue artemia-send" not in reasons
 
 
 def test_healthz_is_503_when_redis_is_unreachable(ctx):

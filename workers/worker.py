@@ -1,13 +1,17 @@
 """The RQ worker class that the ``Procfile`` runs, and what it adds to RQ's: JSON logs, job metrics, the channel
-senders preloaded, the sweeper chain seeded at start."""
+senders preloaded, the sweeper chain seeded at start, and a scheduler that dies with its worker."""
 
+import ctypes
 import importlib
 import logging
+import os
+import signal
 import time
 
 import redis
 from rq import SimpleWorker
 from rq import Worker as RQWorker
+from rq.scheduler import RQScheduler
 
 from service import wiring
 from service.config import get_settings
@@ -60,6 +64,41 @@ def record_job(connection, job, outcome, seconds: float, now: float | None = Non
     elif name in ("deliver", "drain"):
         for status in outcome if isinstance(outcome, list) else [outcome]:
             count(connection, "deliveries", status=status)
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+class BoundScheduler(RQScheduler):
+    """RQ's scheduler (a child process of the worker), bound to its worker: a SIGKILLed worker's scheduler once
+    lived on, orphaned, renewing the scheduler lock of every queue, so no other worker's scheduler could take them
+    over and /healthz saw a lock held. The kernel sends it SIGTERM when its worker dies (Linux ``prctl``), which
+    stops it and releases its locks; elsewhere it notices on its next beat (every second) that its parent changed
+    and does the same, without renewing the locks again."""
+
+    worker_pid = 0
+
+    def start(self):
+        self.worker_pid = os.getpid()
+        return super().start()
+
+    def work(self):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (AttributeError, OSError):  # not Linux: the beat below catches it
+            pass
+        if self.orphaned():  # the worker died before the prctl took effect
+            self.request_stop()
+        return super().work()
+
+    def orphaned(self) -> bool:
+        return bool(self.worker_pid) and os.getppid() != self.worker_pid
+
+    def heartbeat(self):
+        if self.orphaned():
+            self.request_stop()  # the loop stops (and releases the locks) before its next beat
+            return
+        super().heartbeat()
 
 
 class OpsMixin:
@@ -116,6 +155,21 @@ class OpsMixin:
                 log.warning("Redis unreachable (%s): retrying in %.1f s", exc, wait)
                 time.sleep(wait)
                 wait = min(wait * 2, 8.0)
+    def _start_scheduler(self, burst=False, logging_level="INFO", *args, **kwargs):
+        """RQ's, with `BoundScheduler` (a burst run enqueues the due jobs in this process: RQ's own)."""
+        if burst:
+            return super()._start_scheduler(burst, logging_level, *args, **kwargs)
+        self.scheduler = BoundScheduler(
+            self.queues,
+            connection=self.connection,
+            logging_level=logging_level if logging_level is not None else self.log.level,
+            serializer=self.serializer,
+            **dict(zip(("date_format", "log_format"), args, strict=False)),
+            **kwargs,
+        )
+        self.scheduler.acquire_locks()
+        if self.scheduler.acquired_locks:
+            self.scheduler.start()
 
     def perform_job(self, job, queue):
         started = time.perf_counter()

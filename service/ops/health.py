@@ -1,9 +1,10 @@
 """What ``/healthz`` and ``/metrics`` read: queue depths, workers and their heartbeats, the RQ scheduler's lock, the
 sweeper's heartbeat, open and overdue games, and the shared counters (`service.ops.metrics`) as Prometheus text.
 
-``health`` answers ``{"ok": true, ...}`` or ``{"ok": false, "reasons": [...]}``: Redis unreachable, no worker with a
-fresh heartbeat, no RQ scheduler holding its lock, the sweeper's heartbeat stale, an outbox backlog, games overdue
-(a due time long past: the sweeper cannot handle them). Thresholds: the ``health_*`` settings.
+``health`` answers ``{"ok": true, ...}`` or ``{"ok": false, "reasons": [...]}``: Redis unreachable, a queue without a
+worker with a fresh heartbeat (a sender does not stand in for the worker), no RQ scheduler holding its lock, the
+sweeper's heartbeat stale, an outbox backlog, games overdue (a due time long past: the sweeper cannot handle
+them). Thresholds: the ``health_*`` settings.
 """
 
 import math
@@ -27,8 +28,8 @@ SCHEDULER_LOCK = "rq:scheduler-lock:"  # rq.scheduler.SCHEDULER_LOCKING_KEY_TEMP
 # ------------------------------------------------------------------------------------------ reading Redis
 
 
-def _queue_names(settings) -> tuple[str, str]:
-    return settings.queue_name, settings.send_queue_name
+def _queue_names(settings) -> tuple[str, str, str]:
+    return settings.queue_name, settings.send_queue_name, settings.refresh_queue_name
 
 
 def age(now: float, when: datetime | None) -> float:
@@ -42,8 +43,8 @@ def age(now: float, when: datetime | None) -> float:
 def snapshot(connection, settings, now: float | None = None) -> dict:
     """Everything /healthz and the gauges of /metrics read, in one place (raises if Redis is unreachable)."""
     now = time.time() if now is None else now
-    main_name, send_name = _queue_names(settings)
-    queues = {name: Queue(name, connection=connection) for name in (main_name, send_name)}
+    _, send_name, _ = _queue_names(settings)
+    queues = {name: Queue(name, connection=connection) for name in _queue_names(settings)}
     out: dict = {"queues": {}}
     for name, queue in queues.items():
         out["queues"][name] = {
@@ -103,6 +104,11 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
             f"{len(fresh)} worker(s) with a heartbeat fresher than {settings.health_worker_stale_seconds} s "
             f"(need {settings.health_min_workers}; {len(checks['workers'])} registered)"
         )
+    for name in checks["queues"]:  # a sender alone does not resolve anything: every queue needs its own
+        if not any(name in w["queues"] for w in fresh):
+            reasons.append(
+                f"no worker with a heartbeat fresher than {settings.health_worker_stale_seconds} s takes queue {name}"
+            )
     for name, queue in checks["queues"].items():
         if not queue["scheduler_lock"]:
             reasons.append(f"no RQ scheduler holds the lock of queue {name}: timed jobs do not fire")

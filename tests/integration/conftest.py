@@ -59,7 +59,16 @@ class Workers:
     def __init__(self):
         self.procs: list[subprocess.Popen] = []
 
-    def start(self, url: str, n: int = 1, simple: bool = False, scheduler: bool = True, **env):
+    def start(
+        self,
+        url: str,
+        n: int = 1,
+        simple: bool = False,
+        scheduler: bool = True,
+        worker_class: str | None = None,
+        queues: tuple[str, ...] = ("artemia", "artemia-send", "artemia-refresh"),
+        **env,
+    ):
         started = []
         for _ in range(n):
             cmd = [
@@ -81,13 +90,9 @@ class Workers:
                 url,
             ]
             cmd += ["--with-scheduler"] if scheduler else []
-            cmd += ["-w", "rq.worker.SimpleWorker"] if simple else []
+            cmd += ["-w", worker_class or "rq.worker.SimpleWorker"] if simple or worker_class else []
             full_env = {**os.environ, **WORKER_ENV, **env, "PYTHONPATH": str(ROOT)}
-            started.append(
-                subprocess.Popen(
-                    cmd + ["artemia", "artemia-send", "artemia-refresh"], env=full_env, cwd=ROOT, start_new_session=True
-                )
-            )
+            started.append(subprocess.Popen(cmd + list(queues), env=full_env, cwd=ROOT, start_new_session=True))
         self.procs += started
         connection = redis.Redis.from_url(url)
         wait_for(lambda: len(Worker.all(connection=connection)) >= len(self.alive()), 20, "workers to register")
