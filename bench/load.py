@@ -460,7 +460,7 @@ class Driver:
         if data is None:
             return
         response = await self.post(self.press(user, data))
-        if response is not None and response.status_code == 200:
+        if response is not None and response.status_code == 200 and "Locked in" in response.text:  # not refused
             self.answer_at[game_id, window] = max(self.answer_at.get((game_id, window), 0), time.monotonic())
 
     def over(self) -> int:
@@ -473,6 +473,10 @@ class Driver:
 
     def latencies(self) -> list[float]:
         """ms from the last answer of a window to the first decision message of the game's next window."""
+        return [ms for _, ms in self.timed_latencies()]
+
+    def timed_latencies(self) -> list[tuple[float, float]]:
+        """(when the window's last answer came, `latencies`' ms) of every window."""
         by_game = collections.defaultdict(list)
         for (game_id, window), at in self.first_decision.items():
             by_game[game_id].append((window, at))
@@ -482,7 +486,7 @@ class Driver:
             for (window, _), (_, next_at) in zip(seen, seen[1:]):
                 answered = self.answer_at.get((game_id, window))
                 if answered is not None and next_at >= answered:
-                    out.append((next_at - answered) * 1000)
+                    out.append((answered, (next_at - answered) * 1000))
         return out
 
 
@@ -594,6 +598,75 @@ async def measure_webhook(driver: Driver, games: list[str], seconds: float, conc
     }
 
 
+async def flood(driver: Driver, args) -> dict:
+    """One player of a game of its own presses the same valid answer ``args.flood`` times in ``args.flood_seconds``
+    (an open window that waits for another seat, so every press is accepted), from a client of its own, while the
+    other games are played; meanwhile /healthz and the queues are sampled every 0.5 s. The other games' latency
+    while the flood lasts is compared with theirs outside it, in the same run."""
+    game_id = await driver.setup_game(20_000, manual=True)
+    if not game_id or not await driver.open_wide_window(game_id):
+        return {"error": "no game with a window open for two seats"}
+    raw = driver.redis.hgetall("{g:" + game_id + "}:snap")
+    seat = Game.from_json(raw[b"json"]).waiting_for()[0]
+    data = driver.complete_choice(game_id, int(raw[b"window"]), seat)
+    user, presses, health, queued = driver.games[game_id]["users"][seat], args.flood, collections.Counter(), []
+    statuses: collections.Counter = collections.Counter()
+    await asyncio.sleep(3.0)  # the games under way first
+    refresh_jobs_before = refresh_jobs(driver.redis)
+    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=24), timeout=30) as client:
+        started = time.monotonic()
+        stop = started + args.flood_seconds
+
+        async def lane(first: int) -> None:
+            for i in range(first, presses, 16):
+                delay = started + args.flood_seconds * i / presses - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                try:
+                    response = await client.post(
+                        driver.url() + "/telegram/webhook",
+                        json=driver.press(user, data),
+                        headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+                    )
+                    statuses[response.status_code] += 1
+                except httpx.HTTPError as exc:
+                    statuses[type(exc).__name__] += 1
+
+        async def sample() -> None:
+            while time.monotonic() < stop + 5:
+                with contextlib.suppress(httpx.HTTPError):
+                    health[(await client.get(driver.url() + "/healthz")).status_code] += 1
+                queued.append(sum(driver.redis.llen(f"rq:queue:{q}") for q in ("artemia-send", "artemia-refresh")))
+                await asyncio.sleep(0.5)
+
+        await asyncio.gather(sample(), *(lane(k) for k in range(16)))
+        ended = time.monotonic()
+    timed = driver.timed_latencies()
+    during = [ms for at, ms in timed if started <= at <= ended]
+    outside = [ms for at, ms in timed if not started <= at <= ended]
+    return {
+        "presses": presses,
+        "seconds": ended - started,
+        "statuses": dict(statuses),
+        "healthz": dict(health),
+        "queued_max": max(queued, default=0),
+        "refresh_jobs": refresh_jobs(driver.redis) - refresh_jobs_before,
+        "others_latency_ms": {
+            "during_p50": percentile(during, 0.5),
+            "during_p99": percentile(during, 0.99),
+            "during_n": len(during),
+            "outside_p50": percentile(outside, 0.5),
+            "outside_p99": percentile(outside, 0.99),
+            "outside_n": len(outside),
+        },
+    }
+
+
+def refresh_jobs(connection: redis.Redis) -> int:
+    """Refresh jobs run so far (the workers' job counter, `service.ops.metrics`)."""
+    return sum(int(v) for k, v in connection.hgetall("artemia:metrics:c").items() if k.startswith(b"jobs|job=refresh"))
+
+
 async def drain(connection: redis.Redis, limit: float) -> float:
     """Wait (at most ``limit`` s) until the workers have run every queued job (the rate measurement's edits)."""
     started = time.monotonic()
@@ -664,7 +737,7 @@ def order_figures(driver: Driver, games: list[str]) -> dict:
             else:
                 violations += 1
                 if len(examples) < 5:
-                    examples.append(f"{chat}: version {candidates[-1]} after {seen}")
+                    examples.append(f"{chat}: version {candidates[-1]} after {seen}: {text[:60]!r}")
         last_answer = max((at for (g, _), at in driver.answer_at.items() if g == game_id), default=None)
         last_group = max((at for chat, at, _ in driver.shown if chat == group), default=None)
         if last_answer is not None and last_group is not None:
@@ -734,6 +807,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         index_before = index_bytes(driver.redis)  # the webhook measurement's games left theirs
         games = [g for g in await asyncio.gather(*(driver.setup_game(i) for i in range(args.games))) if g]
         setup_s = time.monotonic() - started
+        flooding = asyncio.create_task(flood(driver, args)) if args.flood else None
         play_started = time.monotonic()
         deadline = play_started + args.timeout
         samples, next_sample = [], play_started + args.memory_every
@@ -753,6 +827,8 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             active_memory.update({k: statistics.mean(s[k] for s in samples) for k in samples[0]})
             active_memory["game_keys_max"] = max(s["game_keys_max"] for s in samples)
         play_s = time.monotonic() - play_started
+        if flooding is not None:
+            figures["flood"] = await flooding
         await asyncio.sleep(1.0)  # the last deliveries
         if args.order:  # ... all of them: until the Bot API has heard nothing for 10 s (at most 600 s)
             quiet_until = time.monotonic() + 600
@@ -906,6 +982,18 @@ def report(f: dict) -> None:
         f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}"
     )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
+    fl = f.get("flood")
+    if fl and "error" not in fl:
+        lat = fl["others_latency_ms"]
+        print(
+            f"  flood: {fl['presses']} presses of one valid answer in {fl['seconds']:.1f} s {fl['statuses']}: "
+            f"{fl['refresh_jobs']} refresh jobs run, at most {fl['queued_max']} jobs queued (send + refresh); "
+            f"/healthz {fl['healthz']}; the other games' next question p50 {lat['during_p50']:.0f} ms "
+            f"(p99 {lat['during_p99']:.0f}, n={lat['during_n']}) during the flood vs {lat['outside_p50']:.0f} ms "
+            f"(p99 {lat['outside_p99']:.0f}, n={lat['outside_n']}) outside it"
+        )
+    elif fl:
+        print(f"  flood: {fl['error']}")
     o = f.get("order")
     if o:
         lag = o["group_lag_s"]
@@ -944,6 +1032,8 @@ def parser() -> argparse.ArgumentParser:
         "--real-rates", action="store_true", help="the Bot API's limits (30/s, 1/s per chat, 20/min a group)"
     )
     p.add_argument("--faults", type=float, default=0.0, help="a burst of 429s or 5xx every this many seconds")
+    p.add_argument("--flood", type=int, default=0, help="presses of one valid answer by one player during play")
+    p.add_argument("--flood-seconds", type=float, default=15.0, help="... in this many seconds")
     p.add_argument("--redis-url")
     p.add_argument("--json", help="also write the figures here")
     return p
