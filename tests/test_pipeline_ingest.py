@@ -5,7 +5,7 @@ from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 
 from service.game import Game
 from service.ops import metrics
-from service.pipeline import ingest
+from service.pipeline import ingest, upkeep
 from service.pipeline.ingest import Reason, Status
 from service.pipeline.resolution import resolve_window, start_game
 from service.store import keys
@@ -173,3 +173,20 @@ def test_a_flood_of_answers_queues_one_refresh_per_game_at_a_time():
     group = [m for m in ctx.sender.sent()[sent:] if m["chat"] == "-100500"]
     assert len(group) == 1 and "P1" in group[0]["text"]
     assert ctx.store.redis.exists(keys.refresh_mark(G)) == 0
+
+
+def test_a_refresh_whose_window_closed_meanwhile_sends_nothing():
+    """A refresh that runs after the last answer closed the window (the workers were busy): the step's messages
+    show both answers, and the refresh has nothing left to send (no tick, no "locked in" the next question
+    replaces)."""
+    ctx = make_ctx(clock=Clock())
+    meta = table(3, humans=[1, 2], group="-100500")
+    meta["players"]["1"]["chat"], meta["players"]["2"]["chat"] = "501", "502"
+    start_game(ctx, G, CONFIG, meta)
+    assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "q1").status is Status.ACCEPTED
+    assert ingest.submit(ctx, G, 2, play(ctx, 2), 1, "q2").status is Status.RESOLVE
+    run_jobs(ctx)  # the resolution and its messages
+    sent = len(ctx.sender.sent())
+    assert upkeep.refresh(ctx, G, 1) is False
+    run_jobs(ctx)
+    assert len(ctx.sender.sent()) == sent

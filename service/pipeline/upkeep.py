@@ -183,6 +183,8 @@ def refresh(ctx: Context, game_id: str, queued_by: int) -> bool:
     if not seats or snap is None or snap.window is None or snap.status != "collecting":
         return False
     answers, expected, _, meta = store.window_state(game_id)
+    if not seats & set(answers):
+        return False  # their window closed meanwhile: its step's messages show what they answered
     current = news.load_news(snap.news)
     outgoing = news.newest_versions(
         [
