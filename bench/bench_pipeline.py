@@ -138,8 +138,8 @@ def start_workers(url: str, n: int) -> list[subprocess.Popen]:
         "-u",
         url,
         "artemia",
-        "artemia-send",
         "artemia-refresh",
+        "artemia-send",
     ]
     procs = [subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True) for _ in range(n)]
     connection = redis.Redis.from_url(url)

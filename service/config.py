@@ -72,8 +72,9 @@ class Settings(BaseSettings):
 
     queue_name: str = "artemia"  # resolutions, deadlines, reminders, sweeps
     send_queue_name: str = "artemia-send"  # deliveries: workers take it after the first, so sends never delay a step
-    # status refreshes after an answer (cosmetic ticks): taken last, so a flood of answers never delays a step or
-    # a delivery; one job per game at a time (`service.pipeline.upkeep.refresh`)
+    # status refreshes after an answer (ticks, "locked in"): taken after the first, before deliveries (a tick made
+    # late would find its window closed), and one job per game at a time (`service.pipeline.upkeep.refresh`), so a
+    # flood of answers never fills a queue
     refresh_queue_name: str = "artemia-refresh"
     # Deadlines: no window may be shorter than this, whatever the game asked for.
     min_deadline_seconds: int = 60

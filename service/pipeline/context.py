@@ -36,7 +36,7 @@ class Context:
     @property
     def queues(self) -> list[Queue]:
         """What a worker listens to, in priority order."""
-        return [self.queue, self.send_queue, self.refresh_queue]
+        return [self.queue, self.refresh_queue, self.send_queue]
 
     @cached_property
     def sender(self) -> Sender:

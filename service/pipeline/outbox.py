@@ -5,7 +5,7 @@ Messages are written to Redis by the resolution step (``Store.commit``), a remin
 anything is sent; the same script queues each on its chat's **lane** (``{g:G}:lane:<chat>``), so a chat's lane
 holds its messages in the order they were written. A message is ``{"chat", "text", "buttons", "seat", "group"}``
 and, for a living message that later messages edit in place, ``"slot"`` and ``"seq"`` (or ``"until"``: a screen
-shown only until the slot holds that seq, `service.pipeline.screens`); its id is ``<game>-<batch>-<index>``.
+shown only until the slot holds that seq, `service.pipeline.screens`).
 
 `drain` sends a lane's messages one by one from its head, one deliverer per lane at a time (a lock with a lease),
 so a chat gets its messages in order whatever waits: the budget, a 429 (every send pauses), a 5xx (the head is
@@ -86,10 +86,6 @@ SHORT_WAIT = 1.0
 DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
 DONE = ("sent", "done", "superseded", "unchanged", "failed", "unreachable")
-
-
-def message_id(game_id: str, batch: str, index: int) -> str:
-    return f"{game_id}-{batch}-{index}"
 
 
 def budget(message: dict, settings: Settings) -> tuple[float, float, float, float]:

@@ -150,7 +150,7 @@ def sweep(ctx: Context, at: float) -> bool:
 
 def refresh(ctx: Context, game_id: str, window: int) -> bool:
     """After an accepted answer, when no refresh of the game was pending: the job that refreshes the living
-    messages (on the refresh queue, taken last: it never delays a resolution or a delivery), under the fixed id
+    messages (on the refresh queue, after resolutions: never more than one per game waits), under the fixed id
     ``refresh-<game>-<window>``. That id is taken while such a job is still running (it started before this
     answer's mark): then a job of its own follows a second later, one per second at most."""
     job_id = f"refresh-{game_id}-{window}"
