@@ -9,5 +9,7 @@ from service.config import get_settings
 from service.store.connect import rq_settings
 from workers import jobs  # noqa: F401  (preload: forked work horses inherit it)
 
-REDIS_URL = get_settings().redis_url
+_CONNECTION = rq_settings(get_settings())
+REDIS_URL = _CONNECTION["REDIS_URL"]
+SENTINEL = _CONNECTION.get("SENTINEL")
 QUEUES = [get_settings().queue_name, get_settings().refresh_queue_name, get_settings().send_queue_name]  # by priority
