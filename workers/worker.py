@@ -155,6 +155,7 @@ class OpsMixin:
                 log.warning("Redis unreachable (%s): retrying in %.1f s", exc, wait)
                 time.sleep(wait)
                 wait = min(wait * 2, 8.0)
+
     def _start_scheduler(self, burst=False, logging_level="INFO", *args, **kwargs):
         """RQ's, with `BoundScheduler` (a burst run enqueues the due jobs in this process: RQ's own)."""
         if burst:

@@ -243,6 +243,7 @@ class Store:
             wanted, within = self.ack_replicas, self.ack_timeout_ms
             raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
         return reply
+
     def ask_refresh(self, game_id: str, window: int, seat: int, also: Callable | None = None) -> tuple[bool, dict]:
         """Note that the next status refresh shows ``seat``'s answer; ``also(pipeline)`` adds the caller's writes to
         the same round trip. -> (True when no refresh job was pending: the caller queues one, then; the game's
