@@ -125,14 +125,20 @@ class OpsMixin:
 
     # RQ's loop waits out a lost Redis only in its dequeue; a ConnectionError anywhere else in the loop (a heartbeat,
     # the maintenance, the suspension check, a job's bookkeeping) makes the worker quit. Through a failover or a
-    # Redis restart these wait and retry instead, so the worker reaches the new primary by itself. A job whose
-    # bookkeeping was cut off stays in RQ's started registry and is run again once abandoned (every job is
-    # idempotent and retried).
+    # Redis restart these wait and retry instead, so the worker reaches the new primary by itself. A job cut off
+    # by the outage counts as failed once Redis is back: its retry runs it again at once (every job is idempotent),
+    # rather than after RQ finds it abandoned, minutes later.
     def execute_job(self, job, queue):
         try:
             return super().execute_job(job, queue)
         except redis.exceptions.ConnectionError as exc:
-            log.warning("Redis lost during job %s (%s): RQ will run it again", job.id, exc)
+            log.warning("Redis lost during job %s (%s): retrying it once Redis is back", job.id, exc)
+            self._through_outage(self.connection.ping)
+            try:
+                if job.exists(job.id, connection=self.connection):
+                    self.handle_job_failure(job, queue, exc_string=f"Redis lost during the job: {exc}")
+            except redis.exceptions.RedisError as again:
+                log.warning("job %s is left to RQ's abandoned-job recovery: %s", job.id, again)
             return False
 
     def heartbeat(self, *args, **kwargs):

@@ -113,7 +113,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
             user = user_of[seat]
             message_id = wait_for(
                 lambda: decision_message(api, USERS[user]["id"], game_id, snap.window),
-                60,
+                120,  # on a loaded machine a delivery cut off by the failover is retried after the promotion
                 f"the decision message of seat {seat} for window {snap.window}",
             )
             if windows == 3 and killed_at is None:  # the primary's machine is lost mid-window
