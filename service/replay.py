@@ -9,18 +9,22 @@ other line is
 (``2: {"type": "play", "cards": [3]}``). Lines starting with ``#`` and blank lines are ignored.
 
     python -m service.replay FILE      (or: artemia-replay FILE; FILE "-" reads standard input)
+    python -m service.replay FILE --board out.png [--turn N] [--lang cs|en]
 
 prints one JSON line per window that opens (its public view) and a final JSON line with the result; a line that
-cannot be applied prints an error line naming it and the command exits with status 1.
+cannot be applied prints an error line naming it and the command exits with status 1. With ``--board`` it draws
+the board (`service.board`: what the group sees) as a PNG instead: at the last window of turn ``N``, or at the end
+of the log; a turn the log never reaches is an error (status 1).
 """
 
+import argparse
 import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from service import commands
+from service import board, commands
 from service.game.engine import Game, IllegalAction, new_game
 
 
@@ -101,21 +105,39 @@ def result(game: Game) -> dict[str, Any]:
     }
 
 
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m service.replay", description="Replay a game log.")
+    parser.add_argument("file", help="the log; '-' reads standard input")
+    parser.add_argument("--board", metavar="PNG", help="draw the board as a PNG here instead of printing views")
+    parser.add_argument("--turn", type=int, help="with --board: the board at the last window of this turn")
+    parser.add_argument("--lang", choices=("en", "cs"), default="en", help="with --board: its language")
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m service.replay FILE   (FILE '-' for standard input)", file=sys.stderr)
-        return 2
-    text = sys.stdin.read() if args[0] == "-" else Path(args[0]).read_text(encoding="utf-8")
+    args = arguments(sys.argv[1:] if argv is None else argv)
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    views: list[dict[str, Any]] = []  # with --board: the public view at the last window of the turn asked
 
     def show(game: Game) -> None:
-        print(json.dumps({"window": game.window, "view": game.public_view()}, sort_keys=True))
+        if args.board is None:
+            print(json.dumps({"window": game.window, "view": game.public_view()}, sort_keys=True))
+        elif args.turn == game.turn:
+            views[:] = [game.public_view()]
 
     try:
         game = replay(text, on_window=show)
     except ReplayError as error:
         print(json.dumps({"error": str(error)}))
         return 1
+    if args.board is not None:
+        if args.turn is None:
+            views[:] = [game.public_view()]
+        if not views:
+            print(json.dumps({"error": f"the log never reaches turn {args.turn} (it ends in turn {game.turn})"}))
+            return 1
+        picture = board.picture(board.payload("replay", views[0], {}, args.lang))
+        Path(args.board).write_bytes(picture.png())
     print(json.dumps(result(game), sort_keys=True))
     return 0
 
