@@ -9,7 +9,6 @@ service is measured from the kill to the first answer acknowledged after it, and
 """
 
 import json
-import os
 import random
 import time
 
@@ -22,14 +21,12 @@ from service.game import Game
 from service.store import connect
 from tests.fake_bot_api import FakeBotAPI, free_port, serve
 from tests.integration.test_procfile_real import (
-    BIN,
-    ROOT,
-    SECRET,
     USERS,
     Proc,
     Telegram,
     decision_message,
     healthy,
+    process_env,
     random_answer,
 )
 from tests.real_redis import wait_for
@@ -44,26 +41,13 @@ def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, 
     the other replica confirms as soon as it follows the promoted one."""
     api = FakeBotAPI()
     with Cluster(replicas=replicas) as cluster, serve(api) as bot_base_url:
-        env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ARTEMIA_REDIS_URL")}
-        env |= {
-            "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
-            "PYTHONPATH": str(ROOT),
+        sentinels = {
             "ARTEMIA_REDIS_SENTINELS": cluster.sentinels_setting(),
             "ARTEMIA_REDIS_SENTINEL_SERVICE": SERVICE,
             "ARTEMIA_REDIS_ACK_REPLICAS": "1",
             "ARTEMIA_REDIS_ACK_TIMEOUT_MS": "500",
-            "TELEGRAM_BOT_TOKEN": api.token,
-            "TELEGRAM_API_BASE_URL": bot_base_url,
-            "ARTEMIA_WEBHOOK_SECRET": SECRET,
-            "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
-            "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
-            "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
-            "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
-            "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
-            "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
-            "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
-            "ARTEMIA_INBOUND_TELEGRAM_BURST": "1000000",  # the players press at machine speed
         }
+        env = process_env(api, bot_base_url, sentinels)
         port = free_port()
         web = Proc("web", env, port, tmp_path / "web.log").start()
         worker = Proc("worker", env, port + 100, tmp_path / "worker.log", count=2).start()

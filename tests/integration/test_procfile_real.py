@@ -206,31 +206,35 @@ def random_answer(game: Game, seat: int, rnd: random.Random) -> tuple[tuple[int,
     raise AssertionError(f"no complete answer found for seat {seat} in window {window}")
 
 
+def process_env(api: FakeBotAPI, bot_base_url: str, redis: dict[str, str]) -> dict[str, str]:
+    """The environment of the Procfile's processes: ``redis`` (how they reach Redis), the fake Bot API, a quick
+    sweeper, and no send budget or inbound flood limits (machine-speed players; tests/test_floods.py tests them)."""
+    env = {key: value for key, value in os.environ.items() if key not in ("REDIS_URL", "ARTEMIA_REDIS_URL")}
+    return env | {
+        "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+        "PYTHONPATH": str(ROOT),
+        "TELEGRAM_BOT_TOKEN": api.token,
+        "TELEGRAM_API_BASE_URL": bot_base_url,
+        "ARTEMIA_WEBHOOK_SECRET": SECRET,
+        "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
+        "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
+        "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
+        "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
+        "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
+        "ARTEMIA_INBOUND_TELEGRAM_BURST": "1000000",
+        "ARTEMIA_INBOUND_SMS_BURST": "1000000",
+        "ARTEMIA_MAX_OPEN_TABLES": "1000000",
+        "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
+        "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
+        **redis,
+    }
+
+
 def test_procfile_processes_play_a_game_through_restarts(redis_url, tmp_path):
     connection = redis.Redis.from_url(redis_url)
     api = FakeBotAPI()
     with serve(api) as bot_base_url:
-        env = {
-            **os.environ,
-            "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
-            "PYTHONPATH": str(ROOT),
-            "REDIS_URL": redis_url,
-            "TELEGRAM_BOT_TOKEN": api.token,
-            "TELEGRAM_API_BASE_URL": bot_base_url,
-            "ARTEMIA_WEBHOOK_SECRET": SECRET,
-            "ARTEMIA_BOT_USERNAME": "artemia_test_bot",
-            "ARTEMIA_SENDER": "service.channels.telegram.sender:make",
-            "ARTEMIA_SWEEP_INTERVAL_SECONDS": "2",
-            "ARTEMIA_RESOLVE_GRACE_SECONDS": "5",
-            "ARTEMIA_RATE_GLOBAL_PER_SECOND": "100000",
-            # machine-speed players: the inbound flood limits out of the way (tests/test_floods.py tests them)
-            "ARTEMIA_INBOUND_TELEGRAM_BURST": "1000000",
-            "ARTEMIA_INBOUND_SMS_BURST": "1000000",
-            "ARTEMIA_MAX_OPEN_TABLES": "1000000",
-            "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
-            "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
-            "ARTEMIA_LOG_LEVEL": "INFO",
-        }
+        env = process_env(api, bot_base_url, {"REDIS_URL": redis_url, "ARTEMIA_LOG_LEVEL": "INFO"})
         port = free_port()
         # a log file per honcho: honcho's own output is block-buffered, so two of them appending to one file
         # can cut each other's lines in half
