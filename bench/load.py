@@ -349,7 +349,8 @@ class Driver:
             return None
         link = lobby.json()["reply_markup"]["inline_keyboard"][0][0]["url"]
         payload = link.split("?start=", 1)[1]
-        for user in users[1:]:
+        # everyone presses Join, the creator too: /begin waits until the bot may write to each player
+        for user in users:
             await self.post(self.message(user, {"id": user, "type": "private"}, f"/start {payload}"))
         await self.post(self.message(users[0], group, f"/settings deadline {self.deadline}"))
         began = await self.post(self.message(users[0], group, "/begin"))
@@ -795,7 +796,8 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             for game_id in spare:
                 driver.games.pop(game_id, None)
             driver.redis.delete(*[k for g in spare for k in driver.redis.scan_iter(match="{g:" + g + "}*")] or ["-"])
-            driver.redis.zrem("artemia:due", *spare)
+            if spare:
+                driver.redis.zrem("artemia:due", *spare)
             figures["webhook"]["drain_s"] = await drain(driver.redis, 180)
         driver.answered.clear()
         driver.answer_at.clear()
