@@ -60,6 +60,7 @@ def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, 
         finally:
             web.stop()
             worker.stop()
+    assert figures["promoted"] is not None and figures["down"] is not None  # the primary died mid-game
     print(
         f"failover game, {replicas} replica(s): "
         "{windows} windows, {answers} acknowledged answers, promotion after {promoted:.1f} s, "
