@@ -168,4 +168,5 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
         for slot in slots:
             newest = max((m for _, _, m in mine if m.get("slot") == slot), key=lambda m: m["seq"])
             assert newest["text"] in shown, (chat, slot)
-    assert not store.redis.keys(keys.lane_lock(game_id, "*"))
+    # no lane stays locked: a deliverer still finishing a drain releases its lock (or its lease runs out)
+    wait_for(lambda: not store.redis.keys(keys.lane_lock(game_id, "*")), 25, "every lane lock released")
