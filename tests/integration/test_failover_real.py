@@ -24,6 +24,7 @@ from tests.integration.test_procfile_real import (
     USERS,
     Proc,
     Telegram,
+    begin_two_player_game,
     decision_message,
     healthy,
     process_env,
@@ -73,11 +74,7 @@ def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, 
 def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> dict:
     wait_for(lambda: healthy(base), 60, "/healthz to say 200")
     tg = Telegram(base + "/telegram/webhook")
-    tg.say(0, "/newgame")
-    tg.say(1, "/join")
-    for user in (0, 1):  # both press Join: the bot may write to them in private
-        tg.say(user, "/start", chat={"id": USERS[user]["id"], "type": "private"})
-    assert "The game begins" in tg.say(0, "/begin")["text"]
+    begin_two_player_game(tg)
     ctx = wiring.build(connect.connect(settings), settings)
     [listed] = admin.list_games(ctx)
     game_id = listed["game"]
@@ -92,7 +89,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
         if snap.status == "over":
             break
         if snap.status != "collecting":
-            wait_for(lambda: ctx.store.load(game_id).status != "resolving", 60, "the resolution to finish")
+            wait_for(lambda: ctx.store.load(game_id).status != "resolving", 180, "the resolution to finish")
             continue
         game = Game.from_json(snap.json)
         for seat in sorted(ctx.store.expected(game_id) - set(ctx.store.answers(game_id))):
@@ -122,7 +119,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
                 if killed_at is not None and first_ack_after is None:
                     first_ack_after = time.monotonic() - killed_at
         windows += 1
-        wait_for(lambda: ctx.store.load(game_id).window != snap.window, 60, f"window {snap.window} to resolve")
+        wait_for(lambda: ctx.store.load(game_id).window != snap.window, 180, f"window {snap.window} to resolve")
 
     assert killed_at is not None, f"the game ended after {windows} windows, before the primary was killed"
     resolved = [int(entry.split(":")[1]) for entry in ctx.store.resolution_log(game_id)[1:]]

@@ -268,16 +268,21 @@ def healthy(base: str) -> bool:
         return False
 
 
+def begin_two_player_game(tg: Telegram) -> None:
+    """Ada opens a table in the group, Bob joins, both press Join (the bot may then write to them), Ada begins."""
+    tg.say(0, "/newgame")
+    tg.say(1, "/join")
+    for user in (0, 1):
+        tg.say(user, "/start", chat={"id": USERS[user]["id"], "type": "private"})
+    assert "The game begins" in tg.say(0, "/begin")["text"]
+
+
 def play(connection, api, base, web, worker):
     started = time.monotonic()
     wait_for(lambda: healthy(base), 30, "/healthz to say 200 (web up, worker beating, scheduler, sweeper)")
     tg = Telegram(base + "/telegram/webhook")
 
-    tg.say(0, "/newgame")
-    tg.say(1, "/join")
-    for user in (0, 1):  # both press Join: the bot may write to them in private
-        tg.say(user, "/start", chat={"id": USERS[user]["id"], "type": "private"})
-    assert "The game begins" in tg.say(0, "/begin")["text"]
+    begin_two_player_game(tg)
     ctx = wiring.build(connection, Settings())
     [listed] = admin.list_games(ctx)
     game_id = listed["game"]
