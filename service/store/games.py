@@ -484,11 +484,22 @@ class Store:
         raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}"))
         return raw.decode() if raw else None
 
-    def set_shown(self, game_id: str, chat: str, slot: str, digest: str) -> None:
+    def set_shown(self, game_id: str, chat: str, slot: str, digest: str, news_lines: int | None = None) -> None:
+        """What a living message shows now: its digest, and how many of its first lines are news."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hset(keys.shown(game_id), f"{chat}|{slot}", digest)
+        if news_lines is not None:
+            pipe.hset(keys.shown(game_id), f"{chat}|{slot}|news", news_lines)
         pipe.expire(keys.shown(game_id), self.outbox_ttl)
         pipe.execute()
+
+    def shown_news_lines(self, game_id: str, chat: str, slot: str) -> int:
+        """How many news lines a living message shows (0: none, or never sent)."""
+        return int(cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}|news")) or 0)
+
+    def replace_message(self, game_id: str, batch: str, index: int, message: dict) -> None:
+        """Rewrite a stored message that is still to be sent (the outbox folding another into it)."""
+        self.redis.hset(keys.outbox(game_id, batch), index, json.dumps(message))
 
     def batch_chats(self, game_id: str, batch: str) -> list[str]:
         """The chats a stored batch writes to, in the order of its messages."""
