@@ -345,6 +345,23 @@ class Lobby:
             self.ctx.store.replace_meta(game_id, meta)
         return bool(seats)
 
+    def forget(self, code: str, address: str, name: str) -> None:
+        """A finished game's table no longer names the player (``/forgetme``): their name becomes ``name`` and
+        their address, chat and ids are gone."""
+
+        def scrub(table):
+            for player in table.players:
+                if player.address == address:
+                    player.name, player.address, player.chat, player.user = name, "", "", ""
+            table.seats.pop(address, None)
+            table.creator = "" if table.creator == address else table.creator
+            table.creature = None if table.creature == address else table.creature
+
+        try:
+            self.change(code, scrub)
+        except LobbyError:
+            pass  # the table is gone already
+
     def volunteer(self, code: str, address: str) -> Table:
         def mark(table):
             if table.game:

@@ -59,6 +59,9 @@ class Commit:
     actions: list[tuple[int, dict]] = field(default_factory=list)
     config: dict | None = None  # the game's config: written as the action log's first line (version 0 only)
     extra: dict[str, str] | None = None  # more snapshot fields to set (the group status message's news)
+    # the players' tally of the resolved window (`service.pipeline.records`): counts to add, answer times to append
+    tally: dict[str, int] = field(default_factory=dict)
+    tally_text: dict[str, str] = field(default_factory=dict)
 
     def after(self, game_id: str, version: int) -> Snapshot:
         """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
@@ -106,6 +109,8 @@ class Store:
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
         self._raise_seq = connection.register_script(lua.RAISE_SEQ)
         self._mark_done = connection.register_script(lua.MARK_DONE)
+        self._pause = connection.register_script(lua.PAUSE)
+        self._resume = connection.register_script(lua.RESUME)
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -143,6 +148,24 @@ class Store:
             json.loads(meta) if meta else {},
         )
 
+    def absence(self, game_id: str) -> tuple[dict[int, float], dict[int, float], float | None]:
+        """(when each seat first answered the open window, until when each away seat is away, until when the table
+        is paused or None), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.answered_at(game_id))
+        pipe.hgetall(keys.away(game_id))
+        pipe.hget(keys.pause(game_id), "until")
+        answered, away, paused = pipe.execute()
+        return (
+            {int(s): float(t) for s, t in answered.items()},
+            {int(s): float(t) for s, t in away.items()},
+            float(paused) if paused else None,
+        )
+
+    def tally(self, game_id: str) -> dict[str, str]:
+        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.tally(game_id)))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
     def answers(self, game_id: str) -> dict[int, list[dict]]:
         raw = self.redis.hgetall(keys.answers(game_id))
         return {int(seat): json.loads(answer) for seat, answer in raw.items()}
@@ -179,6 +202,8 @@ class Store:
                 keys.answers(game_id),
                 keys.autoplays(game_id),
                 keys.dedup(game_id),
+                keys.away(game_id),
+                keys.answered_at(game_id),
             ],
             args=[window, seat, json.dumps(actions), dedup_id or "", self.dedup_ttl, repr(now)],
         )
@@ -202,6 +227,8 @@ class Store:
                 keys.outbox(game_id, batch_for_version(c.version + 1)),
                 keys.actions(game_id),
                 keys.dedup(game_id),
+                keys.answered_at(game_id),
+                keys.tally(game_id),
                 *lane_keys(game_id, c.messages),
             ],
             args=[
@@ -223,6 +250,8 @@ class Store:
                 ),
                 json.dumps(c.extra or {}),
                 json.dumps(lane_entries(batch_for_version(c.version + 1), c.messages)),
+                json.dumps(c.tally),
+                json.dumps(c.tally_text),
             ],
         )
         return int(version)
@@ -384,6 +413,47 @@ class Store:
     def game_of_chat(self, chat: str) -> str | None:
         game_id = cast(bytes | None, self.redis.get(keys.chat_game(chat)))
         return game_id.decode() if game_id else None
+
+    def set_away(self, game_id: str, seat: int, until: float) -> None:
+        self.redis.hset(keys.away(game_id), seat, repr(until))
+
+    def end_away(self, game_id: str, seat: int) -> float | None:
+        """-> until when the seat was to be away (None: it was not)."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hget(keys.away(game_id), seat)
+        pipe.hdel(keys.away(game_id), seat)
+        until, _ = pipe.execute()
+        return float(until) if until else None
+
+    def pause(self, game_id: str, now: float, until: float) -> tuple[str, float | None]:
+        """Pause the table until ``until`` (`lua.PAUSE`). -> ("PAUSED", the open window's new deadline or None) |
+        ("ALREADY", until when it is paused) | ("NOGAME" | "OVER", None)."""
+        reply = self._pause(
+            keys=[keys.snap(game_id), keys.pause(game_id), keys.pause_votes(game_id)], args=[repr(now), repr(until)]
+        )
+        return reply[0].decode(), (float(reply[1]) if len(reply) > 1 and reply[1] else None)
+
+    def resume(self, game_id: str, now: float, until: float | None = None) -> tuple[str, float | None, float]:
+        """End the pause (only the one until ``until``, when given). -> ("RESUMED", the open window's new deadline
+        or None, until when the pause was to last) | ("NOTPAUSED", None, 0.0)."""
+        reply = self._resume(
+            keys=[keys.snap(game_id), keys.pause(game_id)], args=[repr(now), "" if until is None else repr(until)]
+        )
+        if reply[0] != b"RESUMED":
+            return reply[0].decode(), None, 0.0
+        return "RESUMED", float(reply[1]) if reply[1] else None, float(reply[2])
+
+    def paused_until(self, game_id: str) -> float | None:
+        raw = cast(bytes | None, self.redis.hget(keys.pause(game_id), "until"))
+        return float(raw) if raw else None
+
+    def vote_pause(self, game_id: str, seat: int, days: int, ttl: int) -> dict[int, int]:
+        """Record a player's vote for a pause of ``days`` (a vote again replaces it). -> every vote so far."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.pause_votes(game_id), seat, days)
+        pipe.expire(keys.pause_votes(game_id), ttl)
+        pipe.hgetall(keys.pause_votes(game_id))
+        return {int(s): int(d) for s, d in pipe.execute()[2].items()}
 
     def set_streak(self, game_id: str, seat: int, n: int) -> None:
         self.redis.hset(keys.autoplays(game_id), seat, n)

@@ -21,6 +21,9 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
                                                  (PRISNE, RYCHLE), EXPERT on|off (ZAP, VYP), SIZE | HRACU 2-7,
                                                  TZ | ZONA <Area/City>|default, LANG | JAZYK cs|en (the table's)
     NAME | JMENO <name>                          the name the others see, at every table of the number
+    AWAY | PRYC <until> | OFF                    away until then (3d, 12h, 24.12. 18:00): the bot plays the
+                                                 number's seats; AWAY OFF (PRYC KONEC) is back at once
+    STATS | STATISTIKA [OFF|ON]                  the number's record across tables; OFF deletes it
     ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
@@ -42,7 +45,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from service import commands
-from service.channels import plain
+from service.channels import longplay, plain
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, chat_of
 from service.i18n import N_, translator
@@ -61,6 +64,9 @@ LEAVE_WORDS = {"LEAVE", "ODEJDI"}
 LANG_WORDS = {"LANG", "JAZYK"}
 SET_WORDS = {"SET", "NASTAV"}
 NAME_WORDS = {"NAME", "JMENO"}
+AWAY_WORDS = {"AWAY", "PRYC"}
+STATS_WORDS = {"STATS", "STATISTIKA"}
+BACK_WORDS = {"OFF", "KONEC", "BACK", "ZPET"}  # after AWAY: back at once
 # A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
 SETTING_KEYS = {
     "DEADLINE": "deadline",
@@ -188,6 +194,8 @@ class Router:
             (LEAVE_WORDS, self._leave),
             (SET_WORDS, self._set),
             (NAME_WORDS, self._name),
+            (AWAY_WORDS, self._away),
+            (STATS_WORDS, self._stats),
             ({"ASCII"}, self._ascii),
             (LANG_WORDS, self._lang),
         ):
@@ -325,6 +333,17 @@ class Router:
         renamed = [table.code for code in codes if (table := self.lobby.rename(code, address, name))]
         renamed += [game for game, _ in self.lobby.games_of(address) if self.lobby.rename_in_game(game, address, name)]
         return reply("named", prefs.lang, name=name, codes=" ".join(sorted(set(renamed))) or "-")
+
+    def _away(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """AWAY <until>: the bot plays the number's seats until then; AWAY OFF: back now."""
+        ctx, address = self.lobby.ctx, sms_address(number)
+        if len(args) == 1 and fold(args[0]) in BACK_WORDS:
+            return longplay.back(ctx, address, prefs.lang)
+        tz = prefs.tz or ctx.settings.sms_default_tz
+        return longplay.away(ctx, address, " ".join(args), prefs.lang, "AWAY", tz)
+
+    def _stats(self, number: str, args: list[str], prefs: Prefs) -> str:
+        return longplay.stats(self.lobby.ctx, sms_address(number), args, prefs.lang, "STATS")
 
     # --- settings --------------------------------------------------------------------------------------------
 

@@ -19,10 +19,11 @@ button presses count; table talk does not): past a burst one "slow down" answer,
 """
 
 from collections.abc import Sequence
+from typing import cast
 
 from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
-from service.channels import plain
+from service.channels import longplay, plain
 from service.channels.telegram import ui
 from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
@@ -31,7 +32,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import cancelling, floods, ingest, news, screens
+from service.pipeline import absence, cancelling, floods, ingest, news, records, screens
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
     MAX_PLAYERS,
@@ -142,7 +143,8 @@ def handle(update: Update, env: Env) -> dict | None:
                 _t(
                     lang,
                     "In the group I know: /newgame /join /leave /creature /settings /begin "
-                    "/status /cancel /help /rules. Moves are made in private chat.",
+                    "/status /cancel /help /rules /pause /resume /away /back /stats /history. Moves are made in "
+                    "private chat.",
                 ),
             )
         return handler(message, args, lang, env)
@@ -449,9 +451,11 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     answered = set(store.answers(game_id))
     asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
     bot_after, pure_bots = env.ctx.settings.autoplay_bot_after, set(meta.get("bots", []))
-    taken = {s for s, n in store.streaks(game_id).items() if n >= bot_after and s not in pure_bots}
+    away = absence.away_seats(env.ctx, game_id)  # the bot plays their seats too, until they answer
+    taken = ({s for s, n in store.streaks(game_id).items() if n >= bot_after} | set(away)) - pure_bots
     deadline = snap.deadline if asked else None
-    return ui.status(game.public_view(), names, asked, answered, deadline, lang, bots=taken, **ui.clock_of(meta))
+    shown = ui.status(game.public_view(), names, asked, answered, deadline, lang, bots=taken, **ui.clock_of(meta))
+    return "\n".join([shown, *longplay.status_lines(env.ctx, game_id, meta, lang)])
 
 
 def seat_names(meta: dict) -> dict[int, str]:
@@ -506,6 +510,57 @@ def cmd_rules(message, args, lang, env):
     raise Refused(_t(lang, "I know no card of that name."))
 
 
+# ------------------------------------------------------------------------------------ long games (both chats)
+
+
+def cmd_away(message, args, lang, env):
+    user = str(message.sender.id)
+    tz = absence.zone_of_user(env.ctx, user, ui.zone(lang))  # the time zone of the player's table
+    return reply(message, longplay.away(env.ctx, user, " ".join(args), lang, "/away", tz))
+
+
+def cmd_back(message, args, lang, env):
+    return reply(message, longplay.back(env.ctx, str(message.sender.id), lang))
+
+
+def cmd_stats(message, args, lang, env):
+    return reply(message, longplay.stats(env.ctx, str(message.sender.id), args, lang, "/stats"))
+
+
+def cmd_forgetme(message, args, lang, env):
+    said, games = longplay.forget(env.ctx, str(message.sender.id), lang)
+    for game_id in games:
+        env.lobby.forget(game_id, telegram_address(message.sender.id), records.FORGOTTEN)
+    return reply(message, said)
+
+
+def _running_table(message: Message, env: Env, lang: str) -> Table:
+    table = _table(message, env, lang)
+    if not table.game:
+        raise Refused(_t(lang, "The game has not begun yet."))
+    return table
+
+
+def cmd_pause(message, args, lang, env):
+    table = _running_table(message, env, lang)
+    game_id = cast(str, table.game)
+    seat = seat_of(env.ctx.store.meta(game_id), message.sender.id)
+    creator = telegram_address(message.sender.id) == table.creator
+    by = message.sender.first_name
+    return reply(message, longplay.pause(env.ctx, game_id, seat, creator, " ".join(args), by, lang, "/pause"))
+
+
+def cmd_resume(message, args, lang, env):
+    table = _running_table(message, env, lang)
+    creator = telegram_address(message.sender.id) == table.creator
+    return reply(message, longplay.resume(env.ctx, cast(str, table.game), creator, lang))
+
+
+def cmd_history(message, args, lang, env):
+    table = env.lobby.at(_place(message))
+    return reply(message, longplay.history(env.ctx, _place(message), lang, table.tz if table else None))
+
+
 GROUP_COMMANDS = {
     "newgame": cmd_newgame,
     "join": cmd_join,
@@ -518,7 +573,15 @@ GROUP_COMMANDS = {
     "help": cmd_help,
     "rules": cmd_rules,
     "start": cmd_help,
+    "away": cmd_away,
+    "back": cmd_back,
+    "stats": cmd_stats,
+    "pause": cmd_pause,
+    "resume": cmd_resume,
+    "history": cmd_history,
 }
+# in private: what acts on the player alone
+PRIVATE_COMMANDS = {"away": cmd_away, "back": cmd_back, "stats": cmd_stats, "forgetme": cmd_forgetme}
 
 
 # ---------------------------------------------------------------------------------------------- private
@@ -551,6 +614,8 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         return reply(message, _t(args[0].lower(), "I will write to you in English."))
     if command == "rules":
         return cmd_rules(message, args, lang, env)
+    if command in PRIVATE_COMMANDS:
+        return PRIVATE_COMMANDS[command](message, args, lang, env)
     if command in ("help", "status") or command is None:
         if command == "help":
             return reply(message, help_text(lang))
