@@ -147,11 +147,8 @@ def history(ctx: Context, place: str, lang: str, tz: str | None) -> str:
         players = entry.get("players", [])
         creature = [p["name"] for p in players if p["seat"] == 0]
         hunted = [p["name"] for p in players if p["seat"] != 0]
-        won = (
-            _("the Creature ({names}) won").format(names=", ".join(creature))
-            if entry["winner"] == "creature"
-            else _("the Hunted ({names}) won").format(names=", ".join(hunted))
-        )
+        won = _("the Creature won") if entry["winner"] == "creature" else _("the Hunted won")
+        won += f" (👹 {', '.join(creature)} · {', '.join(hunted)})"
         length = (entry.get("ended") or 0) - (entry.get("began") or entry.get("ended") or 0)
         days = int(length // 86400)
         span = ngettext("{n} day", "{n} days", days).format(n=days) if days else duration(length, lang)

@@ -1,0 +1,271 @@
+"""Long games (issue 17) on fakeredis with a hand-driven clock: away and back, pausing a table, the players'
+records and the group's history (`service.pipeline.absence`, `service.pipeline.records`,
+`service.channels.longplay`)."""
+
+import pytest
+from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+
+from service.channels import longplay
+from service.game import Game
+from service.pipeline import absence, ingest, records, upkeep
+from service.pipeline.absence import AbsenceError, parse_until
+from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.scheduling import ms
+
+G = "long1"
+DAY = 86400
+UTC = "UTC"
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def ctx(clock):
+    ctx = make_ctx(clock=clock, pause_max_days=7, away_max_days=30, downtime_threshold_seconds=10**9)
+    start_game(ctx, G, CONFIG, table(3, humans=[1, 2], deadline=3600))
+    upkeep.sweep(ctx)  # the sweeper's first heartbeat
+    return ctx
+
+
+def settle(ctx):
+    for _ in range(500):
+        run_jobs(ctx)
+        if ctx.store.load(G).status != "resolving":
+            return ctx.store.load(G)
+    raise AssertionError("the game keeps resolving")
+
+
+def answer(ctx, seat):
+    snap = ctx.store.load(G)
+    return ingest.submit(ctx, G, seat, bot_answer(Game.from_json(snap.json), seat), snap.window)
+
+
+def texts(ctx, batch):
+    return [ctx.store.message(G, batch, i)["text"] for i in range(ctx.store.batch_size(G, batch))]
+
+
+# ---------------------------------------------------------------------------------------------- parse_until
+
+
+def test_until_is_read_relative_or_absolute_in_the_table_time_zone(clock):
+    now = clock.now  # 2030-03-17 17:46:40 UTC
+    assert parse_until("3d", now, UTC, 30) == now + 3 * DAY
+    assert parse_until("1d12h", now, UTC, 30) == now + 36 * 3600
+    assert (
+        parse_until("2030-03-20 18:00", now, UTC, 30) == 1_900_000_000 - 17 * 3600 - 46 * 60 - 40 + 3 * DAY + 18 * 3600
+    )
+    assert parse_until("20.3. 18:00", now, UTC, 30) == parse_until("2030-03-20 18:00", now, UTC, 30)
+    assert parse_until("20.3.2030", now, UTC, 30) == parse_until("2030-03-20 00:00", now, UTC, 30)
+    assert parse_until("23:00", now, UTC, 30) == parse_until("17.3. 23:00", now, UTC, 30)
+    # Prague is an hour ahead of UTC in March: the same words name an hour earlier
+    assert parse_until("20.3. 18:00", now, "Europe/Prague", 30) == parse_until("20.3. 17:00", now, UTC, 30)
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("2020-01-01 10:00", "past"),
+        ("17.3. 10:00", "past"),
+        ("400d", "too_far"),
+        ("2031-03-01", "too_far"),
+        ("soon", "bad_time"),
+        ("31.2. 10:00", "bad_time"),
+        ("20.3. 25:00", "bad_time"),
+        ("", "bad_time"),
+        ("0d", "past"),
+    ],
+)
+def test_a_bad_time_is_refused_with_its_reason(clock, text, reason):
+    with pytest.raises(AbsenceError) as refused:
+        parse_until(text, clock.now, UTC, 30)
+    assert refused.value.reason == reason
+
+
+# ---------------------------------------------------------------------------------------------- away
+
+
+def next_window(ctx):
+    """Every seat still asked answers (as the bot would), and the game moves on to its next open window."""
+    for seat in sorted(ctx.store.expected(G) - set(ctx.store.answers(G))):
+        answer(ctx, seat)
+    return settle(ctx)
+
+
+def test_an_away_seat_is_played_by_the_bot_until_its_player_answers(ctx, clock):
+    until = clock.now + 2 * DAY
+    assert absence.go_away(ctx, "user1", until) == [G]
+    assert set(ctx.store.answers(G)) == {1}  # the question open now is answered at once
+    notice = texts(ctx, f"away1t{ms(until)}")
+    assert len(notice) == 1 and "P1 is away until" in notice[0]
+    prefilled = 0
+    for _ in range(6):  # later windows: seat 1 is answered by the bot as they open, and never missed
+        snap = next_window(ctx)
+        if 1 in ctx.store.expected(G):
+            assert 1 in ctx.store.answers(G)
+            prefilled += 1
+    assert prefilled >= 2 and snap.status == "collecting"
+    assert ctx.store.streaks(G).get(1, 0) == 0
+    tally = ctx.store.tally(G)
+    assert "asked:1" not in tally and int(tally["asked:2"]) >= 2
+    assert absence.away_seats(ctx, G) == {1: until}
+    # the player answers (here ahead, a plan: any answer does): away ends, the next question asks them
+    ingest.submit(ctx, G, 1, [{"type": "plan", "orders": [{"type": "pass"}]}], ctx.store.load(G).window)
+    assert absence.away_seats(ctx, G) == {}
+
+
+def test_away_ends_by_itself_at_its_time(ctx, clock):
+    absence.go_away(ctx, "user1", clock.now + 60)
+    clock.advance(120)
+    for _ in range(6):
+        next_window(ctx)
+        if 1 in ctx.store.expected(G):
+            break
+    assert 1 in ctx.store.expected(G) and 1 not in ctx.store.answers(G)  # asked again, not answered by the bot
+    assert absence.away_seats(ctx, G) == {}
+
+
+def test_back_ends_it_at_once_and_tells_the_table(ctx, clock):
+    until = clock.now + DAY
+    absence.go_away(ctx, "user2", until)
+    assert absence.come_back(ctx, "user2") == [G]
+    assert absence.away_seats(ctx, G) == {}
+    assert "P2 is back." in texts(ctx, f"back2t{ms(until)}")[0]
+    assert absence.come_back(ctx, "user2") == []  # twice: nothing more
+
+
+def test_away_without_a_running_game_is_refused_and_changes_nothing(ctx, clock):
+    said = longplay.away(ctx, "stranger", "3d", "en", "/away", UTC)
+    assert said == "You play no running game."
+    said = longplay.away(ctx, "user1", "2020-01-01 10:00", "en", "/away", UTC)
+    assert "passed" in said and absence.away_seats(ctx, G) == {}
+    said = longplay.away(ctx, "user1", "365d", "cs", "/away", UTC)
+    assert "nejvýš 30 dní" in said and absence.away_seats(ctx, G) == {}
+
+
+# ---------------------------------------------------------------------------------------------- pause
+
+
+def test_the_creator_pauses_the_table_and_deadlines_move_by_the_pause(ctx, clock):
+    before = ctx.store.load(G).deadline
+    asked = absence.pause(ctx, G, seat=1, creator=True, days=2, by="P1")
+    assert asked.until == clock.now + 2 * DAY
+    assert ctx.store.load(G).deadline == before + 2 * DAY
+    assert "paused until" in texts(ctx, f"pause{ms(asked.until)}")[0]
+    with pytest.raises(AbsenceError) as again:  # pressed twice: one pause
+        absence.pause(ctx, G, seat=1, creator=True, days=2, by="P1")
+    assert again.value.reason == "paused_already" and ctx.store.load(G).deadline == before + 2 * DAY
+    # a window opened during the pause gets its whole time after it
+    answer(ctx, 1)
+    answer(ctx, 2)
+    snap = settle(ctx)
+    assert snap.deadline == asked.until + 3600
+    # resumed a day early: the open window gives back the day left
+    clock.advance(DAY)
+    assert absence.resume(ctx, G)
+    assert ctx.store.load(G).deadline == clock.now + 3600
+    assert absence.resume(ctx, G) is False  # twice: nothing more
+
+
+def test_the_pause_ends_by_its_job_and_an_old_job_does_not_end_a_newer_pause(ctx, clock):
+    first = absence.pause(ctx, G, seat=1, creator=True, days=1, by="P1").until
+    clock.advance(DAY)
+    assert absence.resume(ctx, G, first)  # the scheduled end
+    assert any("pause is over" in t for t in texts(ctx, f"resume{ms(first)}"))
+    second = absence.pause(ctx, G, seat=1, creator=True, days=3, by="P1").until
+    assert absence.resume(ctx, G, first) is False
+    assert ctx.store.paused_until(G) == second
+
+
+def test_a_majority_of_the_players_pauses_for_the_shortest_pause_asked(ctx, clock):
+    before = ctx.store.load(G).deadline
+    first = absence.pause(ctx, G, seat=1, creator=False, days=3, by="P1")
+    assert first.until is None and (first.votes, first.needed) == (1, 2)
+    assert absence.pause(ctx, G, seat=1, creator=False, days=3, by="P1").votes == 1  # a vote again: one vote
+    assert ctx.store.load(G).deadline == before
+    second = absence.pause(ctx, G, seat=2, creator=False, days=2, by="P2")
+    assert second.until == clock.now + 2 * DAY
+    assert ctx.store.load(G).deadline == before + 2 * DAY
+
+
+@pytest.mark.parametrize(
+    ("seat", "creator", "days", "reason"), [(None, False, 1, "not_player"), (1, True, 8, "too_long")]
+)
+def test_a_bad_pause_is_refused_and_changes_nothing(ctx, seat, creator, days, reason):
+    before = ctx.store.load(G).deadline
+    with pytest.raises(AbsenceError) as refused:
+        absence.pause(ctx, G, seat=seat, creator=creator, days=days, by="X")
+    assert refused.value.reason == reason
+    assert ctx.store.load(G).deadline == before and ctx.store.paused_until(G) is None
+
+
+def test_reminders_wait_during_a_pause(ctx, clock):
+    absence.pause(ctx, G, seat=1, creator=True, days=1, by="P1")
+    clock.advance(1800)
+    assert upkeep.remind(ctx, G, 1, 0) is False
+    assert not ctx.store.batch_size(G, "w1r0")
+
+
+# ---------------------------------------------------------------------------------------------- records
+
+
+def play_to_the_end(ctx, clock):
+    """Seat 1 answers after 10 s, seat 2 misses the first deadline; then both are away and the bot finishes."""
+    clock.advance(10)
+    answer(ctx, 1)
+    clock.advance(3600)
+    assert upkeep.fire_deadline(ctx, G, 1) == "resolved"
+    settle(ctx)
+    for user in ("user1", "user2"):
+        absence.go_away(ctx, user, clock.now + 20 * DAY)
+    snap = settle(ctx)
+    assert snap.status == "over"
+    return Game.from_json(snap.json)
+
+
+def test_a_finished_game_is_recorded_once_for_each_player_and_in_the_group_history(ctx, clock):
+    game = play_to_the_end(ctx, clock)
+    assert records.fold(ctx, G) is False  # the follow-up folded it already: again changes nothing
+    one, two = records.record(ctx, "user1"), records.record(ctx, "user2")
+    hunted_won = int(game.winner == "hunted")
+    assert (one.games, one.hunted_games, one.hunted_wins, one.creature_games) == (1, 1, hunted_won, 0)
+    assert (one.asked, one.missed, one.median_seconds) == (1, 0, 10.0)
+    assert (two.asked, two.missed, two.missed_share, two.median_seconds) == (1, 1, 1.0, None)
+    [entry] = records.history(ctx, "grp")
+    assert entry["game"] == G and entry["winner"] == game.winner and entry["turns"] == game.turn
+    assert [p["name"] for p in entry["players"]] == ["Bot0", "P1", "P2"]
+    shown = longplay.history(ctx, "grp", "en", None)
+    assert G in shown and f"the {game.winner.title()} won (👹 Bot0 · P1, P2)" in shown
+    assert "1 finished game." in longplay.record_text(one, "en")
+
+
+def test_stats_off_deletes_the_record_and_records_nothing_more(ctx, clock):
+    assert "record is deleted" in longplay.stats(ctx, "user1", ["off"], "en", "/stats")
+    play_to_the_end(ctx, clock)
+    assert records.record(ctx, "user1").games == 0
+    assert records.record(ctx, "user2").games == 1
+    assert "You keep no record" in longplay.stats(ctx, "user1", [], "en", "/stats")
+    longplay.stats(ctx, "user2", ["off"], "en", "/stats")
+    assert records.record(ctx, "user2").games == 0
+
+
+def test_forgetme_removes_the_name_and_ids_from_finished_games(ctx, clock):
+    play_to_the_end(ctx, clock)
+    assert records.forget(ctx, "user2") == [G]
+    players = ctx.store.meta(G)["players"]
+    assert players["2"]["name"] == records.FORGOTTEN and players["2"]["user"] is None
+    assert players["2"]["chat"] is None and players["1"]["name"] == "P1"
+    [entry] = records.history(ctx, "grp")
+    assert [p["name"] for p in entry["players"]] == ["Bot0", "P1", records.FORGOTTEN]
+    assert all(p["user"] != "user2" for p in entry["players"])
+    assert records.record(ctx, "user2").games == 0 and ctx.store.games_of_user("user2") == []
+
+
+def test_a_cancelled_game_is_not_recorded(ctx):
+    from service.pipeline import cancelling
+
+    cancelling.cancel(ctx, G)
+    assert records.fold(ctx, G) is False
+    assert records.history(ctx, "grp") == []
