@@ -7,10 +7,11 @@ from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 
 from service.channels import longplay
 from service.game import Game
-from service.pipeline import absence, ingest, records, upkeep
+from service.pipeline import absence, ingest, records, standins, upkeep
 from service.pipeline.absence import AbsenceError, parse_until
 from service.pipeline.resolution import bot_answer, start_game
 from service.pipeline.scheduling import ms
+from service.pipeline.standins import StandInError
 
 G = "long1"
 DAY = 86400
@@ -269,3 +270,76 @@ def test_a_cancelled_game_is_not_recorded(ctx):
     cancelling.cancel(ctx, G)
     assert records.fold(ctx, G) is False
     assert records.history(ctx, "grp") == []
+
+
+# ---------------------------------------------------------------------------------------------- stand-ins
+
+
+NOVA = {"name": "Nova", "chat": "chat9", "user": "user9", "address": "user9", "lang": "en"}
+
+
+def test_a_player_hands_their_seat_to_a_stand_in_once(ctx, clock):
+    token, seat = standins.offer_own(ctx, G, "user1")
+    assert seat == 1 and ctx.store.meta(G)["players"]["1"]["name"] == "P1"  # still theirs until taken
+    taken = standins.take(ctx, token.lower(), NOVA)  # a code typed in lower case
+    assert (taken.game_id, taken.seat, taken.before["name"]) == (G, 1, "P1")
+    assert ctx.store.meta(G)["players"]["1"] == NOVA
+    assert ctx.store.games_of_user("user9") == [(G, 1)] and ctx.store.games_of_user("user1") == []
+    assert texts(ctx, f"standin1{token}") == ["🔁 Nova takes P1's seat."]
+    [handed] = [ctx.store.message(G, f"handed1{token}", 0)]
+    assert handed["chat"] == "chat1" and "is now Nova's" in handed["text"] and handed["seat"] is None
+    with pytest.raises(StandInError) as again:  # pressed twice: seated once
+        standins.take(ctx, token, {**NOVA, "user": "user8", "chat": "chat8"})
+    assert again.value.reason == "unknown" and ctx.store.meta(G)["players"]["1"] == NOVA
+    next_window(ctx)  # the game goes on with the newcomer
+
+
+def test_a_stand_in_who_already_sits_at_the_table_is_refused_and_the_offer_stays(ctx):
+    token, _ = standins.offer_own(ctx, G, "user1")
+    before = ctx.store.meta(G)
+    with pytest.raises(StandInError) as refused:
+        standins.take(ctx, token, {"name": "P2", "chat": "chat2", "user": "user2"})
+    assert refused.value.reason == "seated" and ctx.store.meta(G) == before
+    assert standins.take(ctx, token, NOVA).seat == 1
+
+
+def test_the_creator_replaces_only_a_player_who_vanished(ctx):
+    with pytest.raises(StandInError) as not_creator:
+        standins.offer_vanished(ctx, G, 2, creator=False)
+    assert not_creator.value.reason == "not_creator"
+    with pytest.raises(StandInError) as active:
+        standins.offer_vanished(ctx, G, 2, creator=True)
+    assert active.value.reason == "not_vanished"
+    ctx.store.set_streak(G, 2, standins.VANISHED_AFTER)  # two deadlines missed in a row
+    token = standins.offer_vanished(ctx, G, 2, creator=True)
+    standins.take(ctx, token, NOVA)
+    assert ctx.store.streaks(G).get(2, 0) == 0  # the newcomer is asked from the next question on
+    assert standins.find_seat(ctx.store.meta(G), "nova") == 2 and standins.find_seat(ctx.store.meta(G), "9") is None
+
+
+def test_leaving_mid_game_leaves_the_seat_to_a_bot_and_the_game_goes_on(ctx):
+    assert 2 in ctx.store.expected(G)
+    assert standins.leave(ctx, G, "user2") == 2
+    meta = ctx.store.meta(G)
+    assert 2 in meta["bots"] and meta["players"]["2"]["user"] is None
+    assert 2 in ctx.store.answers(G)  # its open question answered at once
+    assert ctx.store.games_of_user("user2") == []
+    with pytest.raises(StandInError):
+        standins.leave(ctx, G, "user2")
+    for _ in range(4):
+        next_window(ctx)
+        if 2 in ctx.store.expected(G):
+            assert 2 in ctx.store.answers(G)  # the bot answers it as windows open
+    token = standins.offer_vanished(ctx, G, 2, creator=True)  # a left seat may be offered to someone
+    assert standins.take(ctx, token, NOVA).seat == 2 and 2 not in ctx.store.meta(G)["bots"]
+
+
+def test_the_newcomer_gets_a_recap_of_the_seat_and_the_table(ctx):
+    token, _ = standins.offer_own(ctx, G, "user1")
+    said, taken = longplay.take_seat(ctx, token, NOVA, "en")
+    assert taken is not None
+    assert said.startswith(f"🔁 You now play P1's seat in game {G}.")
+    for part in ("Your hand:", "Survival:", "Will:", "Your discard:", "Turn 1"):
+        assert part in said, part
+    said, taken = longplay.take_seat(ctx, token, NOVA, "cs")
+    assert taken is None and "už je obsazené" in said

@@ -6,12 +6,16 @@ Shared by the channels (which never import each other); ``word`` is how the chan
 usage lines ("/away" on Telegram, "AWAY" by SMS).
 """
 
+from service.channels.plain import situation
+from service.game import Game
 from service.i18n import translator
 from service.i18n.clock import when
-from service.i18n.events import duration
-from service.pipeline import absence, records
+from service.i18n.events import duration, track
+from service.i18n.names import cards_text
+from service.pipeline import absence, records, standins
 from service.pipeline.absence import AbsenceError
 from service.pipeline.context import Context
+from service.pipeline.standins import StandInError
 
 HISTORY_SHOWN = 10
 
@@ -165,3 +169,54 @@ def forget(ctx: Context, user: str, lang: str) -> tuple[str, list[str]]:
     return _("Done: your name and ids are gone from {n} finished games, and your record is deleted.").format(
         n=len(games)
     ), games
+
+
+# ---------------------------------------------------------------------------------------------- stand-ins
+
+
+def standin_refusal(error: StandInError, lang: str) -> str:
+    _ = translator(lang).gettext
+    return {
+        "unknown": _("That seat offer is unknown or already taken: ask for a new one."),
+        "over": _("This game is over."),
+        "seated": _("You already sit at this table: a stand-in must be someone else."),
+        "not_player": _("You do not play in this game."),
+        "not_creator": _("Only the player who opened this game may do that."),
+        "not_vanished": _("Only a seat whose player missed at least 2 deadlines in a row may be offered."),
+        "no_seat": _("There is no such seat: name it by its player's name or its number."),
+    }[error.reason]
+
+
+def recap(game: Game, seat: int, before: dict, game_id: str, lang: str) -> str:
+    """What the newcomer needs of the seat: whose it was, what it holds (hand, discard, Will, Survival cards, or
+    the Hunt cards) and the public situation (the turn and the track)."""
+    _ = translator(lang).gettext
+    lines = [
+        "🔁 " + _("You now play {old}'s seat in game {code}.").format(old=before.get("name", ""), code=game_id),
+        situation(game, seat, lang),
+    ]
+    if seat != 0:
+        discard = game.visible_discards(seat).get(seat) or []
+        lines.append(_("Your discard: {cards}").format(cards=cards_text(sorted(discard), lang) or "—"))
+    lines += [_("Turn {n}").format(n=game.turn), track(game.public_view(), lang)]
+    return "\n".join(lines)
+
+
+def take_seat(ctx: Context, token: str, player: dict, lang: str) -> tuple[str, standins.Taken | None]:
+    """-> (the reply: the recap, or why not; what was taken)."""
+    try:
+        taken = standins.take(ctx, token, player)
+    except StandInError as error:
+        return standin_refusal(error, lang), None
+    snap = ctx.store.load(taken.game_id)
+    if snap is None:
+        return standin_refusal(StandInError("over"), lang), None
+    return recap(Game.from_json(snap.json), taken.seat, taken.before, taken.game_id, lang), taken
+
+
+def leave(ctx: Context, game_id: str, user: str, lang: str) -> str:
+    try:
+        standins.leave(ctx, game_id, user)
+    except StandInError as error:
+        return standin_refusal(error, lang)
+    return translator(lang).gettext("You left game {code}: a bot plays your seat from now on.").format(code=game_id)

@@ -16,7 +16,6 @@ A refusal raises `AbsenceError` (its ``reason`` a key the channel words) and cha
 """
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -124,7 +123,7 @@ def go_away(ctx: Context, user: str, until: float) -> list[str]:
         ctx.store.set_away(game_id, seat, until)
         name = meta["players"][str(seat)].get("name", "")
         away = N_("{name} is away until {time}: the bot plays their seat until then, or until they answer.")
-        words = _words("💤", away, name=name, until=until, tz=meta.get("tz"))
+        words = notices.words("💤", away, until, meta.get("tz"), name=name)
         notices.tell_table(ctx, game_id, f"away{seat}t{scheduling.ms(until)}", meta, words)
     return [game_id for game_id, _, _ in running]
 
@@ -137,7 +136,7 @@ def come_back(ctx: Context, user: str) -> list[str]:
         if until is not None and until > ctx.clock():
             back.append(game_id)
             name = meta["players"][str(seat)].get("name", "")
-            words = _words("👋", N_("{name} is back."), name=name)
+            words = notices.words("👋", N_("{name} is back."), name=name)
             notices.tell_table(ctx, game_id, f"back{seat}t{scheduling.ms(until)}", meta, words)
     return back
 
@@ -192,7 +191,7 @@ def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days: int
     text = N_(
         "The table is paused until {time} ({name}). Every deadline moves by the pause; answers are still welcome."
     )
-    words = _words("⏸", text, name=by, until=until, tz=meta.get("tz"))
+    words = notices.words("⏸", text, until, meta.get("tz"), name=by)
     notices.tell_table(ctx, game_id, f"pause{scheduling.ms(until)}", meta, words)
     return PauseAsked(until)
 
@@ -215,18 +214,6 @@ def resume(ctx: Context, game_id: str, until: float | None = None) -> bool:
 
     notices.tell_table(ctx, game_id, f"resume{scheduling.ms(was_until)}", meta, words)
     return True
-
-
-def _words(
-    emoji: str, template: str, name: str = "", until: float | None = None, tz: str | None = None
-) -> Callable[[str], str]:
-    """A table notice in a reader's language: ``template`` (marked with N_) with the name and the time."""
-
-    def words(lang: str) -> str:
-        time = when(until, lang, tz) if until is not None else ""
-        return f"{emoji} " + translator(lang).gettext(template).format(name=name, time=time)
-
-    return words
 
 
 def _moved(ctx: Context, game_id: str, deadline: float | None) -> None:

@@ -97,6 +97,16 @@ class Player:
     def channel(self) -> str:
         return self.address.split(":", 1)[0]
 
+    def seat_entry(self) -> dict:
+        """The player as a game's meta records the player of a seat (``meta.players[seat]``)."""
+        return {
+            "name": self.name,
+            "chat": self.chat,
+            "user": self.user or self.address,
+            "address": self.address,
+            "lang": self.lang,
+        }
+
 
 def user_of(address: str) -> str:
     """The pipeline's user id of an address (meta's "user"): the bare id on Telegram, else the address."""
@@ -436,13 +446,7 @@ class Lobby:
         size = max(table.size or 0, len(table.players))
         players = {str(s): {"name": f"Bot {s}", "chat": None, "user": None} for s in range(size)}
         for p in table.players:
-            players[str(table.seats[p.address])] = {
-                "name": p.name,
-                "chat": p.chat,
-                "user": p.user or p.address,
-                "address": p.address,
-                "lang": p.lang,
-            }
+            players[str(table.seats[p.address])] = p.seat_entry()
         bots = [s for s in range(size) if players[str(s)]["chat"] is None]
         meta = {
             "players": players,

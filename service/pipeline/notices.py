@@ -4,7 +4,8 @@ reader gets it in their language (`words(lang)`), as one outbox batch written wh
 
 from collections.abc import Callable
 
-from service.i18n import DEFAULT_LANG
+from service.i18n import DEFAULT_LANG, translator
+from service.i18n.clock import when
 from service.pipeline import scheduling
 from service.pipeline.context import Context
 
@@ -35,3 +36,14 @@ def tell_table(ctx: Context, game_id: str, batch: str, meta: dict, words: Callab
     written = ctx.store.write_batch(game_id, batch, outgoing)
     scheduling.deliveries(ctx, game_id, batch)  # also when an earlier run wrote it and died before queueing it
     return written
+
+
+def words(emoji: str, template: str, until: float | None = None, tz: str | None = None, **params: str):
+    """A notice in a reader's language: ``template`` (marked with N_) formatted with ``params``, and ``time``:
+    ``until`` in the table's time zone ``tz``."""
+
+    def in_lang(lang: str) -> str:
+        time = when(until, lang, tz) if until is not None else ""
+        return f"{emoji} " + translator(lang).gettext(template).format(time=time, **params)
+
+    return in_lang

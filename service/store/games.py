@@ -379,6 +379,60 @@ class Store:
         """Change who plays where in words (a player's new name) without touching the indexes."""
         self.redis.hset(keys.meta(game_id), "json", json.dumps(meta))
 
+    def offer_seat(self, token: str, game_id: str, seat: int, ttl: int) -> bool:
+        """Offer a seat to a stand-in under ``token`` (-> False when the token is taken)."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hsetnx(keys.standin(token), "game", game_id)
+        pipe.hset(keys.standin(token), "seat", seat)
+        pipe.expire(keys.standin(token), ttl)
+        return bool(pipe.execute()[0])
+
+    def seat_offer(self, token: str) -> tuple[str, int] | None:
+        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.standin(token)))
+        return (raw[b"game"].decode(), int(raw[b"seat"])) if b"game" in raw and b"seat" in raw else None
+
+    def swap_seat(
+        self, game_id: str, seat: int, player: dict | None, now: float, token: str | None = None
+    ) -> tuple[str, dict]:
+        """Give ``seat`` to ``player`` (None: to the table's bot), in one transaction: the game's players and bots,
+        the player -> games index of both, the seat's streak and absence, and the offer ``token`` (taken once).
+        -> ("OK", the seat's player before) | ("GONE", {}) when the offer was taken or withdrawn meanwhile |
+        ("SEATED", {}) when ``player`` already sits at the table."""
+        meta_key = keys.meta(game_id)
+        watched = [meta_key] + ([keys.standin(token)] if token else [])
+
+        def attempt(pipe):
+            if token and pipe.hgetall(keys.standin(token)) != {b"game": game_id.encode(), b"seat": str(seat).encode()}:
+                return "GONE", {}
+            raw = pipe.hget(meta_key, "json")
+            meta = json.loads(raw) if raw else {}
+            players = meta.get("players", {})
+            user = (player or {}).get("user")
+            if user and any(str(p.get("user")) == str(user) for p in players.values()):
+                return "SEATED", {}
+            before = players.get(str(seat), {})
+            bots = set(meta.get("bots", []))
+            if player is None:
+                players[str(seat)] = {"name": before.get("name", ""), "chat": None, "user": None}
+                bots.add(seat)
+            else:
+                players[str(seat)] = player
+                bots.discard(seat)
+            meta["bots"] = sorted(bots)
+            pipe.multi()
+            pipe.hset(meta_key, "json", json.dumps(meta))
+            pipe.hdel(keys.autoplays(game_id), seat)
+            pipe.hdel(keys.away(game_id), seat)
+            if token:
+                pipe.delete(keys.standin(token))
+            if before.get("user"):
+                pipe.zrem(keys.player_games(str(before["user"])), game_id)
+            if user:
+                pipe.zadd(keys.player_games(str(user)), {game_id: now})
+            return "OK", before
+
+        return cast(tuple[str, dict], self.redis.transaction(attempt, *watched, value_from_callable=True))
+
     def games_of_user(self, user: str) -> list[tuple[str, int]]:
         """(game, seat) of every game the player ``user`` (meta's "user") plays, the most recently begun first."""
         self._fold_old_indexes(user)

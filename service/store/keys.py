@@ -46,6 +46,7 @@ Global (not per game):
     artemia:norecord:<u>        the player said /stats off: nothing is recorded for them
     artemia:recorded      set   the finished games already folded into the records (each is folded once)
     artemia:history:<place>  list  finished games of a group or forum topic (JSON, newest first)
+    artemia:standin:<token>  hash  game, seat: a seat offered to a stand-in (expires; taken once)
 """
 
 import re
@@ -222,6 +223,10 @@ def player_times(user: str) -> str:
 
 def no_record(user: str) -> str:
     return f"artemia:norecord:{user}"
+
+
+def standin(token: str) -> str:
+    return f"artemia:standin:{token}"
 
 
 def history(place: str) -> str:

@@ -7,7 +7,7 @@ import time
 
 import pytest
 import redis
-from e2e_support import Stack, Users, play_by_buttons, user, wait_for
+from e2e_support import Stack, Users, choose, play_by_buttons, user, wait_for
 
 from service.pipeline import records
 from service.store import Store
@@ -120,3 +120,66 @@ def away_seats(store: Store, game_id: str) -> dict[int, float]:
 
 def store_seat(store: Store, game_id: str, who: dict) -> int:
     return next(int(s) for s, p in store.meta(game_id)["players"].items() if p.get("user") == str(who["id"]))
+
+
+def offered_token(answer: dict) -> str:
+    """The token of a seat offer, from the url of its "Take the seat" button."""
+    url = answer["reply_markup"]["inline_keyboard"][0][0]["url"]
+    assert "?start=s" in url, url
+    return url.split("?start=s")[1]
+
+
+def press_reply(users: Users, who: dict, answer: dict, rng: random.Random) -> None:
+    """Answer the question a webhook reply carries (a newcomer's first one), one press."""
+    buttons = [
+        b
+        for row in (answer.get("reply_markup") or {}).get("inline_keyboard", [])
+        for b in row
+        if b.get("callback_data", "").startswith("d:")
+    ]
+    if buttons:
+        users.press(who, 1, choose(rng, buttons)["callback_data"])
+
+
+def test_stand_ins_take_a_handed_seat_and_a_left_one_and_the_game_goes_on(redis_url, bot_api, stacks):
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=-100573)
+    anna, petr, eva = user(91, "Anna"), user(92, "Petr"), user(93, "Eva")
+    zoe, max_ = user(94, "Zoe"), user(95, "Max")
+    users.open_table(anna, [petr, eva], settings=[f"deadline {HOUR}"])
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+    petr_seat, eva_seat = store_seat(store, game_id, petr), store_seat(store, game_id, eva)
+    rng = random.Random(5)
+
+    token = offered_token(users.say(petr, "/handover", private=True))
+    # a stand-in who already sits at the table: refused, nothing changes
+    said = users.say(eva, f"/start s{token}", private=True)["text"]
+    assert "already sit at this table" in said and store_seat(store, game_id, petr) == petr_seat
+    taken = users.say(zoe, f"/start s{token}", private=True)
+    assert taken["text"].startswith(f"🔁 You now play Petr's seat in game {game_id}.")
+    assert "Turn " in taken["text"] and store_seat(store, game_id, zoe) == petr_seat
+    assert "already taken" in users.say(max_, f"/standin {token}", private=True)["text"]  # one use
+    wait_for(lambda: group_says(users, "🔁 Zoe takes Petr's seat."), 20, "the table to be told")
+    wait_for(
+        lambda: any("is now Zoe's" in c["params"]["text"] for c in api.sent("sendMessage", petr["id"])),
+        20,
+        "Petr to be told",
+    )
+    press_reply(users, zoe, taken, rng)
+
+    # Eva leaves mid-game: the bot plays her seat; the creator offers it, and Max takes it
+    assert users.say(eva, "/leave")["text"].startswith(f"You left game {game_id}")
+    wait_for(lambda: group_says(users, "🚪 Eva left the game"), 20, "the table to be told")
+    assert "Only the player who opened" in users.say(zoe, "/replace Eva")["text"]
+    assert "no such seat" in users.say(anna, "/replace Nobody")["text"]
+    token = offered_token(users.say(anna, "/replace eva"))
+    taken = users.say(max_, f"/standin {token}", private=True)
+    assert taken["text"].startswith("🔁 You now play Eva's seat") and store_seat(store, game_id, max_) == eva_seat
+    press_reply(users, max_, taken, rng)
+
+    version = store.load(game_id).version
+    play_by_buttons(users, [anna, zoe, max_], lambda: store.load(game_id).version >= version + 3, rng, timeout=60)
+    assert store.games_of_user(str(petr["id"])) == [] and store.games_of_user(str(eva["id"])) == []
+    assert users.say(petr, "/status", private=True)["text"] == "You are in no game."

@@ -24,6 +24,7 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
     AWAY | PRYC <until> | OFF                    away until then (3d, 12h, 24.12. 18:00): the bot plays the
                                                  number's seats; AWAY OFF (PRYC KONEC) is back at once
     STATS | STATISTIKA [OFF|ON]                  the number's record across tables; OFF deletes it
+    STANDIN | ZASKOK <code>                      take the seat a player offered (on Telegram: /handover)
     ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
@@ -67,6 +68,7 @@ NAME_WORDS = {"NAME", "JMENO"}
 AWAY_WORDS = {"AWAY", "PRYC"}
 STATS_WORDS = {"STATS", "STATISTIKA"}
 BACK_WORDS = {"OFF", "KONEC", "BACK", "ZPET"}  # after AWAY: back at once
+STANDIN_WORDS = {"STANDIN", "ZASKOK"}
 # A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
 SETTING_KEYS = {
     "DEADLINE": "deadline",
@@ -134,6 +136,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "accents": N_("OK: messages with accents."),
     "lang": N_("OK: English."),
     "game_over": N_("{code}: this game is over."),
+    "standin_usage": N_("Text STANDIN and the code of the seat offered to you, e.g. STANDIN K7QX2M."),
     "creature": N_("the Creature"),
     "hunted": N_("Hunted {n}"),
 }
@@ -196,6 +199,7 @@ class Router:
             (NAME_WORDS, self._name),
             (AWAY_WORDS, self._away),
             (STATS_WORDS, self._stats),
+            (STANDIN_WORDS, self._standin),
             ({"ASCII"}, self._ascii),
             (LANG_WORDS, self._lang),
         ):
@@ -344,6 +348,14 @@ class Router:
 
     def _stats(self, number: str, args: list[str], prefs: Prefs) -> str:
         return longplay.stats(self.lobby.ctx, sms_address(number), args, prefs.lang, "STATS")
+
+    def _standin(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """STANDIN <code>: take an offered seat; the reply is the seat's recap."""
+        if len(args) != 1:
+            return reply("standin_usage", prefs.lang)
+        player = self._player(number, prefs.lang)
+        said, _taken = longplay.take_seat(self.lobby.ctx, args[0], player.seat_entry(), prefs.lang)
+        return said
 
     # --- settings --------------------------------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import absence, cancelling, floods, ingest, news, records, screens
+from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
     MAX_PLAYERS,
@@ -143,8 +143,8 @@ def handle(update: Update, env: Env) -> dict | None:
                 _t(
                     lang,
                     "In the group I know: /newgame /join /leave /creature /settings /begin "
-                    "/status /cancel /help /rules /pause /resume /away /back /stats /history. Moves are made in "
-                    "private chat.",
+                    "/status /cancel /help /rules /pause /resume /away /back /stats /history /handover /replace. Moves "
+                    "are made in private chat.",
                 ),
             )
         return handler(message, args, lang, env)
@@ -339,7 +339,9 @@ def cmd_join(message, args, lang, env):
 
 
 def cmd_leave(message, args, lang, env):
-    table = _lobby(message, env, lang)
+    table = _table(message, env, lang)
+    if table.game:  # a game that has begun: the bot plays the seat from now on, and the game goes on
+        return reply(message, longplay.leave(env.ctx, table.game, str(message.sender.id), lang))
     table = _lobby_call(lang, env.lobby.leave, table.code, telegram_address(message.sender.id))
     if table is None:
         return reply(message, _t(lang, "Everyone left: the game is closed."))
@@ -534,6 +536,77 @@ def cmd_forgetme(message, args, lang, env):
     return reply(message, said)
 
 
+def standin_link(env: Env, token: str) -> str:
+    return f"https://t.me/{env.bot_username}?start=s{token}"
+
+
+def _offer_reply(message: Message, token: str, lang: str, env: Env) -> dict:
+    text = _t(
+        lang,
+        "Whoever takes the seat presses the button (or types /standin {token} to me in private). Until then the "
+        "seat stays as it is.",
+    ).format(token=token)
+    return reply(message, text, [[{"text": _t(lang, "Take the seat"), "url": standin_link(env, token)}]])
+
+
+def cmd_handover(message, args, lang, env):
+    """A player offers their own seat: at this group's table, or (in private) in the game named or their only one."""
+    user = str(message.sender.id)
+    if message.chat.type != "private":
+        game_id = cast(str, _running_table(message, env, lang).game)
+    else:
+        running = [g for g in my_games(env, message.sender.id) if not _over(env, g)]
+        named = [g for g in running if args and g == args[0].upper()]
+        if len(named or running) != 1:
+            raise Refused(_t(lang, "Name the game: /handover <code> ({codes}).").format(codes=" ".join(running) or "-"))
+        game_id = (named or running)[0]
+    try:
+        token, _seat = standins.offer_own(env.ctx, game_id, user)
+    except standins.StandInError as error:
+        raise Refused(longplay.standin_refusal(error, lang)) from error
+    return _offer_reply(message, token, lang, env)
+
+
+def cmd_replace(message, args, lang, env):
+    """The creator offers the seat of a player who vanished: /replace <name or seat number>."""
+    table = _running_table(message, env, lang)
+    game_id = cast(str, table.game)
+    seat = standins.find_seat(env.ctx.store.meta(game_id), " ".join(args))
+    try:
+        if seat is None:
+            raise standins.StandInError("no_seat")
+        token = standins.offer_vanished(env.ctx, game_id, seat, telegram_address(message.sender.id) == table.creator)
+    except standins.StandInError as error:
+        raise Refused(longplay.standin_refusal(error, lang)) from error
+    return _offer_reply(message, token, lang, env)
+
+
+def take_seat(message: SentMessage, token: str, lang: str, env: Env) -> dict:
+    """A newcomer takes an offered seat: the recap of the seat, and its open question when it is asked now."""
+    player = _player(message.sender)
+    said, taken = longplay.take_seat(env.ctx, token, player.seat_entry(), lang)
+    if taken is None:
+        raise Refused(said)
+    snap, meta = env.ctx.store.load_with_meta(taken.game_id)
+    asked = (
+        snap is not None
+        and snap.status == "collecting"
+        and taken.seat in env.ctx.store.expected(taken.game_id)
+        and taken.seat not in env.ctx.store.answers(taken.game_id)
+    )
+    if not asked or snap is None:
+        return reply(message, said)
+    game = Game.from_json(snap.json)
+    choice = ui.Choice(taken.game_id, snap.current_window, taken.seat)
+    screen = ui.decision(game, taken.seat, choice, snap.deadline, lang, seat_names(meta), **ui.clock_of(meta))
+    return reply(message, said + "\n\n" + screen.text, screen.keyboard)
+
+
+def _over(env: Env, game_id: str) -> bool:
+    snap = env.ctx.store.load(game_id)
+    return snap is None or snap.status == "over"
+
+
 def _running_table(message: Message, env: Env, lang: str) -> Table:
     table = _table(message, env, lang)
     if not table.game:
@@ -579,9 +652,17 @@ GROUP_COMMANDS = {
     "pause": cmd_pause,
     "resume": cmd_resume,
     "history": cmd_history,
+    "handover": cmd_handover,
+    "replace": cmd_replace,
 }
 # in private: what acts on the player alone
-PRIVATE_COMMANDS = {"away": cmd_away, "back": cmd_back, "stats": cmd_stats, "forgetme": cmd_forgetme}
+PRIVATE_COMMANDS = {
+    "away": cmd_away,
+    "back": cmd_back,
+    "stats": cmd_stats,
+    "forgetme": cmd_forgetme,
+    "handover": cmd_handover,
+}
 
 
 # ---------------------------------------------------------------------------------------------- private
@@ -602,7 +683,13 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         _take_back_seats(user.id, env)
         if args and args[0].startswith("j"):
             return join_by_code(message, args[0][1:], lang, env)
+        if args and args[0].startswith("s"):  # the deep link of a seat offered to a stand-in
+            return take_seat(message, args[0][1:], lang, env)
         return reply(message, help_text(lang))
+    if command == "standin":
+        if not args:
+            raise Refused(_t(lang, "Usage: /standin <code>, with the code of the seat offered to you."))
+        return take_seat(message, args[0], lang, env)
     if command == "join":
         if not args:
             raise Refused(_t(lang, "Usage: /join <code>, with the code of the game (its creator has it)."))

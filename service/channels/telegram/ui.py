@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from service import cardtexts, commands
 from service.cardnames import name, word
+from service.channels.plain import situation
 from service.game import Game, IllegalAction
 from service.i18n import translator
 from service.i18n.clock import when, zone  # noqa: F401  (re-exported: ui.when, ui.zone)
@@ -325,21 +326,6 @@ def _kind_title(kind: str, lang: str) -> str:
         "reckoning": word("phase3", lang),
         "end": word("phase4", lang),
     }.get(kind, kind)
-
-
-def situation(game: Game, seat: int, lang: str) -> str:
-    """What the seat holds: its Hunt cards (the Creature), else its hand, Survival cards and Will."""
-    _ = translator(lang).gettext
-    you = game.view(seat)["you"]
-    if seat == 0:
-        return _("Your Hunt cards: {cards}").format(cards=cards_text(you["hunt_cards"], lang) or "—")
-    will = next(h["will"] for h in game.view(seat)["hunted"] if h["seat"] == seat)
-    parts = [
-        _("Your hand: {cards}").format(cards=cards_text(sorted(you["hand"]), lang) or "—"),
-        _("Survival: {cards}").format(cards=cards_text(you["survival"], lang) or "—"),
-        _("Will: {n}").format(n=will),
-    ]
-    return " · ".join(parts)
 
 
 @dataclass(frozen=True)
