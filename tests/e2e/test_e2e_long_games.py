@@ -54,8 +54,12 @@ def test_away_players_are_covered_and_the_finished_game_is_recorded(redis_url, b
 
     # Petr and Eva play a few steps by pressing buttons; Anna's seat never holds them up
     rng = random.Random(17)
-    version = store.load(game_id).version
-    play_by_buttons(users, [petr, eva], lambda: store.load(game_id).version >= version + 3, rng, timeout=60)
+    version, petr_seat = store.load(game_id).version, store_seat(store, game_id, petr)
+
+    def played_a_while():  # a few steps, and one at least where Petr answered in person (the seats are dealt at random)
+        return store.load(game_id).version >= version + 3 and f"times:{petr_seat}" in store.tally(game_id)
+
+    play_by_buttons(users, [petr, eva], played_a_while, rng, timeout=90)
     assert store.streaks(game_id).get(store_seat(store, game_id, anna), 0) == 0  # covered, not timed out
 
     # then they go away too, and the bot finishes the game
