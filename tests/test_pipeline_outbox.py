@@ -204,3 +204,14 @@ def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     assert "P2 was caught" in out["grp"] and "caught" not in out["chat1"]
     no_group = step(table(3, humans=[1, 2], group=None))
     assert {chat for chat, text in no_group.items() if "caught" in text} == {"chat1", "chat2"}
+
+
+def test_the_topics_of_a_forum_share_their_group_budget(ctx):
+    """Telegram limits a group, not each of its forum topics: two tables in one forum spend one budget."""
+    forum = "-100777"
+    write(ctx, "t7", [{"chat": f"{forum}/7", "text": f"seven {n}", "seat": None, "group": True} for n in range(3)])
+    write(ctx, "t9", [{"chat": f"{forum}/9", "text": "nine", "seat": None, "group": True}])
+    assert upkeep.drain(ctx, G, f"{forum}/7") == ["sent"] * 3  # the group's burst
+    assert upkeep.drain(ctx, G, f"{forum}/9") == ["wait"]  # the other topic waits for the same group's budget
+    assert sent(ctx) == [(f"{forum}/7", f"seven {n}") for n in range(3)]
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # another group has its own

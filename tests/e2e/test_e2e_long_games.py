@@ -187,3 +187,61 @@ def test_stand_ins_take_a_handed_seat_and_a_left_one_and_the_game_goes_on(redis_
     play_by_buttons(users, [anna, zoe, max_], lambda: store.load(game_id).version >= version + 3, rng, timeout=60)
     assert store.games_of_user(str(petr["id"])) == [] and store.games_of_user(str(eva["id"])) == []
     assert users.say(petr, "/status", private=True)["text"] == "You are in no game."
+
+
+FORUM = -100574
+
+
+def say_in(users: Users, who: dict, text: str, topic: int | None) -> dict:
+    """``who`` writes in a topic of the forum (None: its General topic, where messages carry no thread)."""
+    n = next(users.ids)
+    message = {"message_id": n, "date": int(time.time()), "chat": users.group, "from": who, "text": text}
+    if topic:
+        message |= {"message_thread_id": topic, "is_topic_message": True}
+    return users.post({"update_id": n, "message": message}) or {}
+
+
+def open_in_topic(users: Users, topic: int, creator: dict, others: list[dict]) -> str:
+    lobby = say_in(users, creator, "/newgame", topic)
+    assert lobby["message_thread_id"] == topic, lobby
+    payload = lobby["reply_markup"]["inline_keyboard"][0][0]["url"].split("?start=")[1]
+    for who in [creator, *others]:
+        users.say(who, f"/start {payload}", private=True)
+    return payload[1:]
+
+
+def test_a_forum_hosts_one_table_per_topic_and_commands_act_on_their_topic(redis_url, bot_api, stacks):
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=FORUM)
+    users.group = {"id": FORUM, "type": "supergroup", "title": "Forum", "is_forum": True}
+    anna, eva, petr, jan = user(101, "Anna"), user(102, "Eva"), user(103, "Petr"), user(104, "Jan")
+    store = store_of(redis_url)
+
+    first = open_in_topic(users, 7, anna, [eva])
+    second = open_in_topic(users, 9, petr, [jan])
+    assert first != second
+    assert "already a game here" in say_in(users, jan, "/newgame", 7)["text"]  # one table per topic
+    assert say_in(users, jan, "/status", None)["text"].startswith("There is no game here")  # General has none
+    for topic, creator in ((7, anna), (9, petr)):
+        began = say_in(users, creator, "/begin", topic)
+        assert "begins" in began["text"] and began["message_thread_id"] == topic
+    assert store.game_of_chat(f"{FORUM}/7") == first and store.game_of_chat(f"{FORUM}/9") == second
+
+    def threads():  # every message the bot sent to the forum, by topic
+        sends = api.sent("sendMessage", FORUM)
+        return [int(c["params"].get("message_thread_id") or 0) for c in sends]
+
+    wait_for(lambda: {7, 9} <= set(threads()), 20, "each table's status in its own topic")
+    assert set(threads()) == {7, 9}  # nothing to the forum outside the tables' topics
+
+    # commands act on the topic's table: a pause in topic 7 pauses the first game only
+    assert say_in(users, petr, "/pause 1", 7)["text"] == "Only the table's players may pause it."
+    assert say_in(users, anna, "/pause 1", 7)["text"].startswith("Paused until")
+    assert store.paused_until(first) is not None and store.paused_until(second) is None
+    assert "Paused until" in say_in(users, eva, "/status", 7)["text"]
+    assert "Paused until" not in say_in(users, jan, "/status", 9)["text"]
+    notice = wait_for(
+        lambda: [c for c in api.sent("sendMessage", FORUM) if "⏸" in c["params"]["text"]], 20, "the pause notice"
+    )
+    assert [int(c["params"]["message_thread_id"]) for c in notice] == [7]
