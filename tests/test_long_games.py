@@ -4,6 +4,8 @@ records and the group's history (`service.pipeline.absence`, `service.pipeline.r
 
 import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+from rq.job import Job
+from rq.registry import ScheduledJobRegistry
 
 from service.channels import longplay
 from service.game import Game
@@ -155,6 +157,7 @@ def test_the_creator_pauses_the_table_and_deadlines_move_by_the_pause(ctx, clock
     assert asked.until == clock.now + 2 * DAY
     assert ctx.store.load(G).deadline == before + 2 * DAY
     assert "paused until" in texts(ctx, f"pause{ms(asked.until)}")[0]
+    assert f"pause-{G}-{ms(asked.until)}" in ScheduledJobRegistry(queue=ctx.queue).get_job_ids()  # its end
     with pytest.raises(AbsenceError) as again:  # pressed twice: one pause
         absence.pause(ctx, G, seat=1, creator=True, days=2, by="P1")
     assert again.value.reason == "paused_already" and ctx.store.load(G).deadline == before + 2 * DAY
@@ -173,8 +176,12 @@ def test_the_creator_pauses_the_table_and_deadlines_move_by_the_pause(ctx, clock
 def test_the_pause_ends_by_its_job_and_an_old_job_does_not_end_a_newer_pause(ctx, clock):
     first = absence.pause(ctx, G, seat=1, creator=True, days=1, by="P1").until
     clock.advance(DAY)
-    assert absence.resume(ctx, G, first)  # the scheduled end
-    assert any("pause is over" in t for t in texts(ctx, f"resume{ms(first)}"))
+    job_id = f"pause-{G}-{ms(first)}"  # the scheduled end, run by a worker when it is due
+    ScheduledJobRegistry(queue=ctx.queue).remove(job_id)
+    ctx.queue.enqueue_job(Job.fetch(job_id, connection=ctx.store.redis, serializer=ctx.queue.serializer))
+    run_jobs(ctx)
+    assert ctx.store.paused_until(G) is None
+    assert [m["text"] for m in ctx.sender.sent() if m["chat"] == "grp"][-1] == "▶️ The pause is over: the game goes on."
     second = absence.pause(ctx, G, seat=1, creator=True, days=3, by="P1").until
     assert absence.resume(ctx, G, first) is False
     assert ctx.store.paused_until(G) == second

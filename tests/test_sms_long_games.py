@@ -31,14 +31,19 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     assert world.reply(ANNA, "PRYC KONEC").startswith("Welcome back")  # AWAY OFF, in Czech
     assert absence.away_seats(world.ctx, code) == {}
 
+    # LEAVE of a game that has begun: the bot plays the seat, the game goes on
+    assert world.reply(BEDA, f"LEAVE {code}").startswith(f"You left game {code}")
+    assert store.games_of_user(f"sms:{BEDA}") == [] and len(store.meta(code)["bots"]) == 2
+    assert "do not play" in world.reply(BEDA, f"LEAVE {code}")
+
     # both away: the bots finish the game, and it is on their records
-    for number in (ANNA, BEDA):
-        assert world.reply(number, "AWAY 20d").startswith("Away until")
+    assert world.reply(ANNA, "AWAY 20d").startswith("Away until")
     for _ in range(50):
         world.pump()
         if store.load(code).status == "over":
             break
     assert store.load(code).status == "over"
-    assert world.reply(BEDA, "STATS").startswith("📊 1 finished game.")
-    assert "deleted" in world.reply(BEDA, "STATS OFF")
-    assert world.reply(BEDA, "stats").startswith("You keep no record")
+    assert world.reply(ANNA, "STATS").startswith("📊 1 finished game.")
+    assert world.reply(BEDA, "STATS") == "You have no finished game on record yet."  # he left before the end
+    assert "deleted" in world.reply(ANNA, "STATS OFF")
+    assert world.reply(ANNA, "stats").startswith("You keep no record")

@@ -15,7 +15,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
     GO | ZACNI [code]                            its creator starts it (2-7 players); a full table starts itself
     CREATURE | BYTOST [code]                     volunteer to be the Creature (alone or with a code: otherwise
                                                  "bytost 3 ..." is the Creature's hunt command)
-    LEAVE | ODEJDI [code]                        leave a table that has not begun
+    LEAVE | ODEJDI [code]                        leave a table that has not begun (a begun game's: a bot plays
+                                                 the seat from then on)
     SET | NASTAV [code] <setting> <value>        its creator changes a table that has not begun: DEADLINE |
                                                  LHUTA live|fast|daily|<seconds>, SECRECY | UTAJENI strict|fast
                                                  (PRISNE, RYCHLE), EXPERT on|off (ZAP, VYP), SIZE | HRACU 2-7,
@@ -282,6 +283,11 @@ class Router:
         return self._at_table(number, args, prefs, self.lobby.volunteer, "volunteer")
 
     def _leave(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """LEAVE [code]: leave a table that has not begun; LEAVE <code> of a game that has begun leaves the seat to
+        a bot (the game goes on)."""
+        table = self.lobby.get(args[0]) if args else None
+        if table is not None and table.game:
+            return longplay.leave(self.lobby.ctx, table.game, sms_address(number), prefs.lang)
         return self._at_table(number, args, prefs, self.lobby.leave, "left")
 
     def _at_table(

@@ -813,6 +813,7 @@ def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env) -> dict:
         return answer_query(query, _t(lang, "This game is over."))
     env.tables.set_blocked(query.sender.id, False)
     env.ctx.store.set_streak(game_id, seat, 0)
+    env.ctx.store.end_away(game_id, seat)
     return answer_query(query, _t(lang, "Welcome back! I will ask you from the next question on."))
 
 
