@@ -9,10 +9,13 @@ The tables are the shared lobby's (`service.pipeline.lobby`): a table opened her
 players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
-In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin [anyway],
-/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
-/join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
-player is asked in several games) and the decision buttons. Bad input — a stranger's
+In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
+seat from then on), /creature, /settings, /begin [anyway], /status, /cancel, /help, /rules [card], and for long
+games (`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away,
+/back, /stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here),
+/join <code>, /standin <token>, /language, /status, /help, /rules, /away <until>, /back, /stats [off|on],
+/forgetme, /handover [code], typed game commands (prefixed with the game's code when the player is asked in several
+games) and the decision buttons. Bad input — a stranger's
 button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
 nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages, group commands and
 button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
