@@ -11,6 +11,7 @@ from service.channels import longplay
 from service.game import Game
 from service.pipeline import absence, ingest, records, standins, upkeep
 from service.pipeline.absence import AbsenceError, parse_until
+from service.pipeline.lobby import Lobby, Player
 from service.pipeline.resolution import bot_answer, start_game
 from service.pipeline.scheduling import ms
 from service.pipeline.standins import StandInError
@@ -283,6 +284,22 @@ def test_a_cancelled_game_is_not_recorded(ctx):
 
 
 NOVA = {"name": "Nova", "chat": "chat9", "user": "user9", "address": "user9", "lang": "en"}
+
+
+def test_the_lobby_table_follows_a_seat_that_changes_hands(clock):
+    ctx = make_ctx(clock=clock)
+    lobby = Lobby(ctx)
+    anna = Player("tg:1", "Anna", "en", "1", "1")
+    table = lobby.open(anna, "en", place="-100/7")
+    lobby.join(table.code, Player("tg:2", "Petr", "en", "2", "2"))
+    lobby.join(table.code, Player("tg:3", "Eva", "en", "3", "3"))
+    started = lobby.begin(table.code, "tg:1")
+    token, seat = standins.offer_own(ctx, table.code, "1")  # the creator hands her seat on
+    standins.take(ctx, token, Player("tg:4", "Zoe", "en", "4", "4").seat_entry())
+    standins.leave(ctx, table.code, "2")
+    after = lobby.get(table.code)
+    assert after.seats == {"tg:4": started.seats["tg:1"], "tg:3": started.seats["tg:3"]}
+    assert [p.name for p in after.players] == ["Eva", "Zoe"] and after.creator == "tg:4"
 
 
 def test_a_player_hands_their_seat_to_a_stand_in_once(ctx, clock):

@@ -355,6 +355,23 @@ class Lobby:
             self.ctx.store.replace_meta(game_id, meta)
         return bool(seats)
 
+    def reseat(self, code: str, address: str, newcomer: Player | None) -> None:
+        """A begun table's seat changed hands (`service.pipeline.standins`): ``address`` no longer sits at it, and
+        ``newcomer`` (None: the table's bot) has the seat, and the creator's part if it was theirs."""
+
+        def move(table):
+            seat = table.seats.pop(address, None)
+            table.players = [p for p in table.players if p.address != address]
+            if newcomer is not None and seat is not None:
+                table.players.append(newcomer)
+                table.seats[newcomer.address] = seat
+                table.creator = newcomer.address if table.creator == address else table.creator
+
+        try:
+            self.change(code, move)
+        except LobbyError:
+            pass  # a game without a lobby table (the operator's, a test's)
+
     def forget(self, code: str, address: str, name: str) -> None:
         """A finished game's table no longer names the player (``/forgetme``): their name becomes ``name`` and
         their address, chat and ids are gone."""

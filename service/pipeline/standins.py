@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from service.i18n import N_, translator
 from service.pipeline import notices, scheduling, seats
 from service.pipeline.context import Context
-from service.pipeline.lobby import ALPHABET
+from service.pipeline.lobby import ALPHABET, Lobby, Player
 
 OFFER_SECONDS = 2 * 86400
 VANISHED_AFTER = 2
@@ -94,7 +94,8 @@ def find_seat(meta: dict, words: str) -> int | None:
 
 
 def take(ctx: Context, token: str, player: dict) -> Taken:
-    """The newcomer ``player`` ({name, chat, user, address, lang}) takes the offered seat."""
+    """The newcomer ``player`` (`Player.seat_entry`: name, chat, user, address, lang) takes the offered seat; the
+    lobby's table follows (`Lobby.reseat`)."""
     offer = ctx.store.seat_offer(token.upper())
     if offer is None:
         raise StandInError("unknown")
@@ -103,6 +104,8 @@ def take(ctx: Context, token: str, player: dict) -> Taken:
     status, before = ctx.store.swap_seat(game_id, seat, player, ctx.clock(), token.upper())
     if status != "OK":
         raise StandInError({"GONE": "unknown", "SEATED": "seated"}[status])
+    newcomer = Player(player["address"], player["name"], player["lang"], player["chat"], player["user"])
+    Lobby(ctx).reseat(game_id, before.get("address") or "", newcomer)
     old, new = before.get("name", ""), player.get("name", "")
     meta = ctx.store.meta(game_id)
     notices.tell_table(
@@ -125,6 +128,7 @@ def leave(ctx: Context, game_id: str, user: str) -> int:
     status, before = ctx.store.swap_seat(game_id, seat, None, ctx.clock())
     if status != "OK":
         raise StandInError("not_player")
+    Lobby(ctx).reseat(game_id, before.get("address") or "", None)
     seats.answer_now(ctx, game_id, seat)
     name = before.get("name", "")
     batch = f"left{seat}t{scheduling.ms(ctx.clock())}"
