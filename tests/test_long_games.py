@@ -318,6 +318,15 @@ def test_a_player_hands_their_seat_to_a_stand_in_once(ctx, clock):
     next_window(ctx)  # the game goes on with the newcomer
 
 
+def test_an_offer_dies_when_its_seat_changes_hands_another_way(ctx):
+    first, _ = standins.offer_own(ctx, G, "user1")
+    second, _ = standins.offer_own(ctx, G, "user1")  # asked twice: two links
+    standins.take(ctx, first, NOVA)
+    with pytest.raises(StandInError) as gone:  # the other link must not take the seat from the newcomer
+        standins.take(ctx, second, {**NOVA, "user": "user8", "chat": "chat8", "name": "Max"})
+    assert gone.value.reason == "unknown" and ctx.store.meta(G)["players"]["1"] == NOVA
+
+
 def test_a_stand_in_who_already_sits_at_the_table_is_refused_and_the_offer_stays(ctx):
     token, _ = standins.offer_own(ctx, G, "user1")
     before = ctx.store.meta(G)

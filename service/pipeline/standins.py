@@ -54,19 +54,21 @@ def seat_of_user(meta: dict, user: str) -> int | None:
     return next((int(s) for s, p in meta.get("players", {}).items() if str(p.get("user")) == user), None)
 
 
-def _offer(ctx: Context, game_id: str, seat: int) -> str:
+def _offer(ctx: Context, game_id: str, seat: int, meta: dict) -> str:
+    owner = meta["players"][str(seat)].get("user") or ""
     while True:
         token = "".join(secrets.choice(ALPHABET) for _ in range(TOKEN_LENGTH))
-        if ctx.store.offer_seat(token, game_id, seat, OFFER_SECONDS):
+        if ctx.store.offer_seat(token, game_id, seat, owner, OFFER_SECONDS):
             return token
 
 
 def offer_own(ctx: Context, game_id: str, user: str) -> tuple[str, int]:
     """A player offers their own seat. -> (token, seat)."""
-    seat = seat_of_user(_running_meta(ctx, game_id), user)
+    meta = _running_meta(ctx, game_id)
+    seat = seat_of_user(meta, user)
     if seat is None:
         raise StandInError("not_player")
-    return _offer(ctx, game_id, seat), seat
+    return _offer(ctx, game_id, seat, meta), seat
 
 
 def offer_vanished(ctx: Context, game_id: str, seat: int, creator: bool) -> str:
@@ -79,7 +81,7 @@ def offer_vanished(ctx: Context, game_id: str, seat: int, creator: bool) -> str:
     streak = ctx.store.streaks(game_id).get(seat, 0)
     if streak < VANISHED_AFTER and seat not in meta.get("bots", []):
         raise StandInError("not_vanished")
-    return _offer(ctx, game_id, seat)
+    return _offer(ctx, game_id, seat, meta)
 
 
 def find_seat(meta: dict, words: str) -> int | None:

@@ -379,11 +379,12 @@ class Store:
         """Change who plays where in words (a player's new name) without touching the indexes."""
         self.redis.hset(keys.meta(game_id), "json", json.dumps(meta))
 
-    def offer_seat(self, token: str, game_id: str, seat: int, ttl: int) -> bool:
-        """Offer a seat to a stand-in under ``token`` (-> False when the token is taken)."""
+    def offer_seat(self, token: str, game_id: str, seat: int, owner: str, ttl: int) -> bool:
+        """Offer a seat, held by ``owner`` (its player's user, "" for the table's bot), to a stand-in under ``token``
+        (-> False when the token is taken). The offer dies when the seat changes hands another way."""
         pipe = self.redis.pipeline(transaction=True)
         pipe.hsetnx(keys.standin(token), "game", game_id)
-        pipe.hset(keys.standin(token), "seat", seat)
+        pipe.hset(keys.standin(token), mapping={"seat": seat, "owner": owner})
         pipe.expire(keys.standin(token), ttl)
         return bool(pipe.execute()[0])
 
@@ -397,20 +398,27 @@ class Store:
         """Give ``seat`` to ``player`` (None: to the table's bot), in one transaction: the game's players and bots,
         the player -> games index of both, the seat's streak and absence, and the offer ``token`` (taken once).
         -> ("OK", the seat's player before) | ("GONE", {}) when the offer was taken or withdrawn meanwhile |
-        ("SEATED", {}) when ``player`` already sits at the table."""
+        ("SEATED", {}) when ``player`` already sits at the table. An offer made for the seat's player before it changed
+        hands is gone."""
         meta_key = keys.meta(game_id)
         watched = [meta_key] + ([keys.standin(token)] if token else [])
 
         def attempt(pipe):
-            if token and pipe.hgetall(keys.standin(token)) != {b"game": game_id.encode(), b"seat": str(seat).encode()}:
-                return "GONE", {}
+            offer = pipe.hgetall(keys.standin(token)) if token else {}
             raw = pipe.hget(meta_key, "json")
             meta = json.loads(raw) if raw else {}
             players = meta.get("players", {})
+            before = players.get(str(seat), {})
+            offered = {
+                b"game": game_id.encode(),
+                b"seat": str(seat).encode(),
+                b"owner": (before.get("user") or "").encode(),
+            }
+            if token and offer != offered:
+                return "GONE", {}  # taken, withdrawn, or the seat is someone else's since the offer
             user = (player or {}).get("user")
             if user and any(str(p.get("user")) == str(user) for p in players.values()):
                 return "SEATED", {}
-            before = players.get(str(seat), {})
             bots = set(meta.get("bots", []))
             if player is None:
                 players[str(seat)] = {"name": before.get("name", ""), "chat": None, "user": None}
