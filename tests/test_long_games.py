@@ -9,7 +9,7 @@ from rq.registry import ScheduledJobRegistry
 
 from service.channels import longplay
 from service.game import Game
-from service.pipeline import absence, ingest, records, standins, upkeep
+from service.pipeline import absence, ingest, records, resolution, standins, upkeep
 from service.pipeline.absence import AbsenceError, parse_until
 from service.pipeline.lobby import Lobby, Player
 from service.pipeline.resolution import bot_answer, start_game
@@ -118,6 +118,17 @@ def test_an_away_seat_is_played_by_the_bot_until_its_player_answers(ctx, clock):
     # the player answers (here ahead, a plan: any answer does): away ends, the next question asks them
     ingest.submit(ctx, G, 1, [{"type": "plan", "orders": [{"type": "pass"}]}], ctx.store.load(G).window)
     assert absence.away_seats(ctx, G) == {}
+
+
+def test_a_seat_taken_while_its_window_opened_is_answered_by_the_follow_up_and_stays_away(ctx, clock):
+    """The race: a resolution read the table before the player said /away, and opened a window asking them."""
+    assert 1 in ctx.store.expected(G) and 1 not in ctx.store.answers(G)
+    until = clock.now + DAY
+    ctx.store.set_away(G, 1, until)  # what /away wrote after the resolution had read the table
+    resolution.answer_taken(ctx, G, ctx.store.load(G))
+    assert 1 in ctx.store.answers(G)
+    assert absence.away_seats(ctx, G) == {1: until}  # the bot's answer does not end the absence
+    assert 1 not in ctx.store.absence(G)[0]  # nor count as the player's answer time
 
 
 def test_away_ends_by_itself_at_its_time(ctx, clock):

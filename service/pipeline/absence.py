@@ -116,11 +116,10 @@ def go_away(ctx: Context, user: str, until: float) -> list[str]:
     if not running:
         raise AbsenceError("no_game")
     for game_id, seat, meta in running:
-        # away first (a window opening meanwhile is answered by the bot), the open question answered, and away
-        # again (that answer, like any, ended it)
+        # away first: a window opened from now on is answered by the bot (one a resolution opens meanwhile, by
+        # its follow-up: `resolution.answer_taken`), then the question open now
         ctx.store.set_away(game_id, seat, until)
         seats.answer_now(ctx, game_id, seat)
-        ctx.store.set_away(game_id, seat, until)
         name = meta["players"][str(seat)].get("name", "")
         away = N_("{name} is away until {time}: the bot plays their seat until then, or until they answer.")
         words = notices.words("💤", away, until, meta.get("tz"), name=name)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from service.game import Game, IllegalAction, new_game
 from service.ops import metrics
-from service.pipeline import news, records, scheduling, telling
+from service.pipeline import ingest, news, records, scheduling, telling
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
 
@@ -284,6 +284,18 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     follow_up(ctx, game_id, commit.after(game_id, version))
 
 
+def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
+    """The bot answers the seats it plays that the open window asks and that are still unanswered: a seat taken
+    while the resolution that opened the window was running (its player went away, or was handed to the bot,
+    after the resolution had read the table) is not left waiting for its deadline."""
+    answers, expected, streaks, meta = ctx.store.window_state(game_id)
+    away = ctx.store.absence(game_id)[1]
+    taken = taken_seats(meta, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after)
+    for seat in sorted((taken & expected) - set(answers)):
+        answer = bot_answer(Game.from_json(snap.json), seat)
+        ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
+
+
 def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries, and its
     deadline and reminders, or its resolution when bots answered it all (unless the caller goes on resolving
@@ -294,6 +306,7 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         return
     scheduling.deliveries(ctx, game_id, batch_for_version(snap.version))
     if snap.status == "collecting":
+        answer_taken(ctx, game_id, snap)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = snap.deadline

@@ -17,11 +17,14 @@ local function push_lanes(keys, offset, entries, ttl)
 end
 """
 
-# KEYS: snap, exp, ans, auto, dedup set, away, answered-at
-# ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now
+# KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at
+# ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
+#       "1" when the bot answers for the seat's player ("0": the player answers)
 # -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
-# An answer ends the seat's auto-play streak and its player's absence (away), and the first one of the window
-# records when it came (the player's answer time: `service.pipeline.records`).
+# RESOLVE also makes the game due for the sweeper in the same step: should the caller fail to queue the
+# resolution (killed, or Redis failing over), the window is still resolved, not left until its deadline.
+# The player's answer ends the seat's auto-play streak and its player's absence (away), and the first one of the
+# window records when it came (the player's answer time: `service.pipeline.records`); the bot's does none of it.
 # The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
 # after its window closed is refused as STALE instead, and a game keeps no key per answer.
 SUBMIT = """
@@ -34,9 +37,11 @@ if not st[1] then return {'NOGAME', 0} end
 if st[1] ~= ARGV[1] then return {'STALE', 0} end
 if st[2] ~= 'collecting' then return {'CLOSED', 0} end
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
-redis.call('HDEL', KEYS[4], ARGV[2])
-redis.call('HDEL', KEYS[6], ARGV[2])
-redis.call('HSETNX', KEYS[7], ARGV[2], ARGV[6])
+if ARGV[9] ~= '1' then
+  redis.call('HDEL', KEYS[4], ARGV[2])
+  redis.call('HDEL', KEYS[7], ARGV[2])
+  redis.call('HSETNX', KEYS[8], ARGV[2], ARGV[6])
+end
 if ARGV[4] ~= '' then
   redis.call('SADD', KEYS[5], ARGV[4])
   redis.call('EXPIRE', KEYS[5], ARGV[5])
@@ -47,6 +52,7 @@ for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
 end
 if missing > 0 then return {'ACCEPTED', missing} end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[6])
+redis.call('ZADD', KEYS[6], ARGV[7], ARGV[8])
 return {'RESOLVE', 0}
 """
 
@@ -61,15 +67,15 @@ redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
 return {'CLOSED'}
 """
 
-# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, answered-at, tally, then the lane of each
-#       outgoing message
+# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, the previous window's dedup set,
+#       answered-at, tally, then the lane of each outgoing message
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
 #       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL,
 #       [13] JSON list of action-log lines to append (the config line first, then "[seat, action]" lines),
 #       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news),
-#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[10 + i], see `push_lanes`),
+#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[11 + i], see `push_lanes`),
 #       [16] JSON {tally field: count to add}, [17] JSON {tally field: text to append}
 # -> the new version, or 0 when the compare-and-set failed (another resolution won).
 COMMIT = (
@@ -84,7 +90,8 @@ end
 local v = tonumber(ARGV[1]) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'window', ARGV[4], 'status', ARGV[5], 'deadline', ARGV[6],
            'opened', ARGV[7], 'closed', ARGV[5] == 'resolving' and ARGV[7] or '', 'json', ARGV[3])
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[8], KEYS[9])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[9], KEYS[10])
+if redis.call('EXISTS', KEYS[8]) == 1 then redis.call('RENAME', KEYS[8], KEYS[9]) end
 for _, seat in ipairs(cjson.decode(ARGV[8])) do redis.call('SADD', KEYS[2], seat) end
 for seat, answer in pairs(cjson.decode(ARGV[9])) do redis.call('HSET', KEYS[3], seat, answer) end
 for seat, n in pairs(cjson.decode(ARGV[10])) do
@@ -92,10 +99,10 @@ for seat, n in pairs(cjson.decode(ARGV[10])) do
 end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
-push_lanes(KEYS, 10, cjson.decode(ARGV[15]), ARGV[12])
-for field, n in pairs(cjson.decode(ARGV[16])) do redis.call('HINCRBY', KEYS[10], field, n) end
+push_lanes(KEYS, 11, cjson.decode(ARGV[15]), ARGV[12])
+for field, n in pairs(cjson.decode(ARGV[16])) do redis.call('HINCRBY', KEYS[11], field, n) end
 for field, text in pairs(cjson.decode(ARGV[17])) do
-  redis.call('HSET', KEYS[10], field, (redis.call('HGET', KEYS[10], field) or '') .. text)
+  redis.call('HSET', KEYS[11], field, (redis.call('HGET', KEYS[11], field) or '') .. text)
 end
 for _, entry in ipairs(cjson.decode(ARGV[13])) do redis.call('RPUSH', KEYS[7], entry) end
 for field, value in pairs(cjson.decode(ARGV[14])) do redis.call('HSET', KEYS[1], field, value) end
