@@ -288,8 +288,10 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
     """The bot answers the seats it plays that the open window asks and that are still unanswered: a seat taken
     while the resolution that opened the window was running (its player went away, or was handed to the bot,
     after the resolution had read the table) is not left waiting for its deadline."""
+    streaks, away = ctx.store.taken_marks(game_id)
+    if not taken_seats({}, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after):
+        return  # most steps: one round trip
     answers, expected, streaks, meta = ctx.store.window_state(game_id)
-    away = ctx.store.absence(game_id)[1]
     taken = taken_seats(meta, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after)
     for seat in sorted((taken & expected) - set(answers)):
         answer = bot_answer(Game.from_json(snap.json), seat)

@@ -174,6 +174,14 @@ class Store:
             float(paused) if paused else None,
         )
 
+    def taken_marks(self, game_id: str) -> tuple[dict[int, int], dict[int, float]]:
+        """(auto-play streaks, until when each away seat is away), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.autoplays(game_id))
+        pipe.hgetall(keys.away(game_id))
+        streaks, away = pipe.execute()
+        return {int(s): int(n) for s, n in streaks.items()}, {int(s): float(t) for s, t in away.items()}
+
     def tally(self, game_id: str) -> dict[str, str]:
         raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.tally(game_id)))
         return {k.decode(): v.decode() for k, v in raw.items()}
