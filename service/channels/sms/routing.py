@@ -344,15 +344,19 @@ class Router:
         renamed += [game for game, _ in self.lobby.games_of(address) if self.lobby.rename_in_game(game, address, name)]
         return reply("named", prefs.lang, name=name, codes=" ".join(sorted(set(renamed))) or "-")
 
-    def _away(self, number: str, args: list[str], prefs: Prefs) -> str:
+    def _away(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         """AWAY <until>: the bot plays the number's seats until then; AWAY OFF: back now."""
         ctx, address = self.lobby.ctx, sms_address(number)
+        if not self._plays(number) and not floods.stranger_reply_allowed(ctx):
+            return None  # a paid reply to a number that plays nothing comes out of the strangers' budget
         if len(args) == 1 and fold(args[0]) in BACK_WORDS:
             return longplay.back(ctx, address, prefs.lang)
         tz = prefs.tz or ctx.settings.sms_default_tz
         return longplay.away(ctx, address, " ".join(args), prefs.lang, "AWAY", tz)
 
-    def _stats(self, number: str, args: list[str], prefs: Prefs) -> str:
+    def _stats(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        if not self._plays(number) and not floods.stranger_reply_allowed(self.lobby.ctx):
+            return None  # as for AWAY
         return longplay.stats(self.lobby.ctx, sms_address(number), args, prefs.lang, "STATS")
 
     def _standin(self, number: str, args: list[str], prefs: Prefs) -> str:
