@@ -82,6 +82,9 @@ class Settings(BaseSettings):
     reminder_points: list[float] = [0.5, 0.1]
     # After this many deadline auto-plays in a row a seat is bot-played until its player answers again.
     autoplay_bot_after: int = 3
+    # Away and pause (service.pipeline.absence): the longest a player may be away, and a table paused, in days.
+    away_max_days: int = 30
+    pause_max_days: int = 7
 
     # Sweeper: how often it runs, and how long a closed ("resolving") window may wait for its job.
     sweep_interval_seconds: int = 30

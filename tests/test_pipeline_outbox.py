@@ -246,3 +246,14 @@ def test_folding_twice_adds_the_lines_once(ctx):
     assert outbox.fold(ctx.store, G, "grp", CLOSING, head, [following])  # a deliverer killed before the mark
     assert ctx.store.message(G, "v3", following.index) == once
     assert once["text"] == "Anna plays Dodge.\n" + FOLDED and once["news"] == 4
+
+
+def test_the_topics_of_a_forum_share_their_group_budget(ctx):
+    """Telegram limits a group, not each of its forum topics: two tables in one forum spend one budget."""
+    forum = "-100777"
+    write(ctx, "t7", [{"chat": f"{forum}/7", "text": f"seven {n}", "seat": None, "group": True} for n in range(3)])
+    write(ctx, "t9", [{"chat": f"{forum}/9", "text": "nine", "seat": None, "group": True}])
+    assert upkeep.drain(ctx, G, f"{forum}/7") == ["sent"] * 3  # the group's burst
+    assert upkeep.drain(ctx, G, f"{forum}/9") == ["wait"]  # the other topic waits for the same group's budget
+    assert sent(ctx) == [(f"{forum}/7", f"seven {n}") for n in range(3)]
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # another group has its own

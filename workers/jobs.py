@@ -5,7 +5,7 @@ Wiring only: each job takes the context of its connection (`service.wiring.curre
 the work.
 """
 
-from service.pipeline import resolution, upkeep
+from service.pipeline import absence, resolution, upkeep
 from service.wiring import current
 
 
@@ -35,3 +35,7 @@ def refresh(game_id: str, window: int) -> bool:
 
 def sweep() -> dict[str, int]:
     return upkeep.sweep(current())
+
+
+def end_pause(game_id: str, until: float) -> bool:
+    return absence.resume(current(), game_id, until)

@@ -12,7 +12,7 @@ from service import commands
 from service.game import Game
 from service.i18n import N_, translator
 from service.i18n.events import game_over, line, notice_text, reveal
-from service.i18n.names import seat_name
+from service.i18n.names import cards_text, seat_name
 from service.pipeline.ingest import Reason, Status, SubmitResult
 from service.pipeline.news import MAX_NEWS_LINES, MAX_TEXT, StepNews, Unreachable, message, names_of, sees
 
@@ -161,3 +161,18 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
 def unreachable(notice: Unreachable, chat: str, seat: int | None, lang: str) -> dict:
     text = notice_text({"kind": "unreachable", "seat": notice.seat}, names_of(notice.meta), lang, notice.bot_username)
     return message(chat, "⚠️ " + text if seat is None else text, seat, seat is None)
+
+
+def situation(game: Game, seat: int, lang: str) -> str:
+    """What the seat holds: its Hunt cards (the Creature), else its hand, Survival cards and Will."""
+    _ = translator(lang).gettext
+    you = game.view(seat)["you"]
+    if seat == 0:
+        return _("Your Hunt cards: {cards}").format(cards=cards_text(you["hunt_cards"], lang) or "—")
+    will = next(h["will"] for h in game.view(seat)["hunted"] if h["seat"] == seat)
+    parts = [
+        _("Your hand: {cards}").format(cards=cards_text(sorted(you["hand"]), lang) or "—"),
+        _("Survival: {cards}").format(cards=cards_text(you["survival"], lang) or "—"),
+        _("Will: {n}").format(n=will),
+    ]
+    return " · ".join(parts)

@@ -6,7 +6,7 @@ are edited to the cancellation notice, so no screen still waits for an answer.
 """
 
 from service.i18n import DEFAULT_LANG, N_, translator
-from service.pipeline import news, scheduling
+from service.pipeline import news, notices, scheduling
 from service.pipeline.chats import chat_kind
 from service.pipeline.context import Context
 from service.store import keys
@@ -92,24 +92,4 @@ def _notice(lang: str, reason: str, by: str | None) -> str:
 
 def cancel_messages(meta: dict, reason: str, by: str | None = None) -> list[dict]:
     """The notice for the table's group, and for each SMS player (Telegram players read it in the group)."""
-    lang = meta.get("lang") or DEFAULT_LANG
-    out, chats = [], set()
-    if meta.get("group"):
-        out.append(
-            {"chat": meta["group"], "text": _notice(lang, reason, by), "buttons": None, "seat": None, "group": True}
-        )
-        chats.add(meta["group"])
-    for seat, player in sorted(meta.get("players", {}).items()):
-        chat = player.get("chat")
-        if chat and chat not in chats and (not meta.get("group") or chat.startswith("sms:")):
-            chats.add(chat)
-            out.append(
-                {
-                    "chat": chat,
-                    "text": _notice(player.get("lang") or lang, reason, by),
-                    "buttons": None,
-                    "seat": int(seat),
-                    "group": False,
-                }
-            )
-    return out
+    return notices.table_messages(meta, lambda lang: _notice(lang, reason, by))

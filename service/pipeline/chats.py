@@ -1,7 +1,8 @@
 """What kind of chat a chat id is: the one place that decides it.
 
 ``sms:<E.164>`` is an SMS number; a numeric id (``"-100123"``, ``"-100123/7"`` for a forum topic, ``"42"`` for a
-private chat) is Telegram; anything else (``console:you``, test chats) is the console's plain text.
+private chat) is Telegram; anything else (``console:you``, test chats) is the console's plain text. The topics of
+one forum share their group's send budget (`budget_chat`): Telegram limits a group, not a topic.
 """
 
 import re
@@ -19,3 +20,8 @@ def chat_kind(chat: str | None) -> ChatKind:
     if chat.startswith(SMS_PREFIX):
         return "sms"
     return "telegram" if _TELEGRAM_CHAT.match(chat) else "console"
+
+
+def budget_chat(chat: str) -> str:
+    """The chat whose send budget a message to ``chat`` spends: a forum topic's is its group's."""
+    return chat.partition("/")[0] if chat_kind(chat) == "telegram" else chat

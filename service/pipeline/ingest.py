@@ -82,9 +82,12 @@ def submit(
     window_id: int,
     dedup_id: str | None = None,
     snap: Snapshot | None = None,
+    by_bot: bool = False,
 ) -> SubmitResult:
     """Validate and store. ``snap``: the game's snapshot if the caller has just read it (the submit script
-    checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe)."""
+    checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe).
+    ``by_bot``: the bot answers for the seat's player, which, unlike their own answer, does not end their absence
+    or streak."""
     store = ctx.store
     if snap is None:
         snap, seen = store.load_with_dedup(game_id, dedup_id)
@@ -105,7 +108,7 @@ def submit(
 
     now = ctx.clock()
     status, missing = store.submit(
-        game_id, window_id, seat, actions, dedup_id, now, due=now + ctx.settings.resolve_grace_seconds
+        game_id, window_id, seat, actions, dedup_id, now, due=now + ctx.settings.resolve_grace_seconds, by_bot=by_bot
     )
     if status == "ACCEPTED":
         _after_accepted(ctx, game_id, window_id, seat)

@@ -97,6 +97,16 @@ class Player:
     def channel(self) -> str:
         return self.address.split(":", 1)[0]
 
+    def seat_entry(self) -> dict:
+        """The player as a game's meta records the player of a seat (``meta.players[seat]``)."""
+        return {
+            "name": self.name,
+            "chat": self.chat,
+            "user": self.user or self.address,
+            "address": self.address,
+            "lang": self.lang,
+        }
+
 
 def user_of(address: str) -> str:
     """The pipeline's user id of an address (meta's "user"): the bare id on Telegram, else the address."""
@@ -345,6 +355,40 @@ class Lobby:
             self.ctx.store.replace_meta(game_id, meta)
         return bool(seats)
 
+    def reseat(self, code: str, address: str, newcomer: Player | None) -> None:
+        """A begun table's seat changed hands (`service.pipeline.standins`): ``address`` no longer sits at it, and
+        ``newcomer`` (None: the table's bot) has the seat, and the creator's part if it was theirs."""
+
+        def move(table):
+            seat = table.seats.pop(address, None)
+            table.players = [p for p in table.players if p.address != address]
+            if newcomer is not None and seat is not None:
+                table.players.append(newcomer)
+                table.seats[newcomer.address] = seat
+                table.creator = newcomer.address if table.creator == address else table.creator
+
+        try:
+            self.change(code, move)
+        except LobbyError:
+            pass  # a game without a lobby table (the operator's, a test's)
+
+    def forget(self, code: str, address: str, name: str) -> None:
+        """A finished game's table no longer names the player (``/forgetme``): their name becomes ``name`` and
+        their address, chat and ids are gone."""
+
+        def scrub(table):
+            for player in table.players:
+                if player.address == address:
+                    player.name, player.address, player.chat, player.user = name, "", "", ""
+            table.seats.pop(address, None)
+            table.creator = "" if table.creator == address else table.creator
+            table.creature = None if table.creature == address else table.creature
+
+        try:
+            self.change(code, scrub)
+        except LobbyError:
+            pass  # the table is gone already
+
     def volunteer(self, code: str, address: str) -> Table:
         def mark(table):
             if table.game:
@@ -419,13 +463,7 @@ class Lobby:
         size = max(table.size or 0, len(table.players))
         players = {str(s): {"name": f"Bot {s}", "chat": None, "user": None} for s in range(size)}
         for p in table.players:
-            players[str(table.seats[p.address])] = {
-                "name": p.name,
-                "chat": p.chat,
-                "user": p.user or p.address,
-                "address": p.address,
-                "lang": p.lang,
-            }
+            players[str(table.seats[p.address])] = p.seat_entry()
         bots = [s for s in range(size) if players[str(s)]["chat"] is None]
         meta = {
             "players": players,

@@ -32,6 +32,7 @@ from redis.exceptions import LockError
 
 from service.config import Settings
 from service.ops import metrics
+from service.pipeline.chats import budget_chat
 from service.store import LaneEntry, Store, keys
 
 
@@ -217,7 +218,7 @@ def _head(
     failures, not_before = store.lane_failures(game_id, chat, head)
     if not_before > now:
         return Outcome("retry", not_before - now)
-    wait = store.take_send_token(message["chat"], now, *budget(message, settings))
+    wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings))
     if wait > 0:
         if wait > SHORT_WAIT and fold(store, game_id, chat, message, head, behind):
             return Outcome("folded")

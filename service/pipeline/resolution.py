@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from service.game import Game, IllegalAction, new_game
 from service.ops import metrics
-from service.pipeline import news, scheduling, telling
+from service.pipeline import ingest, news, records, scheduling, telling
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
 
@@ -50,17 +50,35 @@ def bot_answer(game: Game, seat: int) -> list[dict]:
     return actions
 
 
-def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], now: float) -> Opening:
+def taken_seats(meta: dict, streaks: dict[int, int], away: dict[int, float], at: float, bot_after: int) -> set[int]:
+    """The players' seats (not the table's bots) the bot plays at ``at``: a streak of auto-plays at the limit, or
+    a player away until later (`service.pipeline.absence`)."""
+    bots = set(meta.get("bots", []))
+    taken = {s for s, n in streaks.items() if n >= bot_after} | {s for s, until in away.items() if until > at}
+    return taken - bots
+
+
+def open_window(
+    ctx: Context,
+    game: Game,
+    meta: dict,
+    streaks: dict[int, int],
+    now: float,
+    away: dict[int, float] | None = None,
+    paused_until: float | None = None,
+) -> Opening:
+    """The next window: the table's bots and the seats the bot plays (`taken_seats`) are answered at once; a
+    window opened while the table is paused gets its whole time after the pause."""
     if game.is_over:
         return Opening("over", [], {}, 0.0)
     expected = sorted(game.waiting_for())
     if not expected:
         raise RuntimeError(f"engine opened window {game.window} that waits for nobody")
-    bots = set(meta.get("bots", [])) | {s for s, n in streaks.items() if n >= ctx.settings.autoplay_bot_after}
+    bots = set(meta.get("bots", [])) | taken_seats(meta, streaks, away or {}, now, ctx.settings.autoplay_bot_after)
     prefilled = {s: bot_answer(game, s) for s in expected if s in bots}
     status = "resolving" if len(prefilled) == len(expected) else "collecting"
     seconds = max(int(meta["deadline_seconds"]), ctx.settings.min_deadline_seconds)
-    return Opening(status, expected, prefilled, now + seconds)
+    return Opening(status, expected, prefilled, max(now, paused_until or 0.0) + seconds)
 
 
 def _apply_answers(
@@ -117,24 +135,37 @@ def _autoplay_rest(
     raise RuntimeError(f"window {window} still open after {MAX_AUTOPLAY_STEPS} auto-plays")
 
 
-def _played_for(
-    meta: dict, answers: dict[int, list[dict]], played: dict[int, list[dict]], streaks: dict[int, int], bot_after: int
-) -> list[dict]:
+def _played_for(answers: dict[int, list[dict]], played: dict[int, list[dict]], taken: set[int]) -> list[dict]:
     """What each player is told privately of the answers given for them (``visible_to`` the seat): the time ran out
     and an answer was played for them (``timed_out``), or the bot plays their seat (``bot_played``: a player's
-    seat, not a bot's, whose streak reached ``bot_after``)."""
+    seat the bot plays, ``taken``)."""
     told = [
         {"type": "timed_out", "seat": seat, "actions": actions, "visible_to": [seat]}
         for seat, actions in played.items()
         if seat not in answers
     ]
-    bots = set(meta.get("bots", []))
     told += [
         {"type": "bot_played", "seat": seat, "actions": actions, "visible_to": [seat]}
         for seat, actions in answers.items()
-        if seat not in bots and streaks.get(seat, 0) >= bot_after
+        if seat in taken
     ]
     return told
+
+
+def _tally(
+    meta: dict, snap: Snapshot, expected: set[int], taken: set[int], missed: set[int], answered_at: dict[int, float]
+) -> tuple[dict[str, int], dict[str, str]]:
+    """The window's part of its players' records (`service.pipeline.records`): each seat asked in person (not a
+    bot's, not taken by the bot) was asked once, missed the deadline or answered after so many seconds."""
+    counts: dict[str, int] = {}
+    times: dict[str, str] = {}
+    for seat in sorted(expected - set(meta.get("bots", [])) - taken):
+        counts[f"asked:{seat}"] = 1
+        if seat in missed:
+            counts[f"missed:{seat}"] = 1
+        elif seat in answered_at:
+            times[f"times:{seat}"] = f"{max(0.0, answered_at[seat] - snap.opened):.0f} "
+    return counts, times
 
 
 def resolve_window(ctx: Context, game_id: str, window: int) -> str:
@@ -159,12 +190,14 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
     answers, expected, streaks, meta = store.window_state(game_id)
+    answered_at, away, paused_until = store.absence(game_id)
 
     applied: list[tuple[int, dict]] = []
     events, plans = _apply_answers(game, window, answers, expected, applied)
     auto_events, played = _autoplay_rest(game, window, applied)
     bot_after = ctx.settings.autoplay_bot_after
-    events += _played_for(meta, answers, played, streaks, bot_after) + auto_events + _apply_plans(game, plans, applied)
+    taken = taken_seats(meta, streaks, away, snap.opened, bot_after)
+    events += _played_for(answers, played, taken) + auto_events + _apply_plans(game, plans, applied)
     notices, changed = [], {}
     for seat in played:
         if seat in answers:
@@ -174,9 +207,10 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
             notices.append(news.bot_notice(meta, seat, changed[seat]))
             events.append({"type": "taken_over", "seat": seat, "visible_to": [seat]})  # told privately, with a way back
     streaks.update(changed)
+    tally = _tally(meta, snap, expected, taken, set(changed), answered_at)
 
     now = ctx.clock()
-    opening = open_window(ctx, game, meta, streaks, now)
+    opening = open_window(ctx, game, meta, streaks, now, away, paused_until)
     asked = [s for s in opening.expected if s not in opening.prefilled]
     step = news.Step(
         game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1, news.load_news(snap.news)
@@ -185,7 +219,7 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
     store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
-    commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news_after)
+    commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news_after, tally=tally)
     version = store.commit(game_id, commit)
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
@@ -193,7 +227,17 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
 
 
 def _commit(
-    version, window, game, opening: Opening, streaks, outgoing, now, applied, news_after, config: dict | None = None
+    version,
+    window,
+    game,
+    opening: Opening,
+    streaks,
+    outgoing,
+    now,
+    applied,
+    news_after,
+    config: dict | None = None,
+    tally: tuple[dict[str, int], dict[str, str]] = ({}, {}),
 ) -> Commit:
     return Commit(
         version=version,
@@ -210,6 +254,8 @@ def _commit(
         actions=applied,
         config=config,
         extra={"news": json.dumps(news_after)},
+        tally=tally[0],
+        tally_text=tally[1],
     )
 
 
@@ -221,6 +267,7 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     store, now = ctx.store, ctx.clock()
     if store.load(keys.check_game_id(game_id)) is not None:
         raise GameExists(game_id)
+    meta = {"began": now, **meta}
     game = new_game(config)
     store.put_meta(game_id, meta, now)
     opening = open_window(ctx, game, meta, {}, now)
@@ -237,6 +284,20 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     follow_up(ctx, game_id, commit.after(game_id, version))
 
 
+def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
+    """The bot answers the seats it plays that the open window asks and that are still unanswered: a seat taken
+    while the resolution that opened the window was running (its player went away, or was handed to the bot,
+    after the resolution had read the table) is not left waiting for its deadline."""
+    streaks, away = ctx.store.taken_marks(game_id)
+    if not taken_seats({}, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after):
+        return  # most steps: one round trip
+    answers, expected, streaks, meta = ctx.store.window_state(game_id)
+    taken = taken_seats(meta, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after)
+    for seat in sorted((taken & expected) - set(answers)):
+        answer = bot_answer(Game.from_json(snap.json), seat)
+        ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
+
+
 def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries, and its
     deadline and reminders, or its resolution when bots answered it all (unless the caller goes on resolving
@@ -247,6 +308,7 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         return
     scheduling.deliveries(ctx, game_id, batch_for_version(snap.version))
     if snap.status == "collecting":
+        answer_taken(ctx, game_id, snap)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = snap.deadline
@@ -256,4 +318,5 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:
         due = None
+        records.fold(ctx, game_id)
     store.mark_followed(game_id, snap.version, due)

@@ -34,19 +34,20 @@ def table(ctx: Context, game_id: str) -> Table | None:
     return Table(game_id, Game.from_json(snap.json), snap.window, snap.deadline, snap.status == "over")
 
 
+def answer_now(ctx: Context, game_id: str, seat: int) -> None:
+    """The bot answers the question the seat is asked right now, if it has not answered it yet."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap and snap.status == "collecting" and seat in store.expected(game_id) and seat not in store.answers(game_id):
+        answer = bot_answer(Game.from_json(snap.json), seat)
+        ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
+
+
 def hand_to_bot(ctx: Context, game_id: str, seat: int, bot: bool) -> None:
     """Bot-play the seat from now on (its open question answered at once), or give it back."""
-    store = ctx.store
     if bot:
-        snap = store.load(game_id)
-        if (
-            snap
-            and snap.status == "collecting"
-            and seat in store.expected(game_id)
-            and seat not in store.answers(game_id)
-        ):
-            ingest.submit(ctx, game_id, seat, bot_answer(Game.from_json(snap.json), seat), snap.current_window)
-    store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after if bot else 0)  # after the submit, which clears it
+        answer_now(ctx, game_id, seat)
+    ctx.store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after if bot else 0)
 
 
 class Games(Protocol):

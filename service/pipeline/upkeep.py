@@ -55,6 +55,11 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
     snap = store.load(game_id)
     if snap is None or snap.window != window or snap.status != "collecting":
         return False
+    paused = store.paused_until(game_id)
+    if paused is not None and paused > ctx.clock():
+        # the deadline moved by the pause: this reminder again, at its point of the longer window
+        scheduling.next_reminder(ctx, game_id, window, snap.opened, snap.deadline, n)
+        return False
     scheduling.next_reminder(ctx, game_id, window, snap.opened, snap.deadline, n + 1)
     missing = sorted(store.expected(game_id) - set(store.answers(game_id)))
     outgoing = telling.reminder_messages(

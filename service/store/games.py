@@ -59,6 +59,9 @@ class Commit:
     actions: list[tuple[int, dict]] = field(default_factory=list)
     config: dict | None = None  # the game's config: written as the action log's first line (version 0 only)
     extra: dict[str, str] | None = None  # more snapshot fields to set (the group status message's news)
+    # the players' tally of the resolved window (`service.pipeline.records`): counts to add, answer times to append
+    tally: dict[str, int] = field(default_factory=dict)
+    tally_text: dict[str, str] = field(default_factory=dict)
 
     def after(self, game_id: str, version: int) -> Snapshot:
         """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
@@ -106,6 +109,8 @@ class Store:
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
         self._raise_seq = connection.register_script(lua.RAISE_SEQ)
         self._mark_done = connection.register_script(lua.MARK_DONE)
+        self._pause = connection.register_script(lua.PAUSE)
+        self._resume = connection.register_script(lua.RESUME)
 
     # --- reading ---------------------------------------------------------------------------------------------
 
@@ -155,6 +160,32 @@ class Store:
             json.loads(meta) if meta else {},
         )
 
+    def absence(self, game_id: str) -> tuple[dict[int, float], dict[int, float], float | None]:
+        """(when each seat first answered the open window, until when each away seat is away, until when the table
+        is paused or None), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.answered_at(game_id))
+        pipe.hgetall(keys.away(game_id))
+        pipe.hget(keys.pause(game_id), "until")
+        answered, away, paused = pipe.execute()
+        return (
+            {int(s): float(t) for s, t in answered.items()},
+            {int(s): float(t) for s, t in away.items()},
+            float(paused) if paused else None,
+        )
+
+    def taken_marks(self, game_id: str) -> tuple[dict[int, int], dict[int, float]]:
+        """(auto-play streaks, until when each away seat is away), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.autoplays(game_id))
+        pipe.hgetall(keys.away(game_id))
+        streaks, away = pipe.execute()
+        return {int(s): int(n) for s, n in streaks.items()}, {int(s): float(t) for s, t in away.items()}
+
+    def tally(self, game_id: str) -> dict[str, str]:
+        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.tally(game_id)))
+        return {k.decode(): v.decode() for k, v in raw.items()}
+
     def answers(self, game_id: str) -> dict[int, list[dict]]:
         raw = self.redis.hgetall(keys.answers(game_id))
         return {int(seat): json.loads(answer) for seat, answer in raw.items()}
@@ -190,9 +221,11 @@ class Store:
         dedup_id: str | None,
         now: float,
         due: float | None = None,
+        by_bot: bool = False,
     ):
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing). The answer
-        that completes the window also makes the game due for the sweeper at ``due`` (default: ``now``)."""
+        that completes the window also makes the game due for the sweeper at ``due`` (default: ``now``).
+        ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are)."""
         status, missing = self._acknowledged(
             self._submit,
             keys=[
@@ -202,6 +235,8 @@ class Store:
                 keys.autoplays(game_id),
                 keys.dedup(game_id),
                 keys.DUE,
+                keys.away(game_id),
+                keys.answered_at(game_id),
             ],
             args=[
                 window,
@@ -212,6 +247,7 @@ class Store:
                 repr(now),
                 repr(now if due is None else due),
                 game_id,
+                "1" if by_bot else "0",
             ],
         )
         return status.decode(), int(missing)
@@ -235,6 +271,8 @@ class Store:
                 keys.actions(game_id),
                 keys.dedup(game_id),
                 keys.dedup_previous(game_id),
+                keys.answered_at(game_id),
+                keys.tally(game_id),
                 *lane_keys(game_id, c.messages),
             ],
             args=[
@@ -256,6 +294,8 @@ class Store:
                 ),
                 json.dumps(c.extra or {}),
                 json.dumps(lane_entries(batch_for_version(c.version + 1), c.messages)),
+                json.dumps(c.tally),
+                json.dumps(c.tally_text),
             ],
         )
         return int(version)
@@ -383,6 +423,68 @@ class Store:
         """Change who plays where in words (a player's new name) without touching the indexes."""
         self.redis.hset(keys.meta(game_id), "json", json.dumps(meta))
 
+    def offer_seat(self, token: str, game_id: str, seat: int, owner: str, ttl: int) -> bool:
+        """Offer a seat, held by ``owner`` (its player's user, "" for the table's bot), to a stand-in under ``token``
+        (-> False when the token is taken). The offer dies when the seat changes hands another way."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hsetnx(keys.standin(token), "game", game_id)
+        pipe.hset(keys.standin(token), mapping={"seat": seat, "owner": owner})
+        pipe.expire(keys.standin(token), ttl)
+        return bool(pipe.execute()[0])
+
+    def seat_offer(self, token: str) -> tuple[str, int] | None:
+        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.standin(token)))
+        return (raw[b"game"].decode(), int(raw[b"seat"])) if b"game" in raw and b"seat" in raw else None
+
+    def swap_seat(
+        self, game_id: str, seat: int, player: dict | None, now: float, token: str | None = None
+    ) -> tuple[str, dict]:
+        """Give ``seat`` to ``player`` (None: to the table's bot), in one transaction: the game's players and bots,
+        the player -> games index of both, the seat's streak and absence, and the offer ``token`` (taken once).
+        -> ("OK", the seat's player before) | ("GONE", {}) when the offer was taken or withdrawn meanwhile |
+        ("SEATED", {}) when ``player`` already sits at the table. An offer made for the seat's player before it changed
+        hands is gone."""
+        meta_key = keys.meta(game_id)
+        watched = [meta_key] + ([keys.standin(token)] if token else [])
+
+        def attempt(pipe):
+            offer = pipe.hgetall(keys.standin(token)) if token else {}
+            raw = pipe.hget(meta_key, "json")
+            meta = json.loads(raw) if raw else {}
+            players = meta.get("players", {})
+            before = players.get(str(seat), {})
+            offered = {
+                b"game": game_id.encode(),
+                b"seat": str(seat).encode(),
+                b"owner": (before.get("user") or "").encode(),
+            }
+            if token and offer != offered:
+                return "GONE", {}  # taken, withdrawn, or the seat is someone else's since the offer
+            user = (player or {}).get("user")
+            if user and any(str(p.get("user")) == str(user) for p in players.values()):
+                return "SEATED", {}
+            bots = set(meta.get("bots", []))
+            if player is None:
+                players[str(seat)] = {"name": before.get("name", ""), "chat": None, "user": None}
+                bots.add(seat)
+            else:
+                players[str(seat)] = player
+                bots.discard(seat)
+            meta["bots"] = sorted(bots)
+            pipe.multi()
+            pipe.hset(meta_key, "json", json.dumps(meta))
+            pipe.hdel(keys.autoplays(game_id), seat)
+            pipe.hdel(keys.away(game_id), seat)
+            if token:
+                pipe.delete(keys.standin(token))
+            if before.get("user"):
+                pipe.zrem(keys.player_games(str(before["user"])), game_id)
+            if user:
+                pipe.zadd(keys.player_games(str(user)), {game_id: now})
+            return "OK", before
+
+        return cast(tuple[str, dict], self.redis.transaction(attempt, *watched, value_from_callable=True))
+
     def games_of_user(self, user: str) -> list[tuple[str, int]]:
         """(game, seat) of every game the player ``user`` (meta's "user") plays, the most recently begun first."""
         self._fold_old_indexes(user)
@@ -417,6 +519,47 @@ class Store:
     def game_of_chat(self, chat: str) -> str | None:
         game_id = cast(bytes | None, self.redis.get(keys.chat_game(chat)))
         return game_id.decode() if game_id else None
+
+    def set_away(self, game_id: str, seat: int, until: float) -> None:
+        self.redis.hset(keys.away(game_id), seat, repr(until))
+
+    def end_away(self, game_id: str, seat: int) -> float | None:
+        """-> until when the seat was to be away (None: it was not)."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hget(keys.away(game_id), seat)
+        pipe.hdel(keys.away(game_id), seat)
+        until, _ = pipe.execute()
+        return float(until) if until else None
+
+    def pause(self, game_id: str, now: float, until: float) -> tuple[str, float | None]:
+        """Pause the table until ``until`` (`lua.PAUSE`). -> ("PAUSED", the open window's new deadline or None) |
+        ("ALREADY", until when it is paused) | ("NOGAME" | "OVER", None)."""
+        reply = self._pause(
+            keys=[keys.snap(game_id), keys.pause(game_id), keys.pause_votes(game_id)], args=[repr(now), repr(until)]
+        )
+        return reply[0].decode(), (float(reply[1]) if len(reply) > 1 and reply[1] else None)
+
+    def resume(self, game_id: str, now: float, until: float | None = None) -> tuple[str, float | None, float]:
+        """End the pause (only the one until ``until``, when given). -> ("RESUMED", the open window's new deadline
+        or None, until when the pause was to last) | ("NOTPAUSED", None, 0.0)."""
+        reply = self._resume(
+            keys=[keys.snap(game_id), keys.pause(game_id)], args=[repr(now), "" if until is None else repr(until)]
+        )
+        if reply[0] != b"RESUMED":
+            return reply[0].decode(), None, 0.0
+        return "RESUMED", float(reply[1]) if reply[1] else None, float(reply[2])
+
+    def paused_until(self, game_id: str) -> float | None:
+        raw = cast(bytes | None, self.redis.hget(keys.pause(game_id), "until"))
+        return float(raw) if raw else None
+
+    def vote_pause(self, game_id: str, seat: int, days: int, ttl: int) -> dict[int, int]:
+        """Record a player's vote for a pause of ``days`` (a vote again replaces it). -> every vote so far."""
+        pipe = self.redis.pipeline(transaction=True)
+        pipe.hset(keys.pause_votes(game_id), seat, days)
+        pipe.expire(keys.pause_votes(game_id), ttl)
+        pipe.hgetall(keys.pause_votes(game_id))
+        return {int(s): int(d) for s, d in pipe.execute()[2].items()}
 
     def set_streak(self, game_id: str, seat: int, n: int) -> None:
         self.redis.hset(keys.autoplays(game_id), seat, n)

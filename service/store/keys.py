@@ -25,6 +25,12 @@ Per game ``G``:
     {g:G}:refresh               set while a status-refresh job is queued and has not started (one at a time)
     {g:G}:refreshing      set   seats whose answer the next status refresh shows
     {g:G}:dedup           set   idempotency ids of the open window's answers (emptied by each commit)
+    {g:G}:ansat           hash  seat -> when it first answered the open window (emptied by each commit)
+    {g:G}:tally           hash  "asked:<seat>", "missed:<seat>" counts and "times:<seat>" (answer times in seconds,
+                                space-separated) of the seats a window asked in person (written by the commits)
+    {g:G}:away            hash  seat -> until when its player is away (the bot plays it; answering ends it)
+    {g:G}:pause           hash  until, since: the table is paused (deadlines shifted by the pause)
+    {g:G}:pausevotes      hash  seat -> days: the players' votes for a pause (a majority pauses)
 Global (not per game):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
@@ -35,6 +41,12 @@ Global (not per game):
     artemia:rl:*                send-rate token buckets and the global pause
     artemia:rl:in:<address>     inbound flood bucket of one sender (service.pipeline.floods); expires when full
     artemia:rl:in-strangers     the shared bucket of replies to senders who play nothing
+    artemia:record:<u>    hash  a player's record across tables (service.pipeline.records)
+    artemia:record:<u>:times list the player's answer times (seconds), the newest `RECORD_TIMES` kept
+    artemia:norecord:<u>        the player said /stats off: nothing is recorded for them
+    artemia:recorded      set   the finished games already folded into the records (each is folded once)
+    artemia:history:<place>  list  finished games of a group or forum topic (JSON, newest first)
+    artemia:standin:<token>  hash  game, seat: a seat offered to a stand-in (expires; taken once)
 """
 
 import re
@@ -131,6 +143,26 @@ def dedup_previous(game_id: str) -> str:
     return f"{_g(game_id)}:dedup:prev"
 
 
+def answered_at(game_id: str) -> str:
+    return f"{_g(game_id)}:ansat"
+
+
+def tally(game_id: str) -> str:
+    return f"{_g(game_id)}:tally"
+
+
+def away(game_id: str) -> str:
+    return f"{_g(game_id)}:away"
+
+
+def pause(game_id: str) -> str:
+    return f"{_g(game_id)}:pause"
+
+
+def pause_votes(game_id: str) -> str:
+    return f"{_g(game_id)}:pausevotes"
+
+
 DUE = "artemia:due"
 HEARTBEAT = "artemia:heartbeat"
 METRICS_COUNTERS = "artemia:metrics:c"  # hash "<name>|<label>=<value>,..." -> count (service.ops.metrics)
@@ -181,6 +213,29 @@ def lobby_opened(address: str) -> str:
 def lobby_tables_of(address: str) -> str:
     """Zset code -> expiry time of the tables an address opened (their count is capped)."""
     return f"artemia:tables:{address}"
+
+
+RECORDED = "artemia:recorded"
+
+
+def player_record(user: str) -> str:
+    return f"artemia:record:{user}"
+
+
+def player_times(user: str) -> str:
+    return f"artemia:record:{user}:times"
+
+
+def no_record(user: str) -> str:
+    return f"artemia:norecord:{user}"
+
+
+def standin(token: str) -> str:
+    return f"artemia:standin:{token}"
+
+
+def history(place: str) -> str:
+    return f"artemia:history:{place}"
 
 
 def chat_game(chat: str) -> str:

@@ -17,11 +17,14 @@ local function push_lanes(keys, offset, entries, ttl)
 end
 """
 
-# KEYS: snap, exp, ans, auto, dedup set, due set
-# ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id
+# KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at
+# ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
+#       "1" when the bot answers for the seat's player ("0": the player answers)
 # -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
 # RESOLVE also makes the game due for the sweeper in the same step: should the caller fail to queue the
 # resolution (killed, or Redis failing over), the window is still resolved, not left until its deadline.
+# The player's answer ends the seat's auto-play streak and its player's absence (away), and the first one of the
+# window records when it came (the player's answer time: `service.pipeline.records`); the bot's does none of it.
 # The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
 # after its window closed is refused as STALE instead, and a game keeps no key per answer.
 SUBMIT = """
@@ -34,7 +37,11 @@ if not st[1] then return {'NOGAME', 0} end
 if st[1] ~= ARGV[1] then return {'STALE', 0} end
 if st[2] ~= 'collecting' then return {'CLOSED', 0} end
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
-redis.call('HDEL', KEYS[4], ARGV[2])
+if ARGV[9] ~= '1' then
+  redis.call('HDEL', KEYS[4], ARGV[2])
+  redis.call('HDEL', KEYS[7], ARGV[2])
+  redis.call('HSETNX', KEYS[8], ARGV[2], ARGV[6])
+end
 if ARGV[4] ~= '' then
   redis.call('SADD', KEYS[5], ARGV[4])
   redis.call('EXPIRE', KEYS[5], ARGV[5])
@@ -60,14 +67,16 @@ redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
 return {'CLOSED'}
 """
 
-# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, then the lane of each outgoing message
+# KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, the previous window's dedup set,
+#       answered-at, tally, then the lane of each outgoing message
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
 #       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL,
 #       [13] JSON list of action-log lines to append (the config line first, then "[seat, action]" lines),
 #       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news),
-#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[9 + i], see `push_lanes`)
+#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[11 + i], see `push_lanes`),
+#       [16] JSON {tally field: count to add}, [17] JSON {tally field: text to append}
 # -> the new version, or 0 when the compare-and-set failed (another resolution won).
 COMMIT = (
     PUSH_LANES
@@ -81,7 +90,7 @@ end
 local v = tonumber(ARGV[1]) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'window', ARGV[4], 'status', ARGV[5], 'deadline', ARGV[6],
            'opened', ARGV[7], 'closed', ARGV[5] == 'resolving' and ARGV[7] or '', 'json', ARGV[3])
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[9])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[9], KEYS[10])
 if redis.call('EXISTS', KEYS[8]) == 1 then redis.call('RENAME', KEYS[8], KEYS[9]) end
 for _, seat in ipairs(cjson.decode(ARGV[8])) do redis.call('SADD', KEYS[2], seat) end
 for seat, answer in pairs(cjson.decode(ARGV[9])) do redis.call('HSET', KEYS[3], seat, answer) end
@@ -90,7 +99,11 @@ for seat, n in pairs(cjson.decode(ARGV[10])) do
 end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
-push_lanes(KEYS, 9, cjson.decode(ARGV[15]), ARGV[12])
+push_lanes(KEYS, 11, cjson.decode(ARGV[15]), ARGV[12])
+for field, n in pairs(cjson.decode(ARGV[16])) do redis.call('HINCRBY', KEYS[11], field, n) end
+for field, text in pairs(cjson.decode(ARGV[17])) do
+  redis.call('HSET', KEYS[11], field, (redis.call('HGET', KEYS[11], field) or '') .. text)
+end
 for _, entry in ipairs(cjson.decode(ARGV[13])) do redis.call('RPUSH', KEYS[7], entry) end
 for field, value in pairs(cjson.decode(ARGV[14])) do redis.call('HSET', KEYS[1], field, value) end
 redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])
@@ -148,6 +161,34 @@ end
 redis.call('DEL', KEYS[1])
 for i = 0, n - 1 do redis.call('DEL', ARGV[3] .. i) end
 return 1
+"""
+
+# KEYS: snap, pause, pause votes      ARGV: now, until
+# Pauses the table until ``until`` unless it is paused already, and shifts the open window's deadline by the
+# pause. -> {'PAUSED', deadline or ''} | {'ALREADY', until} | {'NOGAME'} | {'OVER'}.
+PAUSE = """
+local st = redis.call('HMGET', KEYS[1], 'status', 'deadline')
+if not st[1] then return {'NOGAME'} end
+if st[1] == 'over' then return {'OVER'} end
+local cur = redis.call('HGET', KEYS[2], 'until')
+if cur and tonumber(cur) > tonumber(ARGV[1]) then return {'ALREADY', cur} end
+redis.call('HSET', KEYS[2], 'until', ARGV[2], 'since', ARGV[1])
+redis.call('DEL', KEYS[3])
+if st[1] ~= 'collecting' then return {'PAUSED', ''} end
+return {'PAUSED', redis.call('HINCRBYFLOAT', KEYS[1], 'deadline', tonumber(ARGV[2]) - tonumber(ARGV[1]))}
+"""
+
+# KEYS: snap, pause      ARGV: now, the pause's until ("" = whichever: an early resume)
+# Ends the pause; the open window's deadline gives back what is left of it. A scheduled end names its pause,
+# so an old job cannot end a newer pause. -> {'RESUMED', deadline or '', the pause's until} | {'NOTPAUSED'}.
+RESUME = """
+local cur = redis.call('HGET', KEYS[2], 'until')
+if not cur or (ARGV[2] ~= '' and cur ~= ARGV[2]) then return {'NOTPAUSED'} end
+redis.call('DEL', KEYS[2])
+local left = math.max(0, tonumber(cur) - tonumber(ARGV[1]))
+local st = redis.call('HGET', KEYS[1], 'status')
+if st ~= 'collecting' or left == 0 then return {'RESUMED', '', cur} end
+return {'RESUMED', redis.call('HINCRBYFLOAT', KEYS[1], 'deadline', -left), cur}
 """
 
 # KEYS: snap      ARGV: window, seconds to add -> the new deadline, or false when the window is not open.
@@ -237,5 +278,28 @@ local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
 if cur > tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
+return 1
+"""
+
+# KEYS: recorded set, the group's history list, then for each player: record hash, times list, no-record flag
+# ARGV: game id, history entry JSON ("" for none), history cap, times cap, then for each player JSON
+#       {"add": {field: n}, "times": [seconds, ...]}
+# Folds a finished game into its players' records once (a game already in the recorded set changes nothing); a
+# player who said /stats off (their flag is set) is left out. -> 1 folded, 0 done before.
+RECORD_GAME = """
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+if ARGV[2] ~= '' then
+  redis.call('LPUSH', KEYS[2], ARGV[2])
+  redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[3]) - 1)
+end
+for i = 5, #ARGV do
+  local k = 3 + (i - 5) * 3
+  if redis.call('EXISTS', KEYS[k + 2]) == 0 then
+    local rec = cjson.decode(ARGV[i])
+    for field, n in pairs(rec['add']) do redis.call('HINCRBY', KEYS[k], field, n) end
+    for _, t in ipairs(rec['times']) do redis.call('RPUSH', KEYS[k + 1], t) end
+    redis.call('LTRIM', KEYS[k + 1], -tonumber(ARGV[4]), -1)
+  end
+end
 return 1
 """

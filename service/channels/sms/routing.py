@@ -15,12 +15,17 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
     GO | ZACNI [code]                            its creator starts it (2-7 players); a full table starts itself
     CREATURE | BYTOST [code]                     volunteer to be the Creature (alone or with a code: otherwise
                                                  "bytost 3 ..." is the Creature's hunt command)
-    LEAVE | ODEJDI [code]                        leave a table that has not begun
+    LEAVE | ODEJDI [code]                        leave a table that has not begun (a begun game's: a bot plays
+                                                 the seat from then on)
     SET | NASTAV [code] <setting> <value>        its creator changes a table that has not begun: DEADLINE |
                                                  LHUTA live|fast|daily|<seconds>, SECRECY | UTAJENI strict|fast
                                                  (PRISNE, RYCHLE), EXPERT on|off (ZAP, VYP), SIZE | HRACU 2-7,
                                                  TZ | ZONA <Area/City>|default, LANG | JAZYK cs|en (the table's)
     NAME | JMENO <name>                          the name the others see, at every table of the number
+    AWAY | PRYC <until> | OFF                    away until then (3d, 12h, 24.12. 18:00): the bot plays the
+                                                 number's seats; AWAY OFF (PRYC KONEC) is back at once
+    STATS | STATISTIKA [OFF|ON]                  the number's record across tables; OFF deletes it
+    STANDIN | ZASKOK <code>                      take the seat a player offered (on Telegram: /handover)
     ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
@@ -42,7 +47,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from service import commands
-from service.channels import plain
+from service.channels import longplay, plain
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, chat_of
 from service.i18n import N_, translator
@@ -61,6 +66,10 @@ LEAVE_WORDS = {"LEAVE", "ODEJDI"}
 LANG_WORDS = {"LANG", "JAZYK"}
 SET_WORDS = {"SET", "NASTAV"}
 NAME_WORDS = {"NAME", "JMENO"}
+AWAY_WORDS = {"AWAY", "PRYC"}
+STATS_WORDS = {"STATS", "STATISTIKA"}
+BACK_WORDS = {"OFF", "KONEC", "BACK", "ZPET"}  # after AWAY: back at once
+STANDIN_WORDS = {"STANDIN", "ZASKOK"}
 # A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
 SETTING_KEYS = {
     "DEADLINE": "deadline",
@@ -128,6 +137,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "accents": N_("OK: messages with accents."),
     "lang": N_("OK: English."),
     "game_over": N_("{code}: this game is over."),
+    "standin_usage": N_("Text STANDIN and the code of the seat offered to you, e.g. STANDIN K7QX2M."),
     "creature": N_("the Creature"),
     "hunted": N_("Hunted {n}"),
 }
@@ -188,6 +198,9 @@ class Router:
             (LEAVE_WORDS, self._leave),
             (SET_WORDS, self._set),
             (NAME_WORDS, self._name),
+            (AWAY_WORDS, self._away),
+            (STATS_WORDS, self._stats),
+            (STANDIN_WORDS, self._standin),
             ({"ASCII"}, self._ascii),
             (LANG_WORDS, self._lang),
         ):
@@ -270,6 +283,11 @@ class Router:
         return self._at_table(number, args, prefs, self.lobby.volunteer, "volunteer")
 
     def _leave(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """LEAVE [code]: leave a table that has not begun; LEAVE <code> of a game that has begun leaves the seat to
+        a bot (the game goes on)."""
+        table = self.lobby.get(args[0]) if args else None
+        if table is not None and table.game:
+            return longplay.leave(self.lobby.ctx, table.game, sms_address(number), prefs.lang)
         return self._at_table(number, args, prefs, self.lobby.leave, "left")
 
     def _at_table(
@@ -325,6 +343,29 @@ class Router:
         renamed = [table.code for code in codes if (table := self.lobby.rename(code, address, name))]
         renamed += [game for game, _ in self.lobby.games_of(address) if self.lobby.rename_in_game(game, address, name)]
         return reply("named", prefs.lang, name=name, codes=" ".join(sorted(set(renamed))) or "-")
+
+    def _away(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        """AWAY <until>: the bot plays the number's seats until then; AWAY OFF: back now."""
+        ctx, address = self.lobby.ctx, sms_address(number)
+        if not self._plays(number) and not floods.stranger_reply_allowed(ctx):
+            return None  # a paid reply to a number that plays nothing comes out of the strangers' budget
+        if len(args) == 1 and fold(args[0]) in BACK_WORDS:
+            return longplay.back(ctx, address, prefs.lang)
+        tz = prefs.tz or ctx.settings.sms_default_tz
+        return longplay.away(ctx, address, " ".join(args), prefs.lang, "AWAY", tz)
+
+    def _stats(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        if not self._plays(number) and not floods.stranger_reply_allowed(self.lobby.ctx):
+            return None  # as for AWAY
+        return longplay.stats(self.lobby.ctx, sms_address(number), args, prefs.lang, "STATS")
+
+    def _standin(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """STANDIN <code>: take an offered seat; the reply is the seat's recap."""
+        if len(args) != 1:
+            return reply("standin_usage", prefs.lang)
+        player = self._player(number, prefs.lang)
+        said, _taken = longplay.take_seat(self.lobby.ctx, args[0], player.seat_entry(), prefs.lang)
+        return said
 
     # --- settings --------------------------------------------------------------------------------------------
 

@@ -9,20 +9,24 @@ The tables are the shared lobby's (`service.pipeline.lobby`): a table opened her
 players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
-In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin [anyway],
-/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
-/join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
-player is asked in several games) and the decision buttons. Bad input — a stranger's
+In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
+seat from then on), /creature, /settings, /begin [anyway], /status, /cancel, /help, /rules [card], and for long
+games (`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away,
+/back, /stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here),
+/join <code>, /standin <token>, /language, /status, /help, /rules, /away <until>, /back, /stats [off|on],
+/forgetme, /handover [code], typed game commands (prefixed with the game's code when the player is asked in several
+games) and the decision buttons. Bad input — a stranger's
 button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
 nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages, group commands and
 button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
 """
 
 from collections.abc import Sequence
+from typing import cast
 
 from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
-from service.channels import plain
+from service.channels import longplay, plain
 from service.channels.telegram import ui
 from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
@@ -31,7 +35,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import cancelling, floods, ingest, news, screens
+from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
     MAX_PLAYERS,
@@ -142,7 +146,8 @@ def handle(update: Update, env: Env) -> dict | None:
                 _t(
                     lang,
                     "In the group I know: /newgame /join /leave /creature /settings /begin "
-                    "/status /cancel /help /rules. Moves are made in private chat.",
+                    "/status /cancel /help /rules /pause /resume /away /back /stats /history /handover /replace. Moves "
+                    "are made in private chat.",
                 ),
             )
         return handler(message, args, lang, env)
@@ -337,7 +342,9 @@ def cmd_join(message, args, lang, env):
 
 
 def cmd_leave(message, args, lang, env):
-    table = _lobby(message, env, lang)
+    table = _table(message, env, lang)
+    if table.game:  # a game that has begun: the bot plays the seat from now on, and the game goes on
+        return reply(message, longplay.leave(env.ctx, table.game, str(message.sender.id), lang))
     table = _lobby_call(lang, env.lobby.leave, table.code, telegram_address(message.sender.id))
     if table is None:
         return reply(message, _t(lang, "Everyone left: the game is closed."))
@@ -449,9 +456,11 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     answered = set(store.answers(game_id))
     asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
     bot_after, pure_bots = env.ctx.settings.autoplay_bot_after, set(meta.get("bots", []))
-    taken = {s for s, n in store.streaks(game_id).items() if n >= bot_after and s not in pure_bots}
+    away = absence.away_seats(env.ctx, game_id)  # the bot plays their seats too, until they answer
+    taken = ({s for s, n in store.streaks(game_id).items() if n >= bot_after} | set(away)) - pure_bots
     deadline = snap.deadline if asked else None
-    return ui.status(game.public_view(), names, asked, answered, deadline, lang, bots=taken, **ui.clock_of(meta))
+    shown = ui.status(game.public_view(), names, asked, answered, deadline, lang, bots=taken, **ui.clock_of(meta))
+    return "\n".join([shown, *longplay.status_lines(env.ctx, game_id, meta, lang)])
 
 
 def seat_names(meta: dict) -> dict[int, str]:
@@ -506,6 +515,128 @@ def cmd_rules(message, args, lang, env):
     raise Refused(_t(lang, "I know no card of that name."))
 
 
+# ------------------------------------------------------------------------------------ long games (both chats)
+
+
+def cmd_away(message, args, lang, env):
+    user = str(message.sender.id)
+    tz = absence.zone_of_user(env.ctx, user, ui.zone(lang))  # the time zone of the player's table
+    return reply(message, longplay.away(env.ctx, user, " ".join(args), lang, "/away", tz))
+
+
+def cmd_back(message, args, lang, env):
+    return reply(message, longplay.back(env.ctx, str(message.sender.id), lang))
+
+
+def cmd_stats(message, args, lang, env):
+    return reply(message, longplay.stats(env.ctx, str(message.sender.id), args, lang, "/stats"))
+
+
+def cmd_forgetme(message, args, lang, env):
+    said, games = longplay.forget(env.ctx, str(message.sender.id), lang)
+    for game_id in games:
+        env.lobby.forget(game_id, telegram_address(message.sender.id), records.FORGOTTEN)
+    return reply(message, said)
+
+
+def standin_link(env: Env, token: str) -> str:
+    return f"https://t.me/{env.bot_username}?start=s{token}"
+
+
+def _offer_reply(message: Message, token: str, lang: str, env: Env) -> dict:
+    text = _t(
+        lang,
+        "Whoever takes the seat presses the button (or types /standin {token} to me in private). Until then the "
+        "seat stays as it is.",
+    ).format(token=token)
+    return reply(message, text, [[{"text": _t(lang, "Take the seat"), "url": standin_link(env, token)}]])
+
+
+def cmd_handover(message, args, lang, env):
+    """A player offers their own seat: at this group's table, or (in private) in the game named or their only one."""
+    user = str(message.sender.id)
+    if message.chat.type != "private":
+        game_id = cast(str, _running_table(message, env, lang).game)
+    else:
+        running = [g for g in my_games(env, message.sender.id) if not _over(env, g)]
+        named = [g for g in running if args and g == args[0].upper()]
+        if len(named or running) != 1:
+            raise Refused(_t(lang, "Name the game: /handover <code> ({codes}).").format(codes=" ".join(running) or "-"))
+        game_id = (named or running)[0]
+    try:
+        token, _seat = standins.offer_own(env.ctx, game_id, user)
+    except standins.StandInError as error:
+        raise Refused(longplay.standin_refusal(error, lang)) from error
+    return _offer_reply(message, token, lang, env)
+
+
+def cmd_replace(message, args, lang, env):
+    """The creator offers the seat of a player who vanished: /replace <name or seat number>."""
+    table = _running_table(message, env, lang)
+    game_id = cast(str, table.game)
+    seat = standins.find_seat(env.ctx.store.meta(game_id), " ".join(args))
+    try:
+        if seat is None:
+            raise standins.StandInError("no_seat")
+        token = standins.offer_vanished(env.ctx, game_id, seat, telegram_address(message.sender.id) == table.creator)
+    except standins.StandInError as error:
+        raise Refused(longplay.standin_refusal(error, lang)) from error
+    return _offer_reply(message, token, lang, env)
+
+
+def take_seat(message: SentMessage, token: str, lang: str, env: Env) -> dict:
+    """A newcomer takes an offered seat: the recap of the seat, and its open question when it is asked now."""
+    player = _player(message.sender)
+    said, taken = longplay.take_seat(env.ctx, token, player.seat_entry(), lang)
+    if taken is None:
+        raise Refused(said)
+    snap, meta = env.ctx.store.load_with_meta(taken.game_id)
+    asked = (
+        snap is not None
+        and snap.status == "collecting"
+        and taken.seat in env.ctx.store.expected(taken.game_id)
+        and taken.seat not in env.ctx.store.answers(taken.game_id)
+    )
+    if not asked or snap is None:
+        return reply(message, said)
+    game = Game.from_json(snap.json)
+    choice = ui.Choice(taken.game_id, snap.current_window, taken.seat)
+    screen = ui.decision(game, taken.seat, choice, snap.deadline, lang, seat_names(meta), **ui.clock_of(meta))
+    return reply(message, said + "\n\n" + screen.text, screen.keyboard)
+
+
+def _over(env: Env, game_id: str) -> bool:
+    snap = env.ctx.store.load(game_id)
+    return snap is None or snap.status == "over"
+
+
+def _running_table(message: Message, env: Env, lang: str) -> Table:
+    table = _table(message, env, lang)
+    if not table.game:
+        raise Refused(_t(lang, "The game has not begun yet."))
+    return table
+
+
+def cmd_pause(message, args, lang, env):
+    table = _running_table(message, env, lang)
+    game_id = cast(str, table.game)
+    seat = seat_of(env.ctx.store.meta(game_id), message.sender.id)
+    creator = telegram_address(message.sender.id) == table.creator
+    by = message.sender.first_name
+    return reply(message, longplay.pause(env.ctx, game_id, seat, creator, " ".join(args), by, lang, "/pause"))
+
+
+def cmd_resume(message, args, lang, env):
+    table = _running_table(message, env, lang)
+    creator = telegram_address(message.sender.id) == table.creator
+    return reply(message, longplay.resume(env.ctx, cast(str, table.game), creator, lang))
+
+
+def cmd_history(message, args, lang, env):
+    table = env.lobby.at(_place(message))
+    return reply(message, longplay.history(env.ctx, _place(message), lang, table.tz if table else None))
+
+
 GROUP_COMMANDS = {
     "newgame": cmd_newgame,
     "join": cmd_join,
@@ -518,6 +649,22 @@ GROUP_COMMANDS = {
     "help": cmd_help,
     "rules": cmd_rules,
     "start": cmd_help,
+    "away": cmd_away,
+    "back": cmd_back,
+    "stats": cmd_stats,
+    "pause": cmd_pause,
+    "resume": cmd_resume,
+    "history": cmd_history,
+    "handover": cmd_handover,
+    "replace": cmd_replace,
+}
+# in private: what acts on the player alone
+PRIVATE_COMMANDS = {
+    "away": cmd_away,
+    "back": cmd_back,
+    "stats": cmd_stats,
+    "forgetme": cmd_forgetme,
+    "handover": cmd_handover,
 }
 
 
@@ -539,7 +686,13 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         _take_back_seats(user.id, env)
         if args and args[0].startswith("j"):
             return join_by_code(message, args[0][1:], lang, env)
+        if args and args[0].startswith("s"):  # the deep link of a seat offered to a stand-in
+            return take_seat(message, args[0][1:], lang, env)
         return reply(message, help_text(lang))
+    if command == "standin":
+        if not args:
+            raise Refused(_t(lang, "Usage: /standin <code>, with the code of the seat offered to you."))
+        return take_seat(message, args[0], lang, env)
     if command == "join":
         if not args:
             raise Refused(_t(lang, "Usage: /join <code>, with the code of the game (its creator has it)."))
@@ -551,6 +704,8 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         return reply(message, _t(args[0].lower(), "I will write to you in English."))
     if command == "rules":
         return cmd_rules(message, args, lang, env)
+    if command in PRIVATE_COMMANDS:
+        return PRIVATE_COMMANDS[command](message, args, lang, env)
     if command in ("help", "status") or command is None:
         if command == "help":
             return reply(message, help_text(lang))
@@ -661,6 +816,7 @@ def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env) -> dict:
         return answer_query(query, _t(lang, "This game is over."))
     env.tables.set_blocked(query.sender.id, False)
     env.ctx.store.set_streak(game_id, seat, 0)
+    env.ctx.store.end_away(game_id, seat)
     return answer_query(query, _t(lang, "Welcome back! I will ask you from the next question on."))
 
 

@@ -32,15 +32,13 @@ A keyboard is a list of rows of buttons; a button is ``{"text": ..., "data": ...
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
-
-from babel.dates import format_datetime
 
 from service import cardtexts, commands
 from service.cardnames import name, word
+from service.channels.plain import situation
 from service.game import Game, IllegalAction
 from service.i18n import translator
+from service.i18n.clock import when, zone  # noqa: F401  (re-exported: ui.when, ui.zone)
 from service.i18n.events import track, winner
 from service.i18n.names import cards_text, seat_name, tokens_text
 from service.i18n.questions import question
@@ -57,7 +55,6 @@ NO_CARDS_PLAN = {"type": "plan", "orders": [PASS]}
 INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
 CARDS_MENU = 998  # the menu path (998,) is the "📖 My cards" page of a question (no sub-menu has that many buttons)
-DEFAULT_TZ = {"cs": "Europe/Prague", "en": "UTC"}
 PRECISE_BELOW = 600  # steps shorter than this many seconds show their times to the second
 # Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
 MAIN_TYPES = {
@@ -313,18 +310,6 @@ def rows(buttons: list[dict]) -> Keyboard:
 # ---------------------------------------------------------------------------------------------- texts
 
 
-def zone(lang: str, tz: str | None = None) -> str:
-    """The time zone times are shown in: the table's (``tz``), else its language's default."""
-    return tz or DEFAULT_TZ.get(lang, "UTC")
-
-
-def when(ts: float, lang: str, tz: str | None = None, precise: bool = False) -> str:
-    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET" ("18:30:15 CET" when
-    ``precise``: a short step, where a minute matters)."""
-    moment = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(zone(lang, tz)))
-    return format_datetime(moment, "EEE d MMM, HH:mm:ss zzz" if precise else "EEE d MMM, HH:mm zzz", locale=lang)
-
-
 def clock_of(meta: dict) -> dict:
     """How a game's times are shown (the ``tz`` and ``precise`` arguments of the screens): in the table's time
     zone, to the second when its steps are shorter than `PRECISE_BELOW`."""
@@ -341,21 +326,6 @@ def _kind_title(kind: str, lang: str) -> str:
         "reckoning": word("phase3", lang),
         "end": word("phase4", lang),
     }.get(kind, kind)
-
-
-def situation(game: Game, seat: int, lang: str) -> str:
-    """What the seat holds: its Hunt cards (the Creature), else its hand, Survival cards and Will."""
-    _ = translator(lang).gettext
-    you = game.view(seat)["you"]
-    if seat == 0:
-        return _("Your Hunt cards: {cards}").format(cards=cards_text(you["hunt_cards"], lang) or "—")
-    will = next(h["will"] for h in game.view(seat)["hunted"] if h["seat"] == seat)
-    parts = [
-        _("Your hand: {cards}").format(cards=cards_text(sorted(you["hand"]), lang) or "—"),
-        _("Survival: {cards}").format(cards=cards_text(you["survival"], lang) or "—"),
-        _("Will: {n}").format(n=will),
-    ]
-    return " · ".join(parts)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,49 @@
+"""Long games by SMS (issue 17): AWAY <until>, AWAY OFF and STATS [OFF] on the real app and pipeline (the SMS
+test world: fake Twilio, fakeredis, a hand-driven clock)."""
+
+from sms_support import world_fixtures
+
+from service.pipeline import absence
+
+ANNA, BEDA = "+420601000011", "+420601000012"
+
+served, world = world_fixtures("long-token", seed=5)
+
+
+def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
+    code = world.reply(ANNA, "NEW 3").split()[1]
+    world.reply(BEDA, f"JOIN {code}")
+    world.reply(ANNA, f"GO {code}")
+    world.pump()
+    store = world.ctx.store
+
+    # bad input: a clear answer, nothing stored
+    assert "passed" in world.reply(ANNA, "AWAY 2020-01-01 10:00")
+    assert "at most 30 days" in world.reply(ANNA, "away 365d")
+    assert "Say until when: AWAY 3d" in world.reply(ANNA, "AWAY whenever")
+    assert absence.away_seats(world.ctx, code) == {}
+    assert world.reply(BEDA, "STATS") == "You have no finished game on record yet."
+
+    assert world.reply(ANNA, "AWAY 2d").startswith("Away until")
+    assert len(absence.away_seats(world.ctx, code)) == 1
+    world.pump()
+    assert any("is away until" in text for text in world.twilio.to(BEDA))  # the table is told, by SMS too
+    assert world.reply(ANNA, "PRYC KONEC").startswith("Welcome back")  # AWAY OFF, in Czech
+    assert absence.away_seats(world.ctx, code) == {}
+
+    # LEAVE of a game that has begun: the bot plays the seat, the game goes on
+    assert world.reply(BEDA, f"LEAVE {code}").startswith(f"You left game {code}")
+    assert store.games_of_user(f"sms:{BEDA}") == [] and len(store.meta(code)["bots"]) == 2
+    assert "do not play" in world.reply(BEDA, f"LEAVE {code}")
+
+    # both away: the bots finish the game, and it is on their records
+    assert world.reply(ANNA, "AWAY 20d").startswith("Away until")
+    for _ in range(50):
+        world.pump()
+        if store.load(code).status == "over":
+            break
+    assert store.load(code).status == "over"
+    assert world.reply(ANNA, "STATS").startswith("📊 1 finished game.")
+    assert world.reply(BEDA, "STATS") == "You have no finished game on record yet."  # he left before the end
+    assert "deleted" in world.reply(ANNA, "STATS OFF")
+    assert world.reply(ANNA, "stats").startswith("You keep no record")
