@@ -26,6 +26,7 @@ from service.channels.telegram import ui
 from service.config import Settings
 from service.i18n import translator
 from service.i18n.events import counters, game_over
+from service.pipeline import watch
 from service.pipeline.chats import chat_kind
 from service.pipeline.news import (
     Refresh,
@@ -73,6 +74,12 @@ def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view
 def above(lines: list[str], screen: str) -> str:
     """A turn message: the seat's result lines of the turn, a blank line, then the screen (either may be empty)."""
     return "\n\n".join(part for part in ("\n".join(lines), screen) if part)
+
+
+def watch_button(settings: Settings, meta: dict, lang: str) -> list | None:
+    """The keyboard of the group's status message: one URL button to the game's watch page (None: no page URL)."""
+    link = watch.url(settings, meta)
+    return [[{"text": "👁 " + translator(lang).gettext("Watch"), "url": link}]] if link else None
 
 
 def _guarded(render: Callable[[], list[dict]], fallback: Callable[[], list[dict]], what: str) -> list[dict]:
@@ -133,6 +140,7 @@ class TelegramChannel:
                     ),
                     None,
                     True,
+                    buttons=watch_button(self.settings, meta, lang),
                     slot=status_slot(step.game_id, closed.start),
                     seq=seq,
                 )
@@ -150,7 +158,10 @@ class TelegramChannel:
         )
         if game.is_over and closed is not None:
             text = "\n\n".join([text, game_over(view, names, lang)])
-        out.append(message(group, text, None, True, slot=status_slot(step.game_id, segment.start), seq=seq))
+        keyboard = watch_button(self.settings, meta, lang)
+        out.append(
+            message(group, text, None, True, buttons=keyboard, slot=status_slot(step.game_id, segment.start), seq=seq)
+        )
         if game.is_over and closed is None:
             out.append(message(group, game_over(view, names, lang), None, True))
         return out
@@ -228,9 +239,9 @@ class TelegramChannel:
                 lines,
                 meta,
             )
-            out.append(
-                message(group, text, None, True, slot=status_slot(refresh.game_id, segment["start"]), seq=refresh.seq)
-            )
+            slot = status_slot(refresh.game_id, segment["start"])
+            keyboard = watch_button(self.settings, meta, lang)
+            out.append(message(group, text, None, True, buttons=keyboard, slot=slot, seq=refresh.seq))
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
