@@ -5,15 +5,15 @@ public information reaches it."""
 import re
 
 import pytest
-from pipeline_support import CONFIG, make_ctx, run_jobs, table
+from pipeline_support import CONFIG, answer_all, make_ctx, run_jobs, table
 from starlette.testclient import TestClient
 
 from service.cardnames import name
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram.tables import Tables
 from service.game import Game
-from service.pipeline import ingest, watch
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline import watch
+from service.pipeline.resolution import start_game
 from service.web import create_app
 
 PUBLIC = "https://watch.example.org"
@@ -21,15 +21,6 @@ PUBLIC = "https://watch.example.org"
 
 def client_of(ctx) -> TestClient:
     return TestClient(create_app(telegram.Env(ctx, Tables(ctx.store.redis), "bot"), "secret"))
-
-
-def answer_all(ctx, game_id: str) -> None:
-    """Every seat the open window still waits for answers with the bot's move; then the jobs run."""
-    snap = ctx.store.load(game_id)
-    game = Game.from_json(snap.json)
-    for seat in sorted(ctx.store.expected(game_id) - set(ctx.store.answers(game_id))):
-        ingest.submit(ctx, game_id, seat, bot_answer(game, seat), snap.window)
-    run_jobs(ctx)
 
 
 @pytest.fixture

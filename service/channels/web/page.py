@@ -27,6 +27,9 @@ STYLE = """
 *{box-sizing:border-box}
 body{margin:0;background:#f6f3ea;color:#1b1b1b;font:16px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:1040px;margin:0 auto;padding:12px}
+@media (min-width:1180px){main{max-width:1500px;display:grid;grid-template-columns:minmax(0,1000px) minmax(300px,1fr);
+column-gap:20px;align-items:start}main>*{grid-column:1}main>.log{grid-column:2;grid-row:1/span 7;position:sticky;top:0;
+max-height:100vh;overflow-y:auto}}
 header{display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 14px}
 h1{font-size:1.35rem;margin:0}
 h2{font-size:1.1rem;margin:18px 0 6px}
