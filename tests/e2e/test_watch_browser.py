@@ -23,6 +23,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram.tables import Tables
+from service.pipeline import watch
 from service.pipeline.resolution import start_game
 from service.web import create_app
 from tests.pipeline_support import CONFIG, answer_all, make_ctx, run_jobs, table
@@ -159,4 +160,10 @@ def test_a_finished_game_steps_through_its_replay(browser, site, shots):
 
     browser.get(watch_url(ctx, base, "done", "?step=5&lang=en"))
     assert "Step 6 of" in browser.find_element(By.ID, "w-where").text
+    assert not browser.find_elements(By.CSS_SELECTOR, ".hidden")
     screenshot(browser, PHONE, shots / "replay-phone-en.png")
+
+    watch.show_hidden(ctx.store, "done")  # the creator's choice after the game (/reveal)
+    browser.get(watch_url(ctx, base, "done", "?step=4&lang=en"))
+    assert "Places in hand:" in browser.find_element(By.CSS_SELECTOR, ".hidden").text
+    screenshot(browser, DESKTOP, shots / "replay-hidden-desktop-en.png")

@@ -10,7 +10,8 @@ players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS 
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
 In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin [anyway],
-/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
+/status, /cancel, /reveal (after the game, its creator shows the hidden choices on the watch page), /help,
+/rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
 /join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
 player is asked in several games) and the decision buttons. Bad input — a stranger's
 button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
@@ -31,7 +32,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import cancelling, floods, ingest, news, screens
+from service.pipeline import cancelling, floods, ingest, news, screens, watch
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
     MAX_PLAYERS,
@@ -142,7 +143,7 @@ def handle(update: Update, env: Env) -> dict | None:
                 _t(
                     lang,
                     "In the group I know: /newgame /join /leave /creature /settings /begin "
-                    "/status /cancel /help /rules. Moves are made in private chat.",
+                    "/status /cancel /reveal /help /rules. Moves are made in private chat.",
                 ),
             )
         return handler(message, args, lang, env)
@@ -468,6 +469,20 @@ def cmd_cancel(message, args, lang, env):
     return reply(message, _t(lang, "The game is cancelled. /newgame opens a new one."))
 
 
+def cmd_reveal(message, args, lang, env):
+    """After the game its creator may show each seat's hidden choices on the game's watch page."""
+    table = _table(message, env, lang)
+    if telegram_address(message.sender.id) != table.creator:
+        raise Refused(refusal("not_creator", lang))
+    snap = env.ctx.store.load(table.game) if table.game else None
+    if snap is None or snap.status != "over":
+        raise Refused(_t(lang, "Hidden choices can be shown only after the game is over."))
+    watch.show_hidden(env.ctx.store, table.game)
+    link = watch.url(env.ctx.settings, env.ctx.store.meta(table.game))
+    said = _t(lang, "The watch page now shows each player's hidden cards and picks too.")
+    return reply(message, f"{said}\n{link}" if link else said)
+
+
 def cmd_help(message, args, lang, env):
     return reply(message, help_text(lang))
 
@@ -515,6 +530,7 @@ GROUP_COMMANDS = {
     "begin": cmd_begin,
     "status": cmd_status,
     "cancel": cmd_cancel,
+    "reveal": cmd_reveal,
     "help": cmd_help,
     "rules": cmd_rules,
     "start": cmd_help,

@@ -19,7 +19,7 @@ from service.cardnames import word
 from service.channels import plain
 from service.i18n import translator
 from service.i18n.events import counters, winner
-from service.i18n.names import seat_name
+from service.i18n.names import cards_text, seat_name
 from service.pipeline.news import names_of
 from service.pipeline.watch import Frame
 
@@ -55,6 +55,8 @@ nav .where{flex-basis:100%;font-weight:600}
 .log section{background:#fff;border-radius:10px;padding:4px 14px 8px;margin:8px 0;box-shadow:0 1px 3px #0002}
 .log ol{margin:0;padding-left:1.2em}
 .log li{margin:2px 0;white-space:pre-line}
+.hidden{background:#fff;border:2px dashed #cc79a7;border-radius:10px;padding:2px 14px;margin:8px 0}
+.hidden ul{margin:4px 0 8px;padding-left:1.2em}
 footer{color:#6b6b6b;font-size:.85rem;margin:20px 0}
 @media (max-width:600px){main{padding:6px}h1{font-size:1.15rem}body{font-size:15px}}
 """
@@ -68,7 +70,7 @@ class Shown:
     step: int
     meta: dict
     lang: str
-    over: bool
+    over: bool  # the game is over (its frames may then hold the seats' hidden choices: `_hidden`)
 
     @property
     def frame(self) -> Frame:
@@ -120,7 +122,30 @@ def _head(shown: Shown) -> str:
         + f'<div class="counters" title="{escape(counters(view, lang))}">'
         + f'<span class="counter rescue">{escape(rescue)}</span>'
         + f'<span class="counter assimilation">{escape(assimilation)}</span></div>'
+        + _hidden(shown)
     )
+
+
+def _hidden(shown: Shown) -> str:
+    """Each seat's hidden cards and picks at this step: only in frames made with them (after the game, by the
+    creator's choice: `service.pipeline.watch.show_hidden`)."""
+    hidden, lang = shown.frame.hidden, shown.lang
+    if hidden is None:
+        return ""
+    _ = translator(lang).gettext
+    rows = []
+    for seat, mine in sorted(hidden.items()):
+        if mine["role"] == "creature":
+            said = [_("Hunt cards in hand: {cards}").format(cards=cards_text(mine["hunt_cards"], lang) or "—")]
+        else:
+            said = [_("Places in hand: {cards}").format(cards=cards_text(mine["hand"], lang) or "—")]
+            if mine["played"]:
+                said.append(_("Chosen face down: {cards}").format(cards=cards_text(mine["played"], lang)))
+            if mine["survival"]:
+                said.append(_("Survival cards: {cards}").format(cards=cards_text(mine["survival"], lang)))
+        rows.append(f"<li><b>{escape(seat_name(shown.names, seat, lang))}</b>: {escape(' · '.join(said))}</li>")
+    title = _("Hidden choices (shown by the table's creator after the game)")
+    return f'<section class="hidden">{_tag("h2", title)}<ul>{"".join(rows)}</ul></section>'
 
 
 def _tag(name: str, text: str, cls: str = "") -> str:
@@ -199,11 +224,12 @@ def document(shown: Shown, base: str, data_url: str, script_url: str, version: i
         badge = _tag("span", _("Replay") if shown.over else _("Earlier step"), "badge")
     players = ", ".join(seat_name(shown.names, seat, shown.lang) for seat in sorted(shown.names))
     nav = _nav(shown, base) if shown.over or not shown.live else ""
-    note = (
-        _("This page follows the game by itself. Without JavaScript, reload it to see new moves.")
-        if shown.live
-        else _("Only what the whole table saw is shown here, never a player's hidden cards or picks.")
-    )
+    if shown.live:
+        note = _("This page follows the game by itself. Without JavaScript, reload it to see new moves.")
+    elif shown.frame.hidden is None:
+        note = _("Only what the whole table saw is shown here, never a player's hidden cards or picks.")
+    else:
+        note = _("After the game its creator chose to show each player's hidden cards and picks too.")
     return (
         f'<!doctype html><html lang="{shown.lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'

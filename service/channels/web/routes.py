@@ -3,12 +3,13 @@ page's script) and ``GET /w/watch.js`` (that script).
 
 A token the store does not know is a 404 (the same for any malformed one). ``?step=N`` shows the game as it was
 when its N-th window opened (0: the start); without it, the game now. ``?lang=cs|en`` overrides the table's
-language.
+language. A finished game whose creator chose so (``/reveal``: `service.pipeline.watch.show_hidden`) shows each
+seat's hidden cards and picks at every step too; no other page ever does.
 
 Caching: every answer carries an ETag (the game's version, the step, the language, the page's own code) and a
 request whose ``If-None-Match`` matches gets 304 without the game being replayed. The running game's page is
 ``no-cache`` (revalidated each time); a step that cannot change any more (a finished game, an earlier step) may
-be kept an hour; the script is immutable (its URL names its digest). Bodies are gzipped for clients that accept
+be kept five minutes; the script is immutable (its URL names its digest). Bodies are gzipped for clients that accept
 it. The token is in the URL, so pages say ``Referrer-Policy: no-referrer`` and ``noindex``, and a strict
 Content-Security-Policy allows only the page's own script.
 """
@@ -35,7 +36,7 @@ SCRIPT_DIGEST = hashlib.sha256(SCRIPT).hexdigest()[:12]
 PAGE_CODE = hashlib.sha256(SCRIPT + page.STYLE.encode()).hexdigest()[:8]  # a new page's code: new ETags
 SCRIPT_URL = f"/w/watch.js?v={SCRIPT_DIGEST}"
 LIVE_CACHE = "no-cache"
-SETTLED_CACHE = "private, max-age=3600"
+SETTLED_CACHE = "private, max-age=300"  # short: the creator may still choose to show the hidden choices
 HEADERS = {
     "Referrer-Policy": "no-referrer",
     "X-Robots-Tag": "noindex, nofollow",
@@ -71,12 +72,14 @@ def _answer(ctx: Context, request: Request, as_json: bool) -> Response:
     asked = request.query_params.get("step", "")
     step = int(asked) if asked.isdigit() else None
     over = snap.status == "over"
+    hidden = watch.hidden_shown(meta, over)
     settled = over or step is not None
-    etag = f'W/"{PAGE_CODE}-{snap.version}-{"" if step is None else step}-{lang}-{"j" if as_json else "h"}"'
+    kind = ("j" if as_json else "h") + ("s" if hidden else "")
+    etag = f'W/"{PAGE_CODE}-{snap.version}-{"" if step is None else step}-{lang}-{kind}"'
     headers = {"ETag": etag, "Cache-Control": SETTLED_CACHE if settled else LIVE_CACHE}
     if etag in request.headers.get("if-none-match", ""):
         return Response(status_code=304, headers={**HEADERS, **headers})
-    frames = watch.history(ctx.store, game_id)
+    frames = watch.history(ctx.store, game_id, with_hidden=hidden)
     if not frames:
         return _not_found(request)
     last = len(frames) - 1
