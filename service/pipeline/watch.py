@@ -30,7 +30,7 @@ from service.game.engine import new_game
 from service.store import Store
 
 TOKEN_BYTES = 16
-CACHED_GAMES = 256  # histories kept per process, the least recently asked dropped first
+CACHED_GAMES = 64  # histories kept per process (a whole 7-player game: ~0.4 MB), the least recently asked dropped first
 
 
 def new_token() -> str:
