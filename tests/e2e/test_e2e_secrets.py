@@ -51,7 +51,7 @@ GAMES = int(os.environ.get("ARTEMIA_AUDIT_GAMES", "200"))  # fewer for a quick l
 SECRET = "audit_secret"
 BOT_USERNAME = "artemia_audit_bot"
 UNLIMITED = 1e9
-WATCH_EVERY = 3
+WATCH_EVERY = 5
 
 
 def direct(fake: FakeBotAPI, method: str):
