@@ -58,7 +58,8 @@ nav .where{flex-basis:100%;font-weight:600}
 .hidden{background:#fff;border:2px dashed #cc79a7;border-radius:10px;padding:2px 14px;margin:8px 0}
 .hidden ul{margin:4px 0 8px;padding-left:1.2em}
 footer{color:#6b6b6b;font-size:.85rem;margin:20px 0}
-@media (max-width:600px){main{padding:6px}h1{font-size:1.15rem}body{font-size:15px}}
+@media (max-width:600px){main{padding:6px}h1{font-size:1.15rem}body{font-size:15px}
+nav form{order:3;flex-basis:100%}nav #w-next{margin-left:auto}}
 """
 
 
