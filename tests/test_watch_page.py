@@ -114,6 +114,16 @@ def test_unknown_or_malformed_tokens_are_not_found(live):
         assert response.status_code == 404 and "svg" not in response.text
 
 
+def test_odd_steps_and_languages_fall_back_instead_of_failing(finished):
+    ctx, token = finished
+    client = client_of(ctx)
+    last = client.get(f"/w/{token}/data.json").json()["steps"] - 1
+    for query, step in (("?step=²", last), ("?step=-1", last), ("?step=99999999999999999999", last), ("?step=", last)):
+        response = client.get(f"/w/{token}/data.json{query}&lang=xx")
+        assert response.status_code == 200 and response.json()["step"] == step, query
+        assert "Krok" in response.json()["where"]  # an unknown language: the table's (Czech)
+
+
 def test_a_finished_game_replays_step_by_step_in_the_tables_language(finished):
     ctx, token = finished
     client = client_of(ctx)

@@ -70,7 +70,7 @@ def _answer(ctx: Context, request: Request, as_json: bool) -> Response:
         return _not_found(request)
     lang = next(choice for choice in (request.query_params.get("lang"), meta.get("lang"), LANGS[0]) if choice in LANGS)
     asked = request.query_params.get("step", "")
-    step = int(asked) if asked.isdigit() else None
+    step = int(asked) if asked.isascii() and asked.isdigit() else None
     over = snap.status == "over"
     hidden = watch.hidden_shown(meta, over)
     settled = over or step is not None
