@@ -698,6 +698,8 @@ def message_figures(driver: Driver, turns: int) -> dict:
         "group_sends_per_turn": sum(1 for c in sends if c[1] in group) / max(1, turns),
         "private_sends_per_player_turn": sum(1 for c in sends if c[1] not in group) / player_turns,
         "edits_per_player_turn": len(edits) / player_turns,
+        "group_edits_per_turn": sum(1 for c in edits if c[1] in group) / max(1, turns),
+        "private_edits_per_player_turn": sum(1 for c in edits if c[1] not in group) / player_turns,
         "private_sends_by_kind": dict(driver.private_sends.most_common(8)),
         "by_method": dict(collections.Counter(c[0] for c in driver.calls)),
     }
@@ -985,7 +987,8 @@ def report(f: dict) -> None:
     print(
         f"  messages per player per turn: {m['sends_per_player_turn']:.2f} sendMessage "
         f"({m['private_sends_per_player_turn']:.2f} private + group {m['group_sends_per_turn']:.2f} per turn), "
-        f"{m['calls_per_player_turn']:.2f} with edits (goal <= 1.5); calls {m['by_method']}"
+        f"{m['calls_per_player_turn']:.2f} with edits (goal <= 3; edits: {m['private_edits_per_player_turn']:.2f} "
+        f"private per player-turn + group {m['group_edits_per_turn']:.2f} per turn); calls {m['by_method']}"
     )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
     fl = f.get("flood")

@@ -204,3 +204,45 @@ def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     assert "P2 was caught" in out["grp"] and "caught" not in out["chat1"]
     no_group = step(table(3, humans=[1, 2], group=None))
     assert {chat for chat, text in no_group.items() if "caught" in text} == {"chat1", "chat2"}
+
+
+def status(text, news, seq, slot, fold=False):
+    return {**group(text, seq, slot), "news": news, **({"fold": True} if fold else {})}
+
+
+CLOSING = status("Anna plays Dodge.\nZora places tokens.\n\nTurn 1", 2, 300, "out1:s0", fold=True)
+FOLLOWING = status("🔦 Reveal of turn 1!\nPetr → 4 Beach\n\n⏳ Anna", 2, 300, "out1:s1")
+FOLDED = "Zora places tokens.\n🔦 Reveal of turn 1!\nPetr → 4 Beach\n\n⏳ Anna"
+
+
+def test_a_closed_status_waiting_for_the_budget_is_folded_into_the_next_one(ctx, clock):
+    ctx.settings.rate_group_per_minute = 1  # a burst of 3, then one token a minute
+    write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
+    write(ctx, "n1", [group("a notice")])
+    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent", "sent"]  # the burst is spent
+    write(ctx, "v3", [CLOSING, FOLLOWING])
+    assert upkeep.drain(ctx, G, "grp") == ["folded", "wait"]
+    clock.advance(60)
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    # one send instead of an edit and a send; the line the old message never showed leads the new one
+    assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == FOLDED
+    assert ctx.store.shown_news_lines(G, "grp", "out1:s1") == 3
+
+
+def test_a_closed_status_is_edited_as_usual_while_the_budget_allows(ctx):
+    ctx.settings.rate_group_per_minute = 600
+    write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
+    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    write(ctx, "v3", [CLOSING, FOLLOWING])  # the global budget (2 a second) makes it wait a moment: not folded
+    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"][-2:] == [CLOSING["text"], FOLLOWING["text"]]
+
+
+def test_folding_twice_adds_the_lines_once(ctx):
+    write(ctx, "v3", [CLOSING, FOLLOWING])  # its message never shown: every news line of it goes
+    head, following = [e for e in ctx.store.lane(G, "grp") if e.batch == "v3"]
+    assert outbox.fold(ctx.store, G, "grp", CLOSING, head, [following])
+    once = ctx.store.message(G, "v3", following.index)
+    assert outbox.fold(ctx.store, G, "grp", CLOSING, head, [following])  # a deliverer killed before the mark
+    assert ctx.store.message(G, "v3", following.index) == once
+    assert once["text"] == "Anna plays Dodge.\n" + FOLDED and once["news"] == 4

@@ -371,9 +371,9 @@ def test_after_the_game_its_creator_may_show_the_hidden_choices_on_the_watch_pag
         answer_all(env.ctx, game_id)
     assert env.ctx.store.load(game_id).status == "over"
     before = chat.client.get(page)
-    assert "Hidden choices" not in before.text and "Places in hand: 1" not in before.text
+    assert '<section class="hidden">' not in before.text and "Hidden choices" not in before.text
     assert chat.say(1, "/reveal")["text"] == "Only the player who opened this game may do that."
-    assert "Hidden choices" not in chat.client.get(page).text
+    assert '<section class="hidden">' not in chat.client.get(page).text
     assert "hidden cards and picks too" in chat.say(0, "/reveal")["text"]
     after = chat.client.get(page, headers={"If-None-Match": before.headers["etag"]})
     assert after.status_code == 200

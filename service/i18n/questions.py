@@ -102,6 +102,13 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
                 "place, and the Assimilation counter moves forward 1."
             ),
         ]
+    if kinds == {"pass"}:  # strict secrecy asks a seat even when none of its cards fits the moment
+        return [
+            _(
+                "None of your cards can be played at this moment. "
+                "(Everyone is asked here, so no one can tell what you hold.)"
+            )
+        ]
     if "hunt_card" in kinds:
         return [_("You may play a Hunt card now, or play no card.")]
     if "survival" in kinds:

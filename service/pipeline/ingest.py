@@ -89,6 +89,7 @@ def submit(
     if snap is None:
         snap, seen = store.load_with_dedup(game_id, dedup_id)
         if seen:
+            requeue_if_resolving(ctx, game_id, window_id, snap)
             return _refused("DUP")
     if snap is None:
         return _refused("NOGAME")
@@ -102,16 +103,29 @@ def submit(
     if problem:
         return SubmitResult(Status.INVALID, reason=problem.reason, params=problem.params)
 
-    status, missing = store.submit(game_id, window_id, seat, actions, dedup_id, ctx.clock())
+    now = ctx.clock()
+    status, missing = store.submit(
+        game_id, window_id, seat, actions, dedup_id, now, due=now + ctx.settings.resolve_grace_seconds
+    )
     if status == "ACCEPTED":
         _after_accepted(ctx, game_id, window_id, seat)
         return SubmitResult(Status.ACCEPTED, missing, tuple(actions))
     if status == "RESOLVE":
         metrics.answer_stored(store.redis)
-        store.set_due(game_id, ctx.clock() + ctx.settings.resolve_grace_seconds)
         scheduling.resolve(ctx, game_id, window_id)
         return SubmitResult(Status.RESOLVE, 0, tuple(actions))
+    if status in ("DUP", "CLOSED"):
+        requeue_if_resolving(ctx, game_id, window_id, store.load(game_id))
     return _refused(status)  # the window changed between our read and the script
+
+
+def requeue_if_resolving(ctx: Context, game_id: str, window_id: int, snap: Snapshot | None) -> None:
+    """A repeated answer (its dedup id recorded already) to a window that is resolving: the first delivery may
+    have closed the window and then failed before its resolution was queued (killed, or Redis failing over; the
+    sender retries after a 5xx). Queue it again under its deterministic id (a no-op when it is waiting or
+    running) rather than leave it to the sweeper's grace period."""
+    if snap is not None and snap.window == window_id and snap.status == "resolving":
+        scheduling.resolve(ctx, game_id, window_id)
 
 
 def _after_accepted(ctx: Context, game_id: str, window_id: int, seat: int) -> None:

@@ -348,11 +348,19 @@ def message(
     slot: str | None = None,
     seq: int | None = None,
     limit: int = MAX_TEXT,
+    news_lines: int | None = None,
+    fold: bool = False,
 ) -> dict:
-    """An outbox message (see `service.pipeline.outbox`)."""
+    """An outbox message (see `service.pipeline.outbox`). A living status message says how many of its first
+    lines are news (``news_lines``); ``fold``: its last version, which the outbox may fold into the next message
+    of its chat when the chat's send budget is short."""
     out = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
     if slot:
         out.update(slot=slot, seq=seq)
+    if news_lines is not None:
+        out["news"] = news_lines
+    if fold:
+        out["fold"] = True
     return out
 
 

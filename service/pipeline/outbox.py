@@ -64,7 +64,8 @@ class RejectedSendError(Exception):
 
 @dataclass(frozen=True)
 class Outcome:
-    # "sent" | "done" (nothing to do) | "superseded" | "unchanged" | "failed" | "unreachable" — the head is done;
+    # "sent" | "done" (nothing to do) | "superseded" | "unchanged" | "folded" | "failed" | "unreachable" — the head
+    # is done;
     # "wait" | "retry" (after ``delay``) — the head stays; "busy" — another deliverer holds the lane
     status: str
     delay: float = 0.0
@@ -85,7 +86,9 @@ LANE_LEASE_SECONDS = 20
 SHORT_WAIT = 1.0
 DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
-DONE = ("sent", "done", "superseded", "unchanged", "failed", "unreachable")
+MAX_TEXT = 4000  # the longest text a folded message may reach (Telegram allows 4096 characters)
+MAX_FOLDED_LINES = 60  # ... and the most news lines it keeps (the newest)
+DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreachable")
 
 
 def budget(message: dict, settings: Settings) -> tuple[float, float, float, float]:
@@ -216,10 +219,41 @@ def _head(
         return Outcome("retry", not_before - now)
     wait = store.take_send_token(message["chat"], now, *budget(message, settings))
     if wait > 0:
+        if wait > SHORT_WAIT and fold(store, game_id, chat, message, head, behind):
+            return Outcome("folded")
         return Outcome("wait", wait)
     if slot and message.get("seq") is not None:
         store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
     return _send(store, sender, settings, message, game_id, chat, head, failures, now)
+
+
+def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, behind: list[LaneEntry]) -> bool:
+    """A closed status message (``fold``) that must wait for the budget (longer than a short wait), with the next
+    status message of its step right behind it: the news lines it would add to what its message shows go at the
+    top of the next message instead, and it is not sent — one send instead of an edit and a send, when the chat
+    is short of budget (a group gets 20 a minute). The older message keeps what it showed. -> whether it was
+    folded. The next message records the fold, so a deliverer killed between the two writes does not add the
+    lines twice."""
+    if not message.get("fold") or not behind or behind[0].batch != head.batch:
+        return False
+    nxt = store.message(game_id, head.batch, behind[0].index)
+    if nxt is None or not nxt.get("slot") or nxt["slot"] == message["slot"] or nxt.get("news") is None:
+        return False
+    folded = f"{head.batch}:{head.index}"
+    if nxt.get("folded") != folded:
+        shown = store.shown_news_lines(game_id, chat, message["slot"])
+        tail = message["text"].split("\n")[shown : message.get("news", 0)]
+        if tail:
+            own = nxt["text"].split("\n")[: nxt["news"]]
+            body = nxt["text"].split("\n")[nxt["news"] :]
+            lines = (tail + own)[-MAX_FOLDED_LINES:]
+            body = body if own else ["", *body]
+            while len(lines) > 1 and len("\n".join(lines + body)) > MAX_TEXT:
+                lines = lines[1:]  # the oldest first
+            nxt = {**nxt, "text": "\n".join(lines + body), "news": len(lines)}
+        store.replace_message(game_id, head.batch, behind[0].index, {**nxt, "folded": folded})
+    store.mark_sent(game_id, head.batch, head.index)
+    return True
 
 
 def _send(
@@ -256,6 +290,6 @@ def _send(
         store.mark_sent(game_id, batch, index, "failed")  # never try this one again
         return Outcome("unreachable", seat=message.get("seat"))
     if message.get("slot"):
-        store.set_shown(game_id, chat, message["slot"], digest(message))
+        store.set_shown(game_id, chat, message["slot"], digest(message), message.get("news"))
     store.mark_sent(game_id, batch, index)
     return Outcome("sent")

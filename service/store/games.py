@@ -113,20 +113,32 @@ class Store:
         return _snapshot(game_id, self.redis.hgetall(keys.snap(game_id)))
 
     def load_with_dedup(self, game_id: str, dedup_id: str | None) -> tuple[Snapshot | None, bool]:
-        """The snapshot, and whether ``dedup_id`` was already recorded, in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(keys.snap(game_id))
-        pipe.sismember(keys.dedup(game_id), dedup_id or "-")
-        raw, seen = pipe.execute()
-        return _snapshot(game_id, raw), bool(dedup_id) and bool(seen)
+        """The snapshot, and whether ``dedup_id`` was already recorded (for the open window or the one closed
+        last), in one round trip."""
+        snap, _, seen = self._load(game_id, dedup_id, meta=False)
+        return snap, seen
 
     def load_with_meta(self, game_id: str) -> tuple[Snapshot | None, dict]:
         """The snapshot and the game's metadata (players, table), in one round trip."""
+        snap, meta, _ = self._load(game_id, None, meta=True)
+        return snap, meta
+
+    def load_for_answer(self, game_id: str, dedup_id: str) -> tuple[Snapshot | None, dict, bool]:
+        """The snapshot, the metadata, and whether ``dedup_id`` was already recorded, in one round trip."""
+        return self._load(game_id, dedup_id, meta=True)
+
+    def _load(self, game_id: str, dedup_id: str | None, meta: bool) -> tuple[Snapshot | None, dict, bool]:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(keys.snap(game_id))
-        pipe.hget(keys.meta(game_id), "json")
-        raw, meta = pipe.execute()
-        return _snapshot(game_id, raw), json.loads(meta) if meta else {}
+        if meta:
+            pipe.hget(keys.meta(game_id), "json")
+        if dedup_id:
+            pipe.sismember(keys.dedup(game_id), dedup_id)
+            pipe.sismember(keys.dedup_previous(game_id), dedup_id)
+        replies = pipe.execute()
+        raw_meta = replies[1] if meta else None
+        seen = bool(dedup_id) and any(replies[-2:])
+        return _snapshot(game_id, replies[0]), json.loads(raw_meta) if raw_meta else {}, seen
 
     def window_state(self, game_id: str) -> tuple[dict[int, list[dict]], set[int], dict[int, int], dict]:
         """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""
@@ -169,8 +181,18 @@ class Store:
 
     # --- the atomic steps ------------------------------------------------------------------------------------
 
-    def submit(self, game_id: str, window: int, seat: int, actions: list[dict], dedup_id: str | None, now: float):
-        """Record (or replace) a seat's answer for the open window. -> (status, seats still missing)."""
+    def submit(
+        self,
+        game_id: str,
+        window: int,
+        seat: int,
+        actions: list[dict],
+        dedup_id: str | None,
+        now: float,
+        due: float | None = None,
+    ):
+        """Record (or replace) a seat's answer for the open window. -> (status, seats still missing). The answer
+        that completes the window also makes the game due for the sweeper at ``due`` (default: ``now``)."""
         status, missing = self._acknowledged(
             self._submit,
             keys=[
@@ -179,8 +201,18 @@ class Store:
                 keys.answers(game_id),
                 keys.autoplays(game_id),
                 keys.dedup(game_id),
+                keys.DUE,
             ],
-            args=[window, seat, json.dumps(actions), dedup_id or "", self.dedup_ttl, repr(now)],
+            args=[
+                window,
+                seat,
+                json.dumps(actions),
+                dedup_id or "",
+                self.dedup_ttl,
+                repr(now),
+                repr(now if due is None else due),
+                game_id,
+            ],
         )
         return status.decode(), int(missing)
 
@@ -202,6 +234,7 @@ class Store:
                 keys.outbox(game_id, batch_for_version(c.version + 1)),
                 keys.actions(game_id),
                 keys.dedup(game_id),
+                keys.dedup_previous(game_id),
                 *lane_keys(game_id, c.messages),
             ],
             args=[
@@ -459,11 +492,22 @@ class Store:
         raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}"))
         return raw.decode() if raw else None
 
-    def set_shown(self, game_id: str, chat: str, slot: str, digest: str) -> None:
+    def set_shown(self, game_id: str, chat: str, slot: str, digest: str, news_lines: int | None = None) -> None:
+        """What a living message shows now: its digest, and how many of its first lines are news."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hset(keys.shown(game_id), f"{chat}|{slot}", digest)
+        if news_lines is not None:
+            pipe.hset(keys.shown(game_id), f"{chat}|{slot}|news", news_lines)
         pipe.expire(keys.shown(game_id), self.outbox_ttl)
         pipe.execute()
+
+    def shown_news_lines(self, game_id: str, chat: str, slot: str) -> int:
+        """How many news lines a living message shows (0: none, or never sent)."""
+        return int(cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}|news")) or 0)
+
+    def replace_message(self, game_id: str, batch: str, index: int, message: dict) -> None:
+        """Rewrite a stored message that is still to be sent (the outbox folding another into it)."""
+        self.redis.hset(keys.outbox(game_id, batch), index, json.dumps(message))
 
     def batch_chats(self, game_id: str, batch: str) -> list[str]:
         """The chats a stored batch writes to, in the order of its messages."""

@@ -127,6 +127,11 @@ def dedup(game_id: str) -> str:
     return f"{_g(game_id)}:dedup"
 
 
+def dedup_previous(game_id: str) -> str:
+    """The dedup ids of the window closed last: a retried answer that finds its window resolved is known."""
+    return f"{_g(game_id)}:dedup:prev"
+
+
 DUE = "artemia:due"
 HEARTBEAT = "artemia:heartbeat"
 METRICS_COUNTERS = "artemia:metrics:c"  # hash "<name>|<label>=<value>,..." -> count (service.ops.metrics)

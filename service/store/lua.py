@@ -17,8 +17,11 @@ local function push_lanes(keys, offset, entries, ttl)
 end
 """
 
-# KEYS: snap, exp, ans, auto, dedup set      ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now
+# KEYS: snap, exp, ans, auto, dedup set, due set
+# ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id
 # -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
+# RESOLVE also makes the game due for the sweeper in the same step: should the caller fail to queue the
+# resolution (killed, or Redis failing over), the window is still resolved, not left until its deadline.
 # The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
 # after its window closed is refused as STALE instead, and a game keeps no key per answer.
 SUBMIT = """
@@ -42,6 +45,7 @@ for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
 end
 if missing > 0 then return {'ACCEPTED', missing} end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[6])
+redis.call('ZADD', KEYS[6], ARGV[7], ARGV[8])
 return {'RESOLVE', 0}
 """
 
@@ -63,7 +67,7 @@ return {'CLOSED'}
 #       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL,
 #       [13] JSON list of action-log lines to append (the config line first, then "[seat, action]" lines),
 #       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news),
-#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[8 + i], see `push_lanes`)
+#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[9 + i], see `push_lanes`)
 # -> the new version, or 0 when the compare-and-set failed (another resolution won).
 COMMIT = (
     PUSH_LANES
@@ -77,7 +81,8 @@ end
 local v = tonumber(ARGV[1]) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'window', ARGV[4], 'status', ARGV[5], 'deadline', ARGV[6],
            'opened', ARGV[7], 'closed', ARGV[5] == 'resolving' and ARGV[7] or '', 'json', ARGV[3])
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[8])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[9])
+if redis.call('EXISTS', KEYS[8]) == 1 then redis.call('RENAME', KEYS[8], KEYS[9]) end
 for _, seat in ipairs(cjson.decode(ARGV[8])) do redis.call('SADD', KEYS[2], seat) end
 for seat, answer in pairs(cjson.decode(ARGV[9])) do redis.call('HSET', KEYS[3], seat, answer) end
 for seat, n in pairs(cjson.decode(ARGV[10])) do
@@ -85,7 +90,7 @@ for seat, n in pairs(cjson.decode(ARGV[10])) do
 end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
-push_lanes(KEYS, 8, cjson.decode(ARGV[15]), ARGV[12])
+push_lanes(KEYS, 9, cjson.decode(ARGV[15]), ARGV[12])
 for _, entry in ipairs(cjson.decode(ARGV[13])) do redis.call('RPUSH', KEYS[7], entry) end
 for field, value in pairs(cjson.decode(ARGV[14])) do redis.call('HSET', KEYS[1], field, value) end
 redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])

@@ -61,6 +61,11 @@ def status_text(
     return "\n\n".join(["\n".join(news), block]) if news else block
 
 
+def text_lines(lines: list[str]) -> int:
+    """How many lines of text ``lines`` make (a reveal is one item of several lines)."""
+    return "\n".join(lines).count("\n") + 1 if lines else 0
+
+
 def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view: dict, ended: bool) -> list[str]:
     """A seat's result lines of a turn, in the second person: what happened to it (its own events, public ones
     about it included: `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
@@ -126,44 +131,36 @@ class TelegramChannel:
         out = []
         if closed is not None:  # the previous message, no longer waiting for anyone
             past = {**view, "turn": segment.start, "window": None, "winner": None}
+            lines = plain.news_lines(closed.items, meta, lang, news.bot_username)
             out.append(
                 message(
                     group,
-                    status_text(
-                        past,
-                        names,
-                        [],
-                        set(),
-                        None,
-                        lang,
-                        plain.news_lines(closed.items, meta, lang, news.bot_username),
-                    ),
+                    status_text(past, names, [], set(), None, lang, lines),
                     None,
                     True,
                     buttons=watch_button(self.settings, meta, lang),
                     slot=status_slot(step.game_id, closed.start),
                     seq=seq,
+                    news_lines=text_lines(lines),
+                    fold=True,
                 )
             )
         asked = step.asked if game.window and not game.is_over else []
-        text = status_text(
-            view,
-            names,
-            asked,
-            set(),
-            step.deadline if asked else None,
-            lang,
-            plain.news_lines(segment.items, meta, lang, news.bot_username),
-            meta,
-        )
+        lines = plain.news_lines(segment.items, meta, lang, news.bot_username)
+        text = status_text(view, names, asked, set(), step.deadline if asked else None, lang, lines, meta)
         if game.is_over and closed is not None:
             text = "\n\n".join([text, game_over(view, names, lang)])
+        slot = status_slot(step.game_id, segment.start)
+        ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
         keyboard = watch_button(self.settings, meta, lang)
         out.append(
-            message(group, text, None, True, buttons=keyboard, slot=status_slot(step.game_id, segment.start), seq=seq)
+            message(group, text, None, True, keyboard, slot=slot, seq=seq, news_lines=text_lines(lines), fold=ending)
         )
-        if game.is_over and closed is None:
-            out.append(message(group, game_over(view, names, lang), None, True))
+        if ending:  # a slot of its own, so that the closing lines can be folded into it (`outbox.fold`)
+            over = f"{step.game_id}:over"
+            out.append(
+                message(group, game_over(view, names, lang), None, True, keyboard, slot=over, seq=seq, news_lines=0)
+            )
         return out
 
     def _private(self, news: StepNews, seat: int, chat: str) -> list[dict]:
@@ -241,7 +238,9 @@ class TelegramChannel:
             )
             slot = status_slot(refresh.game_id, segment["start"])
             keyboard = watch_button(self.settings, meta, lang)
-            out.append(message(group, text, None, True, buttons=keyboard, slot=slot, seq=refresh.seq))
+            out.append(
+                message(group, text, None, True, keyboard, slot=slot, seq=refresh.seq, news_lines=text_lines(lines))
+            )
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
