@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     webhook_secret: str = ""
     bot_username: str = "artemia_bot"
     webhook_url: str | None = None
+    # The public base URL of the web process (http or https): each game's watch page is <public_url>/w/<token>,
+    # linked from the group's status message. None: no Watch button (`service.pipeline.watch.url`).
+    public_url: str | None = None
 
     # SMS (Twilio), under the names Twilio's docs use; see service.channels.sms.settings.
     twilio_account_sid: str = Field("", validation_alias=AliasChoices("TWILIO_ACCOUNT_SID", "twilio_account_sid"))

@@ -1,6 +1,7 @@
 """The ASGI app (Starlette on uvicorn), composed in one place: the webhooks (``POST /telegram/webhook``,
-``POST /sms/twilio``), the operator's ``GET /healthz`` and ``GET /metrics``, the middleware that counts and logs
-webhook requests, and the lifespan that writes those counts.
+``POST /sms/twilio``), the games' watch pages (``GET /w/<token>``, `service.channels.web.routes`), the
+operator's ``GET /healthz`` and ``GET /metrics``, the middleware that counts and logs webhook requests, and the
+lifespan that writes those counts.
 
 Every route refuses a body over ``ARTEMIA_MAX_BODY_BYTES`` with 413 before reading it (`service.ops.bodies`).
 The Telegram webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the
@@ -26,6 +27,7 @@ from service.channels.sms import inbound as sms
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram.tables import Tables
 from service.channels.telegram.update import MalformedUpdate, parse_update
+from service.channels.web import routes as watch_pages
 from service.config import get_settings
 from service.ops import logs
 from service.ops import web as ops_web
@@ -77,6 +79,7 @@ def create_app(
         routes=[
             Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
             *sms.ROUTES,  # POST /sms/twilio
+            *watch_pages.ROUTES,  # GET /w/<token>, its data.json, the page's script
             *ops_web.ROUTES,
         ],  # GET /healthz, GET /metrics
         # counted and logged first, so that a refused body shows as its 413

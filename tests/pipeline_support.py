@@ -7,7 +7,9 @@ from rq import SimpleWorker
 from service import wiring
 from service.channels.recording import RecordingSender
 from service.config import Settings
-from service.pipeline import context
+from service.game import Game
+from service.pipeline import context, ingest
+from service.pipeline.resolution import bot_answer
 
 
 class Clock:
@@ -48,6 +50,15 @@ def run_jobs(ctx) -> None:
     SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer).work(
         burst=True, logging_level="WARNING"
     )
+
+
+def answer_all(ctx, game_id: str) -> None:
+    """Every seat the open window still waits for answers with the bot's move; then the jobs run."""
+    snap = ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    for seat in sorted(ctx.store.expected(game_id) - set(ctx.store.answers(game_id))):
+        ingest.submit(ctx, game_id, seat, bot_answer(game, seat), snap.window)
+    run_jobs(ctx)
 
 
 def table(players: int, humans: list[int], group: str | None = "grp", deadline: int = 60) -> dict:

@@ -1,13 +1,14 @@
 """The webhook and the group/private handlers, in process: HTTP in (Starlette's test client), fakeredis, the
 real pipeline (ingest, start_game) and the real engine. Replies are read from the webhook's response body."""
 
+import html
 import itertools
 import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import pytest
-from pipeline_support import Clock, make_ctx
+from pipeline_support import Clock, answer_all, make_ctx
 from starlette.testclient import TestClient
 
 from service import commands
@@ -358,3 +359,25 @@ def test_start_again_takes_a_bot_played_seat_back(chat, env):
     env.ctx.store.set_streak(game_id, seat, 3)  # as after three missed deadlines or a block
     chat.say(user, "/start", chat=private(user))
     assert env.ctx.store.streaks(game_id)[seat] == 0
+
+
+def test_after_the_game_its_creator_may_show_the_hidden_choices_on_the_watch_page(chat, env):
+    game_id, meta = begin(chat, env, players=3)
+    page = f"/w/{meta['watch']}"
+    assert "only after the game is over" in chat.say(0, "/reveal")["text"]
+    for _ in range(400):
+        if env.ctx.store.load(game_id).status == "over":
+            break
+        answer_all(env.ctx, game_id)
+    assert env.ctx.store.load(game_id).status == "over"
+    before = chat.client.get(page)
+    assert '<section class="hidden">' not in before.text and "Hidden choices" not in before.text
+    assert chat.say(1, "/reveal")["text"] == "Only the player who opened this game may do that."
+    assert '<section class="hidden">' not in chat.client.get(page).text
+    assert "hidden cards and picks too" in chat.say(0, "/reveal")["text"]
+    after = chat.client.get(page, headers={"If-None-Match": before.headers["etag"]})
+    assert after.status_code == 200
+    assert "Hidden choices (shown by the table's creator after the game)" in html.unescape(after.text)
+    assert "Hunt cards in hand: " in after.text and "Places in hand: " in after.text
+    chosen = [chat.client.get(f"{page}/data.json?step={n}").json()["parts"]["head"] for n in range(1, 6)]
+    assert any("Chosen face down: " in head for head in chosen)  # the picks before each reveal

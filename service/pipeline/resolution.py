@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from service.game import Game, IllegalAction, new_game
 from service.ops import metrics
-from service.pipeline import ingest, news, records, scheduling, telling
+from service.pipeline import ingest, news, records, scheduling, telling, watch
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
 
@@ -263,12 +263,14 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     """Create the game, record its players and open its first window.
 
     ``meta``: {"players": {"<seat>": {"name", "chat", "user", "lang"}}, "group": chat | None,
-    "deadline_seconds": int, "bots": [seats always played by a bot], "lang": "en"}."""
+    "deadline_seconds": int, "bots": [seats always played by a bot], "lang": "en"}; the game's watch page token
+    (``"watch"``) is added when missing."""
     store, now = ctx.store, ctx.clock()
     if store.load(keys.check_game_id(game_id)) is not None:
         raise GameExists(game_id)
     meta = {"began": now, **meta}
     game = new_game(config)
+    meta = {**meta, "watch": meta.get("watch") or watch.new_token()}
     store.put_meta(game_id, meta, now)
     opening = open_window(ctx, game, meta, {}, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]

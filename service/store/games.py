@@ -409,7 +409,8 @@ class Store:
     # --- plain writes ----------------------------------------------------------------------------------------
 
     def put_meta(self, game_id: str, meta: dict, now: float) -> None:
-        """Record who plays where; also indexes player -> games (`keys.player_games`) and chat -> game."""
+        """Record who plays where; also indexes player -> games (`keys.player_games`), chat -> game and the watch
+        page's token -> game."""
         pipe = self.redis.pipeline()
         pipe.hset(keys.meta(game_id), "json", json.dumps(meta))
         for player in meta["players"].values():
@@ -417,6 +418,8 @@ class Store:
                 pipe.zadd(keys.player_games(str(player["user"])), {game_id: now})
         if meta.get("group"):
             pipe.set(keys.chat_game(meta["group"]), game_id)
+        if meta.get("watch"):
+            pipe.set(keys.watch(meta["watch"]), game_id)
         pipe.execute()
 
     def replace_meta(self, game_id: str, meta: dict) -> None:
@@ -515,6 +518,11 @@ class Store:
             pipe.zadd(keys.player_games(user), games, gt=True)
         pipe.delete(*(key for _, key in old))
         pipe.execute()
+
+    def game_of_watch(self, token: str) -> str | None:
+        """The game whose watch page has this token (None: no such page)."""
+        game_id = cast(bytes | None, self.redis.get(keys.watch(token)))
+        return game_id.decode() if game_id else None
 
     def game_of_chat(self, chat: str) -> str | None:
         game_id = cast(bytes | None, self.redis.get(keys.chat_game(chat)))

@@ -38,6 +38,7 @@ Global (not per game):
     artemia:lobby:*, artemia:place:*, artemia:opened:*   the lobby's tables (service.pipeline.lobby)
     artemia:tables:<address>    zset  the tables an address opened -> when they expire (at most a few open)
     artemia:chat:<c>            the game played in a chat
+    artemia:watch:<token>       the game whose watch page is /w/<token> (the token is in its meta: "watch")
     artemia:rl:*                send-rate token buckets and the global pause
     artemia:rl:in:<address>     inbound flood bucket of one sender (service.pipeline.floods); expires when full
     artemia:rl:in-strangers     the shared bucket of replies to senders who play nothing
@@ -240,6 +241,11 @@ def history(place: str) -> str:
 
 def chat_game(chat: str) -> str:
     return f"artemia:chat:{chat}"
+
+
+def watch(token: str) -> str:
+    """The game of a watch page's unguessable token (`service.pipeline.watch`)."""
+    return f"artemia:watch:{token}"
 
 
 def rate_chat(chat: str) -> str:

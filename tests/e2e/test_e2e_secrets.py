@@ -14,9 +14,13 @@ and button labels, new or edited, and the webhook's own replies — is checked a
     * before the reveal (hunt and pre-reveal windows) no group, Creature or other Hunted message tells a Hunted's
       face-down pick ("You play: …", "Anna → …", the reveal itself);
     * no group or Hunted message names a Hunt card the Creature holds.
+The game's watch page (``/w/<token>``, its HTML and its ``data.json``) is checked against what the group must
+not be told — it shows public information only — every `WATCH_EVERY` rounds, staggered over the games (each
+round checks a share of them), and once more at the end of each game.
 """
 
 import collections
+import html
 import os
 import re
 import time
@@ -47,6 +51,7 @@ GAMES = int(os.environ.get("ARTEMIA_AUDIT_GAMES", "200"))  # fewer for a quick l
 SECRET = "audit_secret"
 BOT_USERNAME = "artemia_audit_bot"
 UNLIMITED = 1e9
+WATCH_EVERY = 5
 
 
 def direct(fake: FakeBotAPI, method: str):
@@ -240,6 +245,17 @@ class Audit:
         self.replies.clear()
         return out
 
+    def watch_page(self, table: Table) -> str:
+        """The text of the game's watch page as a reader sees it (markup entities decoded). Its JSON holds the
+        same parts (checked here), so checking the page checks both."""
+        token = self.ctx.store.meta(table.game_id)["watch"]
+        page = self.client.get(f"/w/{token}")
+        data = self.client.get(f"/w/{token}/data.json")
+        assert page.status_code == data.status_code == 200
+        assert all(part in page.text for part in data.json()["parts"].values())
+        self.checked["watch pages"] += 1
+        return html.unescape(page.text)
+
 
 def _names(card) -> list[str]:
     return sorted({name(card, "en"), name(card, "cs")}, key=len, reverse=True)
@@ -311,6 +327,7 @@ def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
         for u in table.users:
             chat_game[str(u["id"])] = table
     leaks, messages, rounds = [], 0, 0
+    ended: set[Table] = set()  # games whose end has been checked on their watch page
     while not all(t.done for t in tables):
         rounds += 1
         assert rounds < 400, "the games do not end"
@@ -318,7 +335,13 @@ def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
             if not table.done:
                 audit.answer(table)
         run_jobs(ctx)
-        outgoing = audit.new_outgoing()
+        watched = [
+            t
+            for n, t in enumerate(tables)
+            if (t.done and t not in ended) or (not t.done and (n + rounds) % WATCH_EVERY == 0)
+        ]
+        ended.update(t for t in tables if t.done)
+        outgoing = [(str(t.group), audit.watch_page(t)) for t in watched] + audit.new_outgoing()
         forbidden = {}
         for chat, text in outgoing:
             messages += 1
@@ -334,8 +357,10 @@ def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
     over = [ctx.store.load(t.game_id).status for t in tables]
     print(
         f"\nsecrets audit: {len(tables)} games, {rounds} rounds, {messages} outgoing messages checked, "
-        f"{len(fake.calls)} Bot API calls, {elapsed:.1f} s"
+        f"{len(fake.calls)} Bot API calls, {audit.checked['watch pages']} watch pages (HTML and JSON), "
+        f"{elapsed:.1f} s"
     )
     assert over.count("over") == GAMES
     assert not leaks, leaks[:5]
     assert messages > GAMES * 20
+    assert ended == set(tables) and audit.checked["watch pages"] > GAMES * 2  # mid-game, and each game's end

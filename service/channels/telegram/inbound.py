@@ -10,13 +10,13 @@ players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS 
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
 In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
-seat from then on), /creature, /settings, /begin [anyway], /status, /cancel, /help, /rules [card], and for long
-games (`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away,
-/back, /stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here),
-/join <code>, /standin <token>, /language, /status, /help, /rules, /away <until>, /back, /stats [off|on],
-/forgetme, /handover [code], typed game commands (prefixed with the game's code when the player is asked in several
-games) and the decision buttons. Bad input — a stranger's
-button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
+seat from then on), /creature, /settings, /begin [anyway], /status, /cancel, /reveal (after the game, its creator
+shows the hidden choices on the watch page), /help, /rules [card], and for long games (`service.channels.longplay`)
+/pause [days], /resume, /history, /handover, /replace <name|seat>, /away, /back, /stats. In private: /start (the
+Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here), /join <code>, /standin <token>, /language,
+/status, /help, /rules, /away <until>, /back, /stats [off|on], /forgetme, /handover [code], typed game commands
+(prefixed with the game's code when the player is asked in several games) and the decision buttons. Bad input —
+a stranger's button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
 nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages, group commands and
 button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
 """
@@ -35,7 +35,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins
+from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins, watch
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
     MAX_PLAYERS,
@@ -146,8 +146,8 @@ def handle(update: Update, env: Env) -> dict | None:
                 _t(
                     lang,
                     "In the group I know: /newgame /join /leave /creature /settings /begin "
-                    "/status /cancel /help /rules /pause /resume /away /back /stats /history /handover /replace. Moves "
-                    "are made in private chat.",
+                    "/status /cancel /reveal /help /rules /pause /resume /away /back /stats /history /handover "
+                    "/replace. Moves are made in private chat.",
                 ),
             )
         return handler(message, args, lang, env)
@@ -477,6 +477,20 @@ def cmd_cancel(message, args, lang, env):
     return reply(message, _t(lang, "The game is cancelled. /newgame opens a new one."))
 
 
+def cmd_reveal(message, args, lang, env):
+    """After the game its creator may show each seat's hidden choices on the game's watch page."""
+    table = _table(message, env, lang)
+    if telegram_address(message.sender.id) != table.creator:
+        raise Refused(refusal("not_creator", lang))
+    snap = env.ctx.store.load(table.game) if table.game else None
+    if snap is None or snap.status != "over":
+        raise Refused(_t(lang, "Hidden choices can be shown only after the game is over."))
+    watch.show_hidden(env.ctx.store, table.game)
+    link = watch.url(env.ctx.settings, env.ctx.store.meta(table.game))
+    said = _t(lang, "The watch page now shows each player's hidden cards and picks too.")
+    return reply(message, f"{said}\n{link}" if link else said)
+
+
 def cmd_help(message, args, lang, env):
     return reply(message, help_text(lang))
 
@@ -646,6 +660,7 @@ GROUP_COMMANDS = {
     "begin": cmd_begin,
     "status": cmd_status,
     "cancel": cmd_cancel,
+    "reveal": cmd_reveal,
     "help": cmd_help,
     "rules": cmd_rules,
     "start": cmd_help,

@@ -26,6 +26,7 @@ from service.channels.telegram import ui
 from service.config import Settings
 from service.i18n import translator
 from service.i18n.events import counters, game_over
+from service.pipeline import watch
 from service.pipeline.chats import chat_kind
 from service.pipeline.news import (
     Refresh,
@@ -80,6 +81,12 @@ def above(lines: list[str], screen: str) -> str:
     return "\n\n".join(part for part in ("\n".join(lines), screen) if part)
 
 
+def watch_button(settings: Settings, meta: dict, lang: str) -> list | None:
+    """The keyboard of the group's status message: one URL button to the game's watch page (None: no page URL)."""
+    link = watch.url(settings, meta)
+    return [[{"text": "👁 " + translator(lang).gettext("Watch"), "url": link}]] if link else None
+
+
 def _guarded(render: Callable[[], list[dict]], fallback: Callable[[], list[dict]], what: str) -> list[dict]:
     """The living message, or plain lines when it cannot be drawn (a wording bug must not cost the news)."""
     try:
@@ -131,6 +138,7 @@ class TelegramChannel:
                     status_text(past, names, [], set(), None, lang, lines),
                     None,
                     True,
+                    buttons=watch_button(self.settings, meta, lang),
                     slot=status_slot(step.game_id, closed.start),
                     seq=seq,
                     news_lines=text_lines(lines),
@@ -144,10 +152,15 @@ class TelegramChannel:
             text = "\n\n".join([text, game_over(view, names, lang)])
         slot = status_slot(step.game_id, segment.start)
         ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
-        out.append(message(group, text, None, True, slot=slot, seq=seq, news_lines=text_lines(lines), fold=ending))
+        keyboard = watch_button(self.settings, meta, lang)
+        out.append(
+            message(group, text, None, True, keyboard, slot=slot, seq=seq, news_lines=text_lines(lines), fold=ending)
+        )
         if ending:  # a slot of its own, so that the closing lines can be folded into it (`outbox.fold`)
             over = f"{step.game_id}:over"
-            out.append(message(group, game_over(view, names, lang), None, True, slot=over, seq=seq, news_lines=0))
+            out.append(
+                message(group, game_over(view, names, lang), None, True, keyboard, slot=over, seq=seq, news_lines=0)
+            )
         return out
 
     def _private(self, news: StepNews, seat: int, chat: str) -> list[dict]:
@@ -224,7 +237,10 @@ class TelegramChannel:
                 meta,
             )
             slot = status_slot(refresh.game_id, segment["start"])
-            out.append(message(group, text, None, True, slot=slot, seq=refresh.seq, news_lines=text_lines(lines)))
+            keyboard = watch_button(self.settings, meta, lang)
+            out.append(
+                message(group, text, None, True, keyboard, slot=slot, seq=refresh.seq, news_lines=text_lines(lines))
+            )
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
