@@ -91,7 +91,7 @@ def submit(
     store = ctx.store
     if snap is None:
         snap, seen = store.load_with_dedup(game_id, dedup_id)
-        if seen:
+        if seen and store.recorded(game_id, dedup_id or ""):  # confirmed as the first delivery would have been
             requeue_if_resolving(ctx, game_id, window_id, snap)
             return _refused("DUP")
     if snap is None:

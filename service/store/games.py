@@ -101,6 +101,7 @@ class Store:
         self.dedup_ttl = dedup_ttl
         self._submit = connection.register_script(lua.SUBMIT)
         self._close = connection.register_script(lua.CLOSE_AT_DEADLINE)
+        self._recorded = connection.register_script(lua.RECORDED)
         self._commit = connection.register_script(lua.COMMIT)
         self._reminder = connection.register_script(lua.WRITE_REMINDER)
         self._write_batch = connection.register_script(lua.WRITE_BATCH)
@@ -119,31 +120,30 @@ class Store:
 
     def load_with_dedup(self, game_id: str, dedup_id: str | None) -> tuple[Snapshot | None, bool]:
         """The snapshot, and whether ``dedup_id`` was already recorded (for the open window or the one closed
-        last), in one round trip."""
-        snap, _, seen = self._load(game_id, dedup_id, meta=False)
-        return snap, seen
+        last), in one round trip. A True here is not yet an acknowledgement: see `recorded`."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.snap(game_id))
+        pipe.sismember(keys.dedup(game_id), dedup_id or "-")
+        pipe.sismember(keys.dedup_previous(game_id), dedup_id or "-")
+        raw, seen, seen_before = pipe.execute()
+        return _snapshot(game_id, raw), bool(dedup_id) and bool(seen or seen_before)
+
+    def recorded(self, game_id: str, dedup_id: str) -> bool:
+        """Whether the answer ``dedup_id`` was recorded, for the open window or the one closed last — confirmed
+        like the answer itself (with ``ack_replicas``, only once a replica has it: NotReplicated otherwise), so
+        that telling a retried delivery "it counted" is as safe as the first delivery's reply would have been."""
+        reply = self._acknowledged(
+            self._recorded, keys=[keys.dedup(game_id), keys.dedup_previous(game_id)], args=[dedup_id, self.dedup_ttl]
+        )
+        return bool(reply)
 
     def load_with_meta(self, game_id: str) -> tuple[Snapshot | None, dict]:
         """The snapshot and the game's metadata (players, table), in one round trip."""
-        snap, meta, _ = self._load(game_id, None, meta=True)
-        return snap, meta
-
-    def load_for_answer(self, game_id: str, dedup_id: str) -> tuple[Snapshot | None, dict, bool]:
-        """The snapshot, the metadata, and whether ``dedup_id`` was already recorded, in one round trip."""
-        return self._load(game_id, dedup_id, meta=True)
-
-    def _load(self, game_id: str, dedup_id: str | None, meta: bool) -> tuple[Snapshot | None, dict, bool]:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(keys.snap(game_id))
-        if meta:
-            pipe.hget(keys.meta(game_id), "json")
-        if dedup_id:
-            pipe.sismember(keys.dedup(game_id), dedup_id)
-            pipe.sismember(keys.dedup_previous(game_id), dedup_id)
-        replies = pipe.execute()
-        raw_meta = replies[1] if meta else None
-        seen = bool(dedup_id) and any(replies[-2:])
-        return _snapshot(game_id, replies[0]), json.loads(raw_meta) if raw_meta else {}, seen
+        pipe.hget(keys.meta(game_id), "json")
+        raw, meta = pipe.execute()
+        return _snapshot(game_id, raw), json.loads(meta) if meta else {}
 
     def window_state(self, game_id: str) -> tuple[dict[int, list[dict]], set[int], dict[int, int], dict]:
         """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""

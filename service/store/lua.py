@@ -56,6 +56,19 @@ redis.call('ZADD', KEYS[6], ARGV[7], ARGV[8])
 return {'RESOLVE', 0}
 """
 
+# KEYS: dedup set of the open window, of the window closed last      ARGV: dedup id, dedup ttl
+# -> 1 when the id is recorded in either (and touched: a write, so that a WAIT after it covers the first
+#    delivery of that answer), else 0.
+RECORDED = """
+for _, key in ipairs(KEYS) do
+  if redis.call('SISMEMBER', key, ARGV[1]) == 1 then
+    redis.call('EXPIRE', key, ARGV[2])
+    return 1
+  end
+end
+return 0
+"""
+
 # KEYS: snap      ARGV: window, now
 # -> {'CLOSED'} when this call flipped collecting -> resolving; {'EARLY', deadline} when the (possibly
 #    extended) deadline is still ahead; {'NOOP'} when the window is not open any more.

@@ -844,19 +844,19 @@ def on_button(query: CallbackQuery, env: Env) -> dict:
         choice = ui.decode(query.data)
     except ui.BadCallback:
         return answer_query(query, _t(lang, "This button is not valid."))
-    snap, meta, recorded = env.ctx.store.load_for_answer(choice.game_id, f"q{query.id}")
+    snap, meta = env.ctx.store.load_with_meta(choice.game_id)
     seat = seat_of(meta, query.sender.id) if snap else None
     if snap is None or seat is None:
         return answer_query(query, _t(lang, "This is not your game."))
     if query.message is not None and str(query.message.chat.id) != meta["players"][str(seat)].get("chat"):
         # a forged press: the message named is in someone else's chat, and its screen would be edited there
         return answer_query(query, _t(lang, "This message is not yours: use the buttons in your private chat with me."))
-    if recorded:
-        # Telegram redelivering a press we stored (our reply was lost, say a 5xx in a failover): it counted, even
-        # if its window has closed or been resolved since
-        ingest.requeue_if_resolving(env.ctx, choice.game_id, choice.window, snap)
-        return answer_query(query, _t(lang, "Locked in."))
     if snap.window != choice.window or snap.status != "collecting":
+        if env.ctx.store.recorded(choice.game_id, f"q{query.id}"):
+            # Telegram redelivering a press we stored (our reply was lost, say a 5xx in a failover): it counted,
+            # though its window has closed or been resolved since
+            ingest.requeue_if_resolving(env.ctx, choice.game_id, choice.window, snap)
+            return answer_query(query, _t(lang, "Locked in."))
         return answer_query(query, ui.expired(lang))
     game = Game.from_json(snap.json)
     try:
