@@ -726,9 +726,14 @@ def produced(connection: redis.Redis, game_id: str) -> dict[tuple[str, str], lis
 def order_figures(driver: Driver, games: list[str]) -> dict:
     """Per chat, the calls that showed an older version than one the chat had already shown; per game, the lag of
     the group's last message after the game's last answer."""
-    violations, checked, lags, examples = 0, 0, [], []
+    violations, checked, lags, examples, folded = 0, 0, [], [], 0
     for game_id in games:
         versions = produced(driver.redis, game_id)
+        folded += sum(
+            len(json.loads(raw)["from"])
+            for field, raw in driver.redis.hgetall("{g:" + game_id + "}:shown").items()
+            if field.endswith(b"|prefix")
+        )
         group = str(driver.games[game_id]["group"])
         chats = {group} | {str(u) for u in driver.games[game_id]["users"].values()}
         shown_max: dict[str, int] = {}
@@ -753,6 +758,7 @@ def order_figures(driver: Driver, games: list[str]) -> dict:
         "calls_checked": checked,
         "order_violations": violations,
         "examples": examples,
+        "folded": folded,
         "group_lag_s": {
             "n": len(lags),
             "p50": percentile(lags, 0.5),
@@ -1009,7 +1015,8 @@ def report(f: dict) -> None:
         print(
             f"  order: {o['order_violations']} calls older than what their chat already showed (of "
             f"{o['calls_checked']}); the group's last message after the game's last answer: p50 {lag['p50']:.1f} s, "
-            f"max {lag['max']:.1f} s (n={lag['n']}; goal <= 5 s) {o['examples']}"
+            f"max {lag['max']:.1f} s (n={lag['n']}; goal <= 5 s); {o['folded']} closed status messages folded into "
+            f"the next one; {o['examples']}"
         )
     if f["errors"]:
         print(f"  errors: {f['errors']}")

@@ -227,13 +227,17 @@ def test_a_closed_status_waiting_for_the_budget_is_folded_into_the_next_one(ctx,
     # one send instead of an edit and a send; the line the old message never showed leads the new one
     assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == FOLDED
     assert ctx.store.shown_news_lines(G, "grp", "out1:s1") == 3
+    clock.advance(60)
+    write(ctx, "r3", [status("🔦 Reveal of turn 1!\nPetr → 4 Beach\n\n✅ Anna", 2, 301, "out1:s1")])
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # a tick: the folded line stays on top
+    assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == FOLDED.replace("⏳", "✅")
 
 
-def test_a_closed_status_is_edited_as_usual_while_the_budget_allows(ctx):
-    ctx.settings.rate_group_per_minute = 600
+def test_a_closed_status_is_edited_as_usual_while_the_budget_allows(ctx, clock):
     write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
     assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
-    write(ctx, "v3", [CLOSING, FOLLOWING])  # the global budget (2 a second) makes it wait a moment: not folded
+    clock.advance(60)
+    write(ctx, "v3", [CLOSING, FOLLOWING])
     assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
     assert [text for chat, text in sent(ctx) if chat == "grp"][-2:] == [CLOSING["text"], FOLLOWING["text"]]
 
@@ -242,10 +246,27 @@ def test_folding_twice_adds_the_lines_once(ctx):
     write(ctx, "v3", [CLOSING, FOLLOWING])  # its message never shown: every news line of it goes
     head, following = [e for e in ctx.store.lane(G, "grp") if e.batch == "v3"]
     assert outbox.fold(ctx.store, G, "grp", CLOSING, head, [following])
-    once = ctx.store.message(G, "v3", following.index)
     assert outbox.fold(ctx.store, G, "grp", CLOSING, head, [following])  # a deliverer killed before the mark
-    assert ctx.store.message(G, "v3", following.index) == once
-    assert once["text"] == "Anna plays Dodge.\n" + FOLDED and once["news"] == 4
+    sent_as = outbox.with_prefix(ctx.store, G, "grp", FOLLOWING)
+    assert sent_as["text"] == "Anna plays Dodge.\n" + FOLDED and sent_as["news"] == 4
+
+
+def test_folded_lines_stay_on_every_later_version_and_travel_on(ctx, clock):
+    """A folded message can itself be superseded, or folded into the one after it, before it is ever sent: the
+    lines it took must reach the group all the same."""
+    ctx.settings.rate_group_per_minute = 1
+    write(ctx, "n1", [group("one"), group("two")])  # with the table line, the burst is spent
+    write(ctx, "v3", [CLOSING, FOLLOWING])
+    assert upkeep.drain(ctx, G, "grp")[-2:] == ["folded", "wait"]
+    later = status("🔦 Reveal of turn 1!\nPetr → 4 Beach\nPetr takes back 4 Beach.\n\nTurn 2", 3, 400, "out1:s1", True)
+    write(ctx, "v4", [later, status("🔦 Reveal of turn 2!\n\n⏳ Zora", 1, 400, "out1:s2")])
+    assert upkeep.drain(ctx, G, "grp") == ["superseded", "folded", "wait"]
+    clock.advance(60)
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == (
+        "Anna plays Dodge.\nZora places tokens.\n🔦 Reveal of turn 1!\nPetr → 4 Beach\nPetr takes back 4 Beach.\n"
+        "🔦 Reveal of turn 2!\n\n⏳ Zora"
+    )
 
 
 def test_the_topics_of_a_forum_share_their_group_budget(ctx):

@@ -87,8 +87,9 @@ LANE_LEASE_SECONDS = 20
 SHORT_WAIT = 1.0
 DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
-MAX_TEXT = 4000  # the longest text a folded message may reach (Telegram allows 4096 characters)
-MAX_FOLDED_LINES = 60  # ... and the most news lines it keeps (the newest)
+MAX_TEXT = 4000  # the longest text a status message may reach with lines folded into it (Telegram: 4096)
+MAX_FOLDED_LINES = 80  # ... and the most news lines it keeps (the newest)
+FOLD_ROOM = 2000  # a fold leaves a message at most this long, so that its later versions still fit
 DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreachable")
 
 
@@ -200,6 +201,7 @@ def _head(
     message = store.message(game_id, batch, index)
     if message is None or store.send_state(game_id, batch, index) in ("sent", "failed"):
         return Outcome("done")
+    message = with_prefix(store, game_id, chat, message)
     slot = message.get("slot")
     if superseded(head, behind):
         store.mark_sent(game_id, batch, index)
@@ -220,7 +222,8 @@ def _head(
         return Outcome("retry", not_before - now)
     wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings))
     if wait > 0:
-        if wait > SHORT_WAIT and fold(store, game_id, chat, message, head, behind):
+        # longer than the global budget's own pace: the chat's budget (a group's 20 a minute) or a 429 holds it
+        if wait > 1.0 / settings.rate_global_per_second and fold(store, game_id, chat, message, head, behind):
             return Outcome("folded")
         return Outcome("wait", wait)
     if slot and message.get("seq") is not None:
@@ -229,32 +232,39 @@ def _head(
 
 
 def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, behind: list[LaneEntry]) -> bool:
-    """A closed status message (``fold``) that must wait for the budget (longer than a short wait), with the next
-    status message of its step right behind it: the news lines it would add to what its message shows go at the
-    top of the next message instead, and it is not sent — one send instead of an edit and a send, when the chat
-    is short of budget (a group gets 20 a minute). The older message keeps what it showed. -> whether it was
-    folded. The next message records the fold, so a deliverer killed between the two writes does not add the
-    lines twice."""
+    """A closed status message (``fold``) that must wait for its chat's budget, with the next status message of
+    its step right behind it: the news lines it would add to what its message shows are kept as that next
+    message's prefix (every version of it is sent with them on top, `with_prefix`), and it is not sent — one
+    send instead of an edit and a send, when the chat is short of budget (a group gets 20 a minute). The older
+    message keeps what it showed. -> whether it was folded. The prefix records which message it took, so a
+    deliverer killed between the two writes does not add the lines twice."""
     if not message.get("fold") or not behind or behind[0].batch != head.batch:
         return False
     nxt = store.message(game_id, head.batch, behind[0].index)
     if nxt is None or not nxt.get("slot") or nxt["slot"] == message["slot"] or nxt.get("news") is None:
         return False
-    folded = f"{head.batch}:{head.index}"
-    if nxt.get("folded") != folded:
-        shown = store.shown_news_lines(game_id, chat, message["slot"])
-        tail = message["text"].split("\n")[shown : message.get("news", 0)]
-        if tail:
-            own = nxt["text"].split("\n")[: nxt["news"]]
-            body = nxt["text"].split("\n")[nxt["news"] :]
-            lines = (tail + own)[-MAX_FOLDED_LINES:]
-            body = body if own else ["", *body]
-            while len(lines) > 1 and len("\n".join(lines + body)) > MAX_TEXT:
-                lines = lines[1:]  # the oldest first
-            nxt = {**nxt, "text": "\n".join(lines + body), "news": len(lines)}
-        store.replace_message(game_id, head.batch, behind[0].index, {**nxt, "folded": folded})
+    shown = store.shown_news_lines(game_id, chat, message["slot"])
+    tail = message["text"].split("\n")[shown : message.get("news", 0)]
+    prefix = store.prefix(game_id, chat, nxt["slot"])
+    if len("\n".join(prefix + tail + [nxt["text"]])) > FOLD_ROOM:
+        return False  # the next message would have no room left to grow: the edit is worth its call
+    store.add_prefix(game_id, chat, nxt["slot"], f"{head.batch}:{head.index}", tail)
     store.mark_sent(game_id, head.batch, head.index)
     return True
+
+
+def with_prefix(store: Store, game_id: str, chat: str, message: dict) -> dict:
+    """A status message as it is sent: the lines folded into its slot (`fold`) on top of its own news lines."""
+    prefix = store.prefix(game_id, chat, message["slot"]) if message.get("slot") and "news" in message else []
+    if not prefix:
+        return message
+    own = message["text"].split("\n")[: message["news"]]
+    body = message["text"].split("\n")[message["news"] :]
+    lines = (prefix + own)[-MAX_FOLDED_LINES:]
+    body = body if own else ["", *body]
+    while len(lines) > 1 and len("\n".join(lines + body)) > MAX_TEXT:
+        lines = lines[1:]  # the oldest first
+    return {**message, "text": "\n".join(lines + body), "news": len(lines)}
 
 
 def _send(

@@ -648,9 +648,23 @@ class Store:
         """How many news lines a living message shows (0: none, or never sent)."""
         return int(cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}|news")) or 0)
 
-    def replace_message(self, game_id: str, batch: str, index: int, message: dict) -> None:
-        """Rewrite a stored message that is still to be sent (the outbox folding another into it)."""
-        self.redis.hset(keys.outbox(game_id, batch), index, json.dumps(message))
+    def prefix(self, game_id: str, chat: str, slot: str) -> list[str]:
+        """The lines folded into a living message (`service.pipeline.outbox.fold`), shown above its own."""
+        raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}|prefix"))
+        return json.loads(raw)["lines"] if raw else []
+
+    def add_prefix(self, game_id: str, chat: str, slot: str, source: str, lines: list[str]) -> None:
+        """Fold ``lines`` (of the message ``source``) into a living message's prefix, once per source."""
+        field = f"{chat}|{slot}|prefix"
+        raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), field))
+        prefix = json.loads(raw) if raw else {"from": [], "lines": []}
+        if source in prefix["from"]:
+            return
+        prefix = {"from": prefix["from"] + [source], "lines": prefix["lines"] + lines}
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(keys.shown(game_id), field, json.dumps(prefix))
+        pipe.expire(keys.shown(game_id), self.outbox_ttl)
+        pipe.execute()
 
     def batch_chats(self, game_id: str, batch: str) -> list[str]:
         """The chats a stored batch writes to, in the order of its messages."""
