@@ -707,8 +707,10 @@ def message_figures(driver: Driver, turns: int) -> dict:
 
 def produced(connection: redis.Redis, game_id: str) -> dict[tuple[str, str], list[int]]:
     """(chat, text) -> the versions (order keys) of the outbox messages with that text: a living message's
-    ``seq``, else its step's (``v<N>`` and ``u<seat>v<N>`` batches: after the step's living messages). Needs the
-    outbox kept (``ARTEMIA_OUTBOX_KEEP_SENT=1``)."""
+    ``seq``, a screen's step (its ``until`` is the next step's seq), else its step's (``v<N>`` and ``u<seat>v<N>``
+    batches: after the step's living messages). Texts repeat (a "locked in" with the same deadline in several
+    steps): a call counts as in order if any of its versions fits. Needs the outbox kept
+    (``ARTEMIA_OUTBOX_KEEP_SENT=1``)."""
     out: dict[tuple[str, str], list[int]] = collections.defaultdict(list)
     prefix = "{g:" + game_id + "}:out:"
     for key in connection.scan_iter(match=prefix + "*", count=1000):
@@ -718,6 +720,8 @@ def produced(connection: redis.Redis, game_id: str) -> dict[tuple[str, str], lis
             m = json.loads(raw)
             if m.get("seq") is not None:
                 out[m["chat"], m["text"]].append(int(m["seq"]))
+            elif m.get("until") is not None:  # a screen after a press, drawn at the step before ``until``
+                out[m["chat"], m["text"]].append(int(m["until"]) - 100)
             elif step:
                 out[m["chat"], m["text"]].append(int(step[1]) * 100 + 99)
     return out
