@@ -8,6 +8,7 @@ preset) and the workers (clamping a stored deadline) need them.
 """
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -82,6 +83,10 @@ class Settings(BaseSettings):
     reminder_points: list[float] = [0.5, 0.1]
     # After this many deadline auto-plays in a row a seat is bot-played until its player answers again.
     autoplay_bot_after: int = 3
+    # Bots that search (service/game/search.py): the level a vanished player's seat is played at, and the time
+    # each decision of a searching bot may take.
+    vanished_bot_level: Literal["easy", "normal", "hard"] = "normal"
+    bot_budget_ms: int = 200
 
     # Sweeper: how often it runs, and how long a closed ("resolving") window may wait for its job.
     sweep_interval_seconds: int = 30

@@ -140,3 +140,23 @@ def test_duplicate_deliveries_do_nothing_twice(world):
     before = redis_state(store.redis)
     assert world.reply(numbers[seat], text, sid="SManswer") == ""  # Twilio's retry of the answer
     assert redis_state(store.redis) == before
+
+
+def test_bots_are_added_from_either_channel_and_bad_levels_change_nothing(world):
+    world.telegram.say(TG_A, "/newgame", chat=GROUP)
+    code = world.lobby.at(str(GROUP["id"])).code
+    world.reply(ANNA, f"JOIN {code}")
+    said = world.telegram.say(TG_A, "/addbot hard", chat=GROUP)
+    assert "adds a bot (hard)" in said and "Players (3/7)" in said and "bot (hard)" in said
+    assert "a bot (normal) takes a seat" in world.reply(ANNA, f"ADDBOT {code}")
+    assert "a bot (easy) takes a seat" in world.reply(ANNA, f"BOT easy {code}")
+    assert world.lobby.get(code).bots == ["hard", "normal", "easy"]
+    unchanged(
+        world,
+        [
+            (GROUP, TG_A, "/addbot brilliant", "Bots play at easy, normal or hard"),
+            (GROUP, TG_B, "/addbot", "You are not in this game"),
+            ("sms", ANNA, f"ADDBOT {code} genius", "Bots play at easy, normal or hard"),
+            ("sms", CYRIL, f"ADDBOT {code}", f"You have not joined {code}"),
+        ],
+    )

@@ -12,7 +12,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from service.game import Game, IllegalAction, new_game
+from service.game import Game, IllegalAction, botseat, new_game
 from service.ops import metrics
 from service.pipeline import news, scheduling, telling
 from service.pipeline.context import Context
@@ -35,19 +35,31 @@ class Opening:
     deadline: float
 
 
-def bot_answer(game: Game, seat: int) -> list[dict]:
-    """The auto-play answer of ``seat`` for the open window (several actions when one is not enough)."""
+def bot_answer(game: Game, seat: int, level: str | None = None, budget_ms: float = 200) -> list[dict]:
+    """The bot's answer of ``seat`` for the open window (several actions when one is not enough): auto-play's, or
+    with a ``level`` (service/game/search.py) the searching bot's, given only the seat's knowledge."""
     trial = Game.from_json(game.to_json())
     if trial.window is None:
         raise ValueError(f"seat {seat} has no window to answer: the game is over")
     window, actions = trial.window["id"], []
     while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        action = trial.autoplay(seat)
+        action = trial.autoplay(seat) if level is None else botseat.answer(trial, seat, level, budget_ms=budget_ms)
         trial.apply(seat, action)
         actions.append(action)
         if len(actions) > MAX_AUTOPLAY_STEPS:
             raise RuntimeError(f"autoplay of seat {seat} never finishes window {window}")
     return actions
+
+
+def bot_levels(ctx: Context, meta: dict, streaks: dict[int, int]) -> dict[int, str | None]:
+    """The seats a bot answers for, with its level: a table's bots at the level they were added with (None:
+    auto-play, for the seats that filled a sized table), a vanished player's seat at ``vanished_bot_level``."""
+    levels: dict[int, str | None] = {
+        s: ctx.settings.vanished_bot_level for s, n in streaks.items() if n >= ctx.settings.autoplay_bot_after
+    }
+    added = meta.get("bot_levels", {})
+    levels.update({s: added.get(str(s)) for s in meta.get("bots", [])})
+    return levels
 
 
 def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], now: float) -> Opening:
@@ -56,8 +68,9 @@ def open_window(ctx: Context, game: Game, meta: dict, streaks: dict[int, int], n
     expected = sorted(game.waiting_for())
     if not expected:
         raise RuntimeError(f"engine opened window {game.window} that waits for nobody")
-    bots = set(meta.get("bots", [])) | {s for s, n in streaks.items() if n >= ctx.settings.autoplay_bot_after}
-    prefilled = {s: bot_answer(game, s) for s in expected if s in bots}
+    bots = bot_levels(ctx, meta, streaks)
+    budget = ctx.settings.bot_budget_ms
+    prefilled = {s: bot_answer(game, s, bots[s], budget) for s in expected if s in bots}
     status = "resolving" if len(prefilled) == len(expected) else "collecting"
     seconds = max(int(meta["deadline_seconds"]), ctx.settings.min_deadline_seconds)
     return Opening(status, expected, prefilled, now + seconds)
@@ -217,7 +230,8 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     """Create the game, record its players and open its first window.
 
     ``meta``: {"players": {"<seat>": {"name", "chat", "user", "lang"}}, "group": chat | None,
-    "deadline_seconds": int, "bots": [seats always played by a bot], "lang": "en"}."""
+    "deadline_seconds": int, "bots": [seats always played by a bot], "bot_levels": {"<seat>": level} (bots added
+    at a level; the others auto-play), "lang": "en"}."""
     store, now = ctx.store, ctx.clock()
     if store.load(keys.check_game_id(game_id)) is not None:
         raise GameExists(game_id)

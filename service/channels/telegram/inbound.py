@@ -9,7 +9,8 @@ The tables are the shared lobby's (`service.pipeline.lobby`): a table opened her
 players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS with ``/join <code>`` in private.
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
-In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /settings, /begin [anyway],
+In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /addbot [easy|normal|hard],
+/settings, /begin [anyway],
 /status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
 /join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
 player is asked in several games) and the decision buttons. Bad input — a stranger's
@@ -34,6 +35,7 @@ from service.i18n.events import duration
 from service.pipeline import cancelling, floods, ingest, news, screens
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
+    DEFAULT_BOT_LEVEL,
     MAX_PLAYERS,
     MIN_PLAYERS,
     Lobby,
@@ -141,7 +143,7 @@ def handle(update: Update, env: Env) -> dict | None:
                 message,
                 _t(
                     lang,
-                    "In the group I know: /newgame /join /leave /creature /settings /begin "
+                    "In the group I know: /newgame /join /leave /creature /addbot /settings /begin "
                     "/status /cancel /help /rules. Moves are made in private chat.",
                 ),
             )
@@ -201,6 +203,7 @@ def refusal(reason: str, lang: str) -> str:
         "too_few": _("A game needs 2 to 7 players."),
         "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
         "too_many": _("You have too many games waiting to begin: /begin or /cancel one first."),
+        "bad_level": _("Bots play at easy, normal or hard: /addbot hard, say."),
         "bad_setting": _(
             "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · secrecy strict|fast · "
             "lang cs|en · tz <Area/City>|default (e.g. tz Europe/London)"
@@ -254,14 +257,17 @@ def deadline_text(deadline: str, lang: str, minimum: int = 0) -> str:
 def lobby_text(table: Table, lang: str, sms_number: str = "", waiting: Sequence[Player] = ()) -> str:
     """The table as the group sees it; ``waiting``: the players the bot cannot write to in private yet."""
     _ = i18n.translator(lang).gettext
-    names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
+    names = ", ".join(
+        [p.name + (" 👹" if p.address == table.creature else "") for p in table.players]
+        + [_("bot ({level})").format(level=_(plain.BOT_LEVEL_WORDS[level])) for level in table.bots]
+    )
     join = _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code)
     if sms_number:  # the SMS line only where SMS is configured
         join += " " + _("By SMS: text JOIN {code} to {number}.").format(code=table.code, number=sms_number)
     return "\n".join(
         [
             _("A game of Not Alone is open here."),
-            _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
+            _("Players ({n}/{max}): {names}").format(n=table.seated, max=table.capacity, names=names),
             _("Deadline: {deadline}").format(deadline=deadline_text(table.deadline, lang)),
             _("Expert variant: {expert} · Secrecy: {secrecy} · Language: {lang} · Time zone: {tz}").format(
                 expert=_("yes") if table.expert else _("no"),
@@ -344,6 +350,17 @@ def cmd_leave(message, args, lang, env):
     return _lobby_reply(message, table, env, lang, _t(lang, "{name} leaves.").format(name=message.sender.first_name))
 
 
+def cmd_addbot(message, args, lang, env):
+    """A player at the table adds a bot (``/addbot [easy|normal|hard]``, normal when not said)."""
+    table = _lobby(message, env, lang)
+    level = args[0].lower() if args else DEFAULT_BOT_LEVEL
+    table = _lobby_call(lang, env.lobby.add_bot, table.code, telegram_address(message.sender.id), level)
+    news = _t(lang, "{name} adds a bot ({level}).").format(
+        name=message.sender.first_name, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
+    )
+    return _lobby_reply(message, table, env, lang, news)
+
+
 def cmd_creature(message, args, lang, env):
     table = _lobby(message, env, lang)
     try:
@@ -381,7 +398,7 @@ def cmd_begin(message, args, lang, env):
     table = _lobby(message, env, lang)
     if telegram_address(message.sender.id) != table.creator:
         raise Refused(refusal("not_creator", lang))
-    if not MIN_PLAYERS <= max(table.size or 0, len(table.players)) <= MAX_PLAYERS:
+    if not MIN_PLAYERS <= max(table.size or 0, table.seated) <= MAX_PLAYERS:
         raise Refused(refusal("too_few", lang))
     waiting = unreachable_players(table, env)
     anyway = [word.lower() for word in args[:1]] == ["anyway"]
@@ -511,6 +528,7 @@ GROUP_COMMANDS = {
     "join": cmd_join,
     "leave": cmd_leave,
     "creature": cmd_creature,
+    "addbot": cmd_addbot,
     "settings": cmd_settings,
     "begin": cmd_begin,
     "status": cmd_status,
