@@ -51,6 +51,11 @@ def bot_answer(game: Game, seat: int, level: str | None = None, budget_ms: float
     return actions
 
 
+def vanished_answer(ctx: Context, game: Game, seat: int) -> list[dict]:
+    """The answer of the bot that plays a vanished player's seat (``vanished_bot_level``) in the open window."""
+    return bot_answer(game, seat, ctx.settings.vanished_bot_level, ctx.settings.bot_budget_ms)
+
+
 def bot_levels(ctx: Context, meta: dict, streaks: dict[int, int]) -> dict[int, str | None]:
     """The seats a bot answers for, with its level: a table's bots at the level they were added with (None:
     auto-play, for the seats that filled a sized table), a vanished player's seat at ``vanished_bot_level``."""

@@ -13,7 +13,7 @@ from typing import Protocol
 from service.game import Game
 from service.pipeline import ingest
 from service.pipeline.context import Context
-from service.pipeline.resolution import bot_answer
+from service.pipeline.resolution import vanished_answer
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,8 @@ def hand_to_bot(ctx: Context, game_id: str, seat: int, bot: bool) -> None:
             and seat in store.expected(game_id)
             and seat not in store.answers(game_id)
         ):
-            ingest.submit(ctx, game_id, seat, bot_answer(Game.from_json(snap.json), seat), snap.current_window)
+            answer = vanished_answer(ctx, Game.from_json(snap.json), seat)
+            ingest.submit(ctx, game_id, seat, answer, snap.current_window)
     store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after if bot else 0)  # after the submit, which clears it
 
 

@@ -45,7 +45,7 @@ from service.pipeline.lobby import (
     looks_like_code,
     telegram_address,
 )
-from service.pipeline.resolution import bot_answer
+from service.pipeline.resolution import vanished_answer
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
 
@@ -444,7 +444,7 @@ def _bot_takes(env: Env, game_id: str, seat: int) -> None:
     store, bot_after = env.ctx.store, env.ctx.settings.autoplay_bot_after
     snap = store.load(game_id)
     if snap is not None and snap.status == "collecting" and seat in store.expected(game_id):
-        answer = bot_answer(Game.from_json(snap.json), seat)
+        answer = vanished_answer(env.ctx, Game.from_json(snap.json), seat)
         ingest.submit(env.ctx, game_id, seat, answer, snap.current_window, f"anyway{seat}", snap)
     store.set_streak(game_id, seat, bot_after)  # after the answer: an answer ends a streak
 
