@@ -133,6 +133,7 @@ class Table:
     seed: int = 0
     tz: str | None = None  # the IANA time zone deadlines are shown in; None: the language's (cs Prague, en UTC)
     bots: list[str] = field(default_factory=list)  # the level of each bot added (/addbot), in the order added
+    bot_creature: bool = False  # a bot is the Creature (a solo game as a Hunted)
 
     def player(self, address: str) -> Player | None:
         return next((p for p in self.players if p.address == address), None)
@@ -159,7 +160,7 @@ class Table:
 class Started:
     table: Table
     seats: dict[str, int]  # address -> seat
-    creature: Player
+    creature: Player | None  # None: a bot is the Creature
 
 
 class Lobby:
@@ -424,17 +425,38 @@ class Lobby:
             if len(table.players) < 1 or not MIN_PLAYERS <= seats <= MAX_PLAYERS:
                 raise LobbyError("too_few", table)
             creature = table.player(table.creature) if table.creature else None
-            creature = creature or table.players[self.rng.randrange(len(table.players))]
-            others = [p.address for p in table.players if p is not creature] + [None] * (seats - len(table.players))
+            if not table.bot_creature:
+                creature = creature or table.players[self.rng.randrange(len(table.players))]
+            bots = seats - len(table.players) - (1 if creature is None else 0)
+            others = [p.address for p in table.players if p is not creature] + [None] * bots
             self.rng.shuffle(others)
-            table.seats = {creature.address: 0, **{a: s for s, a in enumerate(others, 1) if a is not None}}
+            table.seats = {a: s for s, a in enumerate(others, 1) if a is not None}
+            if creature is not None:
+                table.seats[creature.address] = 0
             table.seed = self.rng.randrange(2**31)
             table.game = table.code
 
         table = self.change(code, deal)
         self._start(table)
-        creature = next(p for p in table.players if table.seats[p.address] == 0)
+        creature = next((p for p in table.players if table.seats[p.address] == 0), None)
         return Started(table, dict(table.seats), creature)
+
+    def solo(self, player: Player, lang: str, players: int, as_creature: bool, level: str) -> Started:
+        """A game of one person against bots of ``level`` in every other seat, begun at once: the person is the
+        Creature (``as_creature``) or a Hunted (a bot is the Creature). LobbyError: too_many, too_few, bad_level."""
+        if level not in BOT_LEVELS:
+            raise LobbyError("bad_level")
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise LobbyError("too_few")
+        table = self.open(player, lang, size=players, deadline="live")
+
+        def seat_bots(table):
+            table.bots = [level] * (players - 1)
+            table.creature = player.address if as_creature else None
+            table.bot_creature = not as_creature
+
+        self.change(table.code, seat_bots)
+        return self.begin(table.code, player.address)
 
     def _start(self, table: Table) -> None:
         game = table.game

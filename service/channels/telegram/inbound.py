@@ -10,8 +10,8 @@ players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS 
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
 In a group (one table per group, or per forum topic): /newgame, /join, /leave, /creature, /addbot [easy|normal|hard],
-/settings, /begin [anyway],
-/status, /cancel, /help, /rules [card]. In private: /start (the Join deep link ``j<code>`` lands here),
+/settings, /begin [anyway], /status, /cancel, /help, /rules [card]. In private: /start (the Join deep link
+``j<code>`` lands here), /newgame [hunted|creature] [2-7] [easy|normal|hard] (a game against bots, begun at once),
 /join <code>, /language, /status, /help, /rules, typed game commands (prefixed with the game's code when the
 player is asked in several games) and the decision buttons. Bad input — a stranger's
 button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
@@ -315,6 +315,8 @@ def _press_join(message: SentMessage, env: Env, lang: str) -> str:
 
 
 def began_text(started, lang: str) -> str:
+    if started.creature is None:
+        return _t(lang, "The game begins! A bot is the Creature. Check your private chat with me for your choices.")
     return _t(
         lang, "The game begins! {creature} is the Creature. Check your private chat with me for your choices."
     ).format(creature=started.creature.name)
@@ -558,6 +560,8 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         if args and args[0].startswith("j"):
             return join_by_code(message, args[0][1:], lang, env)
         return reply(message, help_text(lang))
+    if command == "newgame":
+        return solo_game(message, args, lang, env)
     if command == "join":
         if not args:
             raise Refused(_t(lang, "Usage: /join <code>, with the code of the game (its creator has it)."))
@@ -595,6 +599,28 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
             )
         return typed_answer(message, games[0], lang, env, message.text or "")
     raise Refused(_t(lang, "Unknown command. /help"))
+
+
+SOLO_ROLES = {"creature": True, "bytost": True, "hunted": False, "lovec": False}  # /newgame's role words
+
+
+def solo_game(message: SentMessage, args: list[str], lang: str, env: Env) -> dict:
+    """``/newgame [hunted|creature] [2-7] [easy|normal|hard]`` in private: a game against bots, begun at once
+    (by default as a Hunted, 3 players, normal bots)."""
+    words = [word.lower() for word in args]
+    as_creature = next((SOLO_ROLES[w] for w in words if w in SOLO_ROLES), False)
+    players = next((int(w) for w in words if w.isdigit()), 3)
+    level = next((w for w in words if w in plain.BOT_LEVEL_WORDS), DEFAULT_BOT_LEVEL)
+    if any(w not in SOLO_ROLES and not w.isdigit() and w not in plain.BOT_LEVEL_WORDS for w in words):
+        raise Refused(_t(lang, "Usage: /newgame [hunted|creature] [2-7] [easy|normal|hard], e.g. /newgame creature 4"))
+    started = _lobby_call(lang, env.lobby.solo, _player(message.sender), lang, players, as_creature, level)
+    role = _t(lang, "the Creature") if as_creature else _t(lang, "a Hunted")
+    return reply(
+        message,
+        _t(lang, "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.").format(
+            code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
+        ),
+    )
 
 
 def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
