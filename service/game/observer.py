@@ -106,7 +106,9 @@ def knowledge(g: "Game", seat: int) -> dict[str, Any]:
     """What ``seat`` may know, as a copy of the state with every secret masked: a list of cards the seat may not
     see is replaced by its length (other hands, Survival cards and cards drawn to choose, the cards played face
     down before the reveal, the decks, the discard piles under Smokescreen for the Creature), the seed by None,
-    and other seats' recorded answers, plans and "could play" notes are left out. ``"seat"`` says whose it is."""
+    and other seats' recorded answers, plans and "could play" notes are left out. ``"seat"`` says whose it is.
+    Who is asked (the window, the turn's agenda) stays: under ``secrecy: "fast"`` that tells who holds a card, as
+    it tells the table."""
     k: dict[str, Any] = json.loads(g.to_json())
     t = k["this_turn"]
     k["seat"] = seat
