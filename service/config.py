@@ -8,6 +8,7 @@ preset) and the workers (clamping a stored deadline) need them.
 """
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -88,6 +89,10 @@ class Settings(BaseSettings):
     # Away and pause (service.pipeline.absence): the longest a player may be away, and a table paused, in days.
     away_max_days: int = 30
     pause_max_days: int = 7
+    # Bots that search (service/game/search.py): the level a vanished player's seat is played at, and the time
+    # each decision of a searching bot may take.
+    vanished_bot_level: Literal["easy", "normal", "hard"] = "normal"
+    bot_budget_ms: int = 200
 
     # Sweeper: how often it runs, and how long a closed ("resolving") window may wait for its job.
     sweep_interval_seconds: int = 30

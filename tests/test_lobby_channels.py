@@ -140,3 +140,42 @@ def test_duplicate_deliveries_do_nothing_twice(world):
     before = redis_state(store.redis)
     assert world.reply(numbers[seat], text, sid="SManswer") == ""  # Twilio's retry of the answer
     assert redis_state(store.redis) == before
+
+
+def test_bots_are_added_from_either_channel_and_bad_levels_change_nothing(world):
+    world.telegram.say(TG_A, "/newgame", chat=GROUP)
+    code = world.lobby.at(str(GROUP["id"])).code
+    world.reply(ANNA, f"JOIN {code}")
+    said = world.telegram.say(TG_A, "/addbot hard", chat=GROUP)
+    assert "adds a bot (hard)" in said and "Players (3/7)" in said and "bot (hard)" in said
+    assert "a bot (normal) takes a seat" in world.reply(ANNA, f"ADDBOT {code}")
+    assert "a bot (easy) takes a seat" in world.reply(ANNA, f"BOT easy {code}")
+    assert world.lobby.get(code).bots == ["hard", "normal", "easy"]
+    unchanged(
+        world,
+        [
+            (GROUP, TG_A, "/addbot brilliant", "Bots play at easy, normal or hard"),
+            (GROUP, TG_B, "/addbot", "You are not in this game"),
+            ("sms", ANNA, f"ADDBOT {code} genius", "Bots play at easy, normal or hard"),
+            ("sms", CYRIL, f"ADDBOT {code}", f"You have not joined {code}"),
+        ],
+    )
+
+
+def test_a_solo_game_in_private_puts_one_person_against_bots(world):
+    world.ctx.settings = world.ctx.settings.model_copy(update={"bot_budget_ms": 5})
+    said = world.telegram.say(TG_A, "/newgame hunted 3 hard")
+    assert "you are a Hunted, against 2 bots (hard)" in said, said
+    code = world.lobby.last_opened(f"tg:{TG_A}")
+    meta = world.ctx.store.meta(code)
+    seat = world.lobby.get(code).seats[f"tg:{TG_A}"]
+    assert seat != 0 and 0 in meta["bots"] and sorted(meta["bots"] + [seat]) == [0, 1, 2]
+    assert set(meta["bot_levels"].values()) == {"hard"}
+    world.pump()  # the bot Creature chooses the board side; the exploration asks the person at once
+    snap = world.ctx.store.load(code)
+    assert snap.status == "collecting" and Game.from_json(snap.json).window["kind"] == "explore"
+    assert set(world.ctx.store.expected(code)) - set(world.ctx.store.answers(code)) == {seat}
+    said = world.telegram.say(TG_B, "/newgame creature 4")
+    assert "you are the Creature, against 3 bots (normal)" in said, said
+    assert world.lobby.get(world.lobby.last_opened(f"tg:{TG_B}")).seats == {f"tg:{TG_B}": 0}
+    assert "Usage: /newgame" in world.telegram.say(TG_B, "/newgame dragon")

@@ -188,3 +188,28 @@ def test_a_time_zone_is_named_in_any_case_and_default_goes_back_to_the_language(
     table = lobby.open(tg(1), "en", "-100")
     assert lobby.configure(table.code, "tg:1", "tz", "europe/LONDON").tz == "Europe/London"
     assert lobby.configure(table.code, "tg:1", "tz", "default").tz is None
+
+
+def test_bots_added_at_a_level_take_seats_and_keep_their_level():
+    lobby = Lobby(make_ctx(clock=Clock(), bot_budget_ms=5), rng=random.Random(4))
+    table = lobby.open(tg(1), "en", size=5)
+    assert reason(lobby.add_bot, table.code, "tg:9", "hard") == "not_in"
+    assert reason(lobby.add_bot, table.code, "tg:1", "brilliant") == "bad_level"
+    lobby.add_bot(table.code, "tg:1", "hard")
+    table = lobby.add_bot(table.code, "tg:1", "normal")
+    assert table.bots == ["hard", "normal"] and table.seated == 3
+    assert Table.from_json(table.to_json()) == table
+    lobby.join(table.code, tg(2))
+    lobby.add_bot(table.code, "tg:2", "easy")
+    assert reason(lobby.add_bot, table.code, "tg:1", "easy") == "full"
+    lobby.begin(table.code, "tg:1")
+    meta = lobby.ctx.store.meta(table.code)
+    assert len(meta["players"]) == 5 and len(meta["bots"]) == 3
+    assert sorted(meta["bot_levels"].values()) == ["easy", "hard", "normal"]
+    assert set(meta["bot_levels"]) == {str(s) for s in meta["bots"]}
+
+
+def test_an_old_table_without_bots_still_loads():
+    table = Table("K7QX", "tg:1", "cs", [tg(1)])
+    raw = table.to_json().replace(', "bots": []', "")
+    assert "bots" not in raw and Table.from_json(raw) == table

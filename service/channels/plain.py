@@ -21,6 +21,8 @@ SECRECY_WORDS = {
     "strict": N_("strict (nobody can tell who holds a card)"),
     "fast": N_("fast (only players holding a card are waited for)"),
 }
+# The levels of the bots a table adds (service/game/search.py), in words.
+BOT_LEVEL_WORDS = {"easy": N_("easy"), "normal": N_("normal"), "hard": N_("hard")}
 
 
 def when(ts: float, lang: str = "en") -> str:

@@ -34,7 +34,9 @@ Modules
                    rules/__init__.py holds the dispatch tables (task name -> function)
     answers.py     answers given ahead (recorded answers and plans) and deciding a deferred question
     observer.py    the views: what each seat may see
-    autoplay.py    auto-play for late seats; bots.py: bot players; replay.py: game logs
+    autoplay.py    auto-play for late seats; bots.py: today's bot policy (rollouts and the ``easy`` level)
+    search.py      the searching bots (``normal``, ``hard``): determinised Monte Carlo from a seat's knowledge;
+                   worlds.py samples the worlds it plays in; botseat.py hands it a seat's knowledge and options
 
 Decision windows
 ----------------

@@ -3,8 +3,11 @@
 view(g, seat)            everything ``seat`` may know (None: the public view, what anyone may know)
 private_view(g, seat)    only the seat's own secrets (hand, Survival cards / Hunt cards): cheap
 visible_discards(g, seat) each Hunted's discard pile as the seat sees it (None where Smokescreen hides it)
+knowledge(g, seat)       everything ``seat`` may know in the state's own shape, its secrets masked: what the bots'
+                         search builds its worlds from (service/game/worlds.py)
 """
 
+import json
 from typing import TYPE_CHECKING, Any, cast
 
 from service.game.cards import ARTEMIA_SPACES, RESERVE_PLACES
@@ -97,3 +100,36 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
     if seat is not None:
         result["you"] = private_view(g, seat)
     return result
+
+
+def knowledge(g: "Game", seat: int) -> dict[str, Any]:
+    """What ``seat`` may know, as a copy of the state with every secret masked: a list of cards the seat may not
+    see is replaced by its length (other hands, Survival cards and cards drawn to choose, the cards played face
+    down before the reveal, the decks, the discard piles under Smokescreen for the Creature), the seed by None,
+    and other seats' recorded answers, plans and "could play" notes are left out. ``"seat"`` says whose it is.
+    Who is asked (the window, the turn's agenda) stays: under ``secrecy: "fast"`` that tells who holds a card, as
+    it tells the table."""
+    k: dict[str, Any] = json.loads(g.to_json())
+    t = k["this_turn"]
+    k["seat"] = seat
+    k["config"]["seed"] = None
+    k["hunt_deck"], k["survival_deck"] = len(k["hunt_deck"]), len(k["survival_deck"])
+    k["orders"] = [orders if other == seat else [] for other, orders in enumerate(k["orders"])]
+    t["answered"] = [key for key in t["answered"] if key.split(":")[0] == str(seat)]
+    if k["window"] is not None and "passed" in k["window"]:
+        k["window"]["passed"] = {s: v for s, v in k["window"]["passed"].items() if s == str(seat)}
+    if seat != CREATURE:
+        k["players"][CREATURE]["hand"] = len(k["players"][CREATURE]["hand"])
+        shown = t["phobia_shown"]
+        if shown is not None and shown["seat"] != seat:
+            t["phobia_shown"] = {"seat": shown["seat"], "cards": len(shown["cards"])}
+    for other in g.hunted_seats():
+        h = k["players"][other]
+        if other != seat:
+            for key in ("hand", "survival", "drawn_to_choose"):
+                h[key] = len(h[key])
+            if not t["revealed"]:
+                h["played"] = len(h["played"])
+        if seat == CREATURE and t["smokescreen"]:
+            h["discard"] = len(h["discard"])
+    return k

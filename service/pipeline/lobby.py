@@ -37,6 +37,7 @@ from typing import cast
 
 from service.config import DEADLINE_PRESETS, deadline_seconds
 from service.game import DEFAULT_SECRECY, SECRECY_SETTINGS
+from service.game.search import DEFAULT_LEVEL, LEVELS
 from service.pipeline.context import Context
 from service.pipeline.resolution import GameExists, start_game
 from service.store import keys
@@ -46,6 +47,8 @@ CODE_LENGTH = 4
 MIN_PLAYERS, MAX_PLAYERS = 2, 7
 LOBBY_TTL = 14 * 86400
 LANGS = ("en", "cs")
+BOT_LEVELS = tuple(LEVELS)
+DEFAULT_BOT_LEVEL = DEFAULT_LEVEL
 
 
 def new_code(rng=secrets) -> str:
@@ -76,7 +79,7 @@ def sms_address(number: str) -> str:
 
 class LobbyError(Exception):
     """A refused change; nothing was stored. ``reason``: unknown, begun, full, already, not_in, not_creator,
-    too_few, place_taken, bad_setting, too_many (open tables)."""
+    too_few, place_taken, bad_setting, bad_level (of a bot), too_many (open tables)."""
 
     def __init__(self, reason: str, table: "Table | None" = None):
         super().__init__(reason)
@@ -139,6 +142,8 @@ class Table:
     seats: dict[str, int] = field(default_factory=dict)  # address -> seat, dealt when it began
     seed: int = 0
     tz: str | None = None  # the IANA time zone deadlines are shown in; None: the language's (cs Prague, en UTC)
+    bots: list[str] = field(default_factory=list)  # the level of each bot added (/addbot), in the order added
+    bot_creature: bool = False  # a bot is the Creature (a solo game as a Hunted)
 
     def player(self, address: str) -> Player | None:
         return next((p for p in self.players if p.address == address), None)
@@ -146,6 +151,11 @@ class Table:
     @property
     def capacity(self) -> int:
         return self.size or MAX_PLAYERS
+
+    @property
+    def seated(self) -> int:
+        """The seats taken: the players and the bots added."""
+        return len(self.players) + len(self.bots)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -160,7 +170,7 @@ class Table:
 class Started:
     table: Table
     seats: dict[str, int]  # address -> seat
-    creature: Player
+    creature: Player | None  # None: a bot is the Creature
 
 
 class Lobby:
@@ -298,12 +308,12 @@ class Lobby:
                 raise LobbyError("begun", table)
             if table.player(player.address):
                 raise LobbyError("already", table)
-            if len(table.players) >= table.capacity:
+            if table.seated >= table.capacity:
                 raise LobbyError("full", table)
             table.players.append(player)
 
         table = self.change(code, add)
-        if table.size and len(table.players) >= table.size:
+        if table.size and table.seated >= table.size:
             try:
                 return table, self.begin(code, None)
             except LobbyError as refusal:
@@ -389,6 +399,23 @@ class Lobby:
         except LobbyError:
             pass  # the table is gone already
 
+    def add_bot(self, code: str, by: str, level: str) -> Table:
+        """A player at the table adds a bot of ``level`` (BOT_LEVELS) to an empty seat (LobbyError: unknown,
+        begun, not_in, full, bad_level). Unlike a join, a bot that fills a sized table does not begin it."""
+
+        def add(table):
+            if table.game:
+                raise LobbyError("begun", table)
+            if table.player(by) is None:
+                raise LobbyError("not_in", table)
+            if level not in BOT_LEVELS:
+                raise LobbyError("bad_level", table)
+            if table.seated >= table.capacity:
+                raise LobbyError("full", table)
+            table.bots.append(level)
+
+        return self.change(code, add)
+
     def volunteer(self, code: str, address: str) -> Table:
         def mark(table):
             if table.game:
@@ -418,9 +445,7 @@ class Lobby:
                 table.secrecy = value
             elif key == "lang" and value in LANGS:
                 table.lang = value
-            elif (
-                key == "size" and value.isdigit() and max(MIN_PLAYERS, len(table.players)) <= int(value) <= MAX_PLAYERS
-            ):
+            elif key == "size" and value.isdigit() and max(MIN_PLAYERS, table.seated) <= int(value) <= MAX_PLAYERS:
                 table.size = int(value)
             elif key == "tz" and (zone or value == "default"):
                 table.tz = zone
@@ -440,37 +465,60 @@ class Lobby:
                 raise LobbyError("begun", table)
             if by is not None and by != table.creator:
                 raise LobbyError("not_creator", table)
-            seats = max(table.size or 0, len(table.players))
+            seats = max(table.size or 0, table.seated)
             if len(table.players) < 1 or not MIN_PLAYERS <= seats <= MAX_PLAYERS:
                 raise LobbyError("too_few", table)
             creature = table.player(table.creature) if table.creature else None
-            creature = creature or table.players[self.rng.randrange(len(table.players))]
-            others = [p.address for p in table.players if p is not creature] + [None] * (seats - len(table.players))
+            if not table.bot_creature:
+                creature = creature or table.players[self.rng.randrange(len(table.players))]
+            bots = seats - len(table.players) - (1 if creature is None else 0)
+            others = [p.address for p in table.players if p is not creature] + [None] * bots
             self.rng.shuffle(others)
-            table.seats = {creature.address: 0, **{a: s for s, a in enumerate(others, 1) if a is not None}}
+            table.seats = {a: s for s, a in enumerate(others, 1) if a is not None}
+            if creature is not None:
+                table.seats[creature.address] = 0
             table.seed = self.rng.randrange(2**31)
             table.game = table.code
 
         table = self.change(code, deal)
         self._start(table)
-        creature = next(p for p in table.players if table.seats[p.address] == 0)
+        creature = next((p for p in table.players if table.seats[p.address] == 0), None)
         return Started(table, dict(table.seats), creature)
+
+    def solo(self, player: Player, lang: str, players: int, as_creature: bool, level: str) -> Started:
+        """A game of one person against bots of ``level`` in every other seat, begun at once: the person is the
+        Creature (``as_creature``) or a Hunted (a bot is the Creature). LobbyError: too_many, too_few, bad_level."""
+        if level not in BOT_LEVELS:
+            raise LobbyError("bad_level")
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise LobbyError("too_few")
+        table = self.open(player, lang, size=players, deadline="live")
+
+        def seat_bots(table):
+            table.bots = [level] * (players - 1)
+            table.creature = player.address if as_creature else None
+            table.bot_creature = not as_creature
+
+        self.change(table.code, seat_bots)
+        return self.begin(table.code, player.address)
 
     def _start(self, table: Table) -> None:
         game = table.game
         if game is None:
             raise ValueError(f"table {table.code} has not begun: it has no game to start")
-        size = max(table.size or 0, len(table.players))
+        size = max(table.size or 0, table.seated)
         players = {str(s): {"name": f"Bot {s}", "chat": None, "user": None} for s in range(size)}
         for p in table.players:
             players[str(table.seats[p.address])] = p.seat_entry()
         bots = [s for s in range(size) if players[str(s)]["chat"] is None]
+        levels = dict(zip((str(s) for s in bots), table.bots))  # the bots added; any other seat auto-plays
         meta = {
             "players": players,
             "group": table.place,
             "code": table.code,
             "lang": table.lang,
             "bots": bots,
+            **({"bot_levels": levels} if levels else {}),
             "deadline_seconds": deadline_seconds(table.deadline, self.ctx.settings.min_deadline_seconds),
             **({"tz": table.tz} if table.tz else {}),
         }

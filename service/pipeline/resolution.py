@@ -12,7 +12,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from service.game import Game, IllegalAction, new_game
+from service.game import Game, IllegalAction, botseat, new_game
 from service.ops import metrics
 from service.pipeline import ingest, news, records, scheduling, telling, watch
 from service.pipeline.context import Context
@@ -35,14 +35,15 @@ class Opening:
     deadline: float
 
 
-def bot_answer(game: Game, seat: int) -> list[dict]:
-    """The auto-play answer of ``seat`` for the open window (several actions when one is not enough)."""
+def bot_answer(game: Game, seat: int, level: str | None = None, budget_ms: float = 200) -> list[dict]:
+    """The bot's answer of ``seat`` for the open window (several actions when one is not enough): auto-play's, or
+    with a ``level`` (service/game/search.py) the searching bot's, given only the seat's knowledge."""
     trial = Game.from_json(game.to_json())
     if trial.window is None:
         raise ValueError(f"seat {seat} has no window to answer: the game is over")
     window, actions = trial.window["id"], []
     while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        action = trial.autoplay(seat)
+        action = trial.autoplay(seat) if level is None else botseat.answer(trial, seat, level, budget_ms=budget_ms)
         trial.apply(seat, action)
         actions.append(action)
         if len(actions) > MAX_AUTOPLAY_STEPS:
@@ -58,6 +59,24 @@ def taken_seats(meta: dict, streaks: dict[int, int], away: dict[int, float], at:
     return taken - bots
 
 
+def vanished_answer(ctx: Context, game: Game, seat: int) -> list[dict]:
+    """The answer of the bot that plays a vanished player's seat (``vanished_bot_level``) in the open window."""
+    return bot_answer(game, seat, ctx.settings.vanished_bot_level, ctx.settings.bot_budget_ms)
+
+
+def bot_levels(
+    ctx: Context, meta: dict, streaks: dict[int, int], away: dict[int, float], at: float
+) -> dict[int, str | None]:
+    """The seats a bot answers for, with its level: a table's bots at the level they were added with (None:
+    auto-play, for the seats that filled a sized table), a seat the bot plays for its player (`taken_seats`:
+    vanished, or away) at ``vanished_bot_level``."""
+    taken = taken_seats(meta, streaks, away, at, ctx.settings.autoplay_bot_after)
+    levels: dict[int, str | None] = {s: ctx.settings.vanished_bot_level for s in taken}
+    added = meta.get("bot_levels", {})
+    levels.update({s: added.get(str(s)) for s in meta.get("bots", [])})
+    return levels
+
+
 def open_window(
     ctx: Context,
     game: Game,
@@ -67,15 +86,16 @@ def open_window(
     away: dict[int, float] | None = None,
     paused_until: float | None = None,
 ) -> Opening:
-    """The next window: the table's bots and the seats the bot plays (`taken_seats`) are answered at once; a
+    """The next window: the table's bots and the seats the bot plays (`bot_levels`) are answered at once; a
     window opened while the table is paused gets its whole time after the pause."""
     if game.is_over:
         return Opening("over", [], {}, 0.0)
     expected = sorted(game.waiting_for())
     if not expected:
         raise RuntimeError(f"engine opened window {game.window} that waits for nobody")
-    bots = set(meta.get("bots", [])) | taken_seats(meta, streaks, away or {}, now, ctx.settings.autoplay_bot_after)
-    prefilled = {s: bot_answer(game, s) for s in expected if s in bots}
+    bots = bot_levels(ctx, meta, streaks, away or {}, now)
+    budget = ctx.settings.bot_budget_ms
+    prefilled = {s: bot_answer(game, s, bots[s], budget) for s in expected if s in bots}
     status = "resolving" if len(prefilled) == len(expected) else "collecting"
     seconds = max(int(meta["deadline_seconds"]), ctx.settings.min_deadline_seconds)
     return Opening(status, expected, prefilled, max(now, paused_until or 0.0) + seconds)
@@ -263,8 +283,9 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     """Create the game, record its players and open its first window.
 
     ``meta``: {"players": {"<seat>": {"name", "chat", "user", "lang"}}, "group": chat | None,
-    "deadline_seconds": int, "bots": [seats always played by a bot], "lang": "en"}; the game's watch page token
-    (``"watch"``) is added when missing."""
+    "deadline_seconds": int, "bots": [seats always played by a bot], "bot_levels": {"<seat>": level} (bots added
+    at a level; the others auto-play), "lang": "en"}; the game's watch page token (``"watch"``) is added when
+    missing."""
     store, now = ctx.store, ctx.clock()
     if store.load(keys.check_game_id(game_id)) is not None:
         raise GameExists(game_id)
@@ -296,7 +317,7 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
     answers, expected, streaks, meta = ctx.store.window_state(game_id)
     taken = taken_seats(meta, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after)
     for seat in sorted((taken & expected) - set(answers)):
-        answer = bot_answer(Game.from_json(snap.json), seat)
+        answer = vanished_answer(ctx, Game.from_json(snap.json), seat)
         ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
 
 

@@ -13,7 +13,7 @@ from typing import Protocol
 from service.game import Game
 from service.pipeline import ingest
 from service.pipeline.context import Context
-from service.pipeline.resolution import bot_answer
+from service.pipeline.resolution import vanished_answer
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def answer_now(ctx: Context, game_id: str, seat: int) -> None:
     store = ctx.store
     snap = store.load(game_id)
     if snap and snap.status == "collecting" and seat in store.expected(game_id) and seat not in store.answers(game_id):
-        answer = bot_answer(Game.from_json(snap.json), seat)
+        answer = vanished_answer(ctx, Game.from_json(snap.json), seat)
         ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
 
 

@@ -17,6 +17,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
                                                  "bytost 3 ..." is the Creature's hunt command)
     LEAVE | ODEJDI [code]                        leave a table that has not begun (a begun game's: a bot plays
                                                  the seat from then on)
+    ADDBOT | BOT [code] [easy|normal|hard]       add a bot to a table that has not begun (LEHKY, NORMALNI, TEZKY;
+                                                 normal when not said)
     SET | NASTAV [code] <setting> <value>        its creator changes a table that has not begun: DEADLINE |
                                                  LHUTA live|fast|daily|<seconds>, SECRECY | UTAJENI strict|fast
                                                  (PRISNE, RYCHLE), EXPERT on|off (ZAP, VYP), SIZE | HRACU 2-7,
@@ -52,7 +54,7 @@ from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, chat_of
 from service.i18n import N_, translator
 from service.pipeline import floods
-from service.pipeline.lobby import Lobby, LobbyError, Player, looks_like_code, sms_address
+from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
 
 STOP_WORDS = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"}
@@ -63,6 +65,15 @@ JOIN_WORDS = {"JOIN", "PRIPOJ"}
 GO_WORDS = {"GO", "ZACNI", "ZACIT"}
 CREATURE_WORDS = {"CREATURE", "BYTOST"}
 LEAVE_WORDS = {"LEAVE", "ODEJDI"}
+ADDBOT_WORDS = {"ADDBOT", "BOT"}
+BOT_LEVEL_NAMES = {
+    "EASY": "easy",
+    "NORMAL": "normal",
+    "HARD": "hard",
+    "LEHKY": "easy",
+    "NORMALNI": "normal",
+    "TEZKY": "hard",
+}
 LANG_WORDS = {"LANG", "JAZYK"}
 SET_WORDS = {"SET", "NASTAV"}
 NAME_WORDS = {"NAME", "JMENO"}
@@ -109,6 +120,8 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "seated": N_("{code} has begun. You are {role}; your questions come by SMS."),
     "volunteer": N_("OK: you will be the Creature in {code}."),
     "left": N_("You left {code}."),
+    "bot_added": N_("OK: a bot ({level}) takes a seat at {code} ({n}/{size})."),
+    "bad_level": N_("Bots play at easy, normal or hard: e.g. ADDBOT {code} hard."),
     "not_at_table": N_("You have not joined {code}: text JOIN {code} first."),
     "unknown": N_("There is no game {code}: check the code."),
     "already": N_("You are already in {code}."),
@@ -196,6 +209,7 @@ class Router:
             (GO_WORDS, self._go),
             (CREATURE_WORDS, self._creature),
             (LEAVE_WORDS, self._leave),
+            (ADDBOT_WORDS, self._addbot),
             (SET_WORDS, self._set),
             (NAME_WORDS, self._name),
             (AWAY_WORDS, self._away),
@@ -256,7 +270,7 @@ class Router:
         self.directory.set_prefs(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds, joined=table.code)
         if started:
             return self._seated(number, started.table, prefs.lang)
-        return reply("joined", prefs.lang, code=table.code, n=len(table.players), size=table.capacity)
+        return reply("joined", prefs.lang, code=table.code, n=table.seated, size=table.capacity)
 
     def _go(self, number: str, args: list[str], prefs: Prefs) -> str:
         code = commands.echo(args[0].upper()) if args else self.lobby.last_opened(sms_address(number))
@@ -289,6 +303,21 @@ class Router:
         if table is not None and table.game:
             return longplay.leave(self.lobby.ctx, table.game, sms_address(number), prefs.lang)
         return self._at_table(number, args, prefs, self.lobby.leave, "left")
+
+    def _addbot(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """Add a bot to the table named (or opened last), at the level named (normal when not said)."""
+        codes = [commands.echo(a.upper()) for a in args if looks_like_code(a)]
+        levels = [fold(a) for a in args if not looks_like_code(a)]
+        code = codes[0] if codes else self._waiting_table(number)
+        if not code:
+            return reply("no_lobby", prefs.lang)
+        level = BOT_LEVEL_NAMES.get(levels[0], levels[0].lower()) if levels else DEFAULT_BOT_LEVEL
+        try:
+            table = self.lobby.add_bot(code, sms_address(number), level)
+        except LobbyError as exc:
+            return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
+        words = translator(prefs.lang).gettext(plain.BOT_LEVEL_WORDS[level])
+        return reply("bot_added", prefs.lang, code=code, level=words, n=table.seated, size=table.capacity)
 
     def _at_table(
         self, number: str, args: list[str], prefs: Prefs, act: Callable[[str, str], object], done: str

@@ -10,15 +10,17 @@ players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS 
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
 In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
-seat from then on), /creature, /settings, /begin [anyway], /status, /cancel, /reveal (after the game, its creator
-shows the hidden choices on the watch page), /help, /rules [card], and for long games (`service.channels.longplay`)
-/pause [days], /resume, /history, /handover, /replace <name|seat>, /away, /back, /stats. In private: /start (the
-Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here), /join <code>, /standin <token>, /language,
-/status, /help, /rules, /away <until>, /back, /stats [off|on], /forgetme, /handover [code], typed game commands
-(prefixed with the game's code when the player is asked in several games) and the decision buttons. Bad input —
-a stranger's button, forged data, a command in the wrong chat, /begin by someone else — gets a short answer and changes
-nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages, group commands and
-button presses count; table talk does not): past a burst one "slow down" answer, then silence until it refills.
+seat from then on), /creature, /addbot [easy|normal|hard], /settings, /begin [anyway], /status, /cancel, /reveal
+(after the game, its creator shows the hidden choices on the watch page), /help, /rules [card], and for long games
+(`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away, /back,
+/stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here), /newgame
+[hunted|creature] [2-7] [easy|normal|hard] (a game against bots, begun at once), /join <code>, /standin <token>,
+/language, /status, /help, /rules, /away <until>, /back, /stats [off|on], /forgetme, /handover [code], typed game
+commands (prefixed with the game's code when the player is asked in several games) and the decision buttons. Bad
+input — a stranger's button, forged data, a command in the wrong chat, /begin by someone else — gets a short
+answer and changes nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages,
+group commands and button presses count; table talk does not): past a burst one "slow down" answer, then silence
+until it refills.
 """
 
 from collections.abc import Sequence
@@ -38,6 +40,7 @@ from service.i18n.events import duration
 from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins, watch
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
+    DEFAULT_BOT_LEVEL,
     MAX_PLAYERS,
     MIN_PLAYERS,
     Lobby,
@@ -47,7 +50,7 @@ from service.pipeline.lobby import (
     looks_like_code,
     telegram_address,
 )
-from service.pipeline.resolution import bot_answer
+from service.pipeline.resolution import vanished_answer
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
 
@@ -145,7 +148,7 @@ def handle(update: Update, env: Env) -> dict | None:
                 message,
                 _t(
                     lang,
-                    "In the group I know: /newgame /join /leave /creature /settings /begin "
+                    "In the group I know: /newgame /join /leave /creature /addbot /settings /begin "
                     "/status /cancel /reveal /help /rules /pause /resume /away /back /stats /history /handover "
                     "/replace. Moves are made in private chat.",
                 ),
@@ -206,6 +209,7 @@ def refusal(reason: str, lang: str) -> str:
         "too_few": _("A game needs 2 to 7 players."),
         "place_taken": _("There is already a game here: /status shows it; its creator may /cancel it."),
         "too_many": _("You have too many games waiting to begin: /begin or /cancel one first."),
+        "bad_level": _("Bots play at easy, normal or hard: /addbot hard, say."),
         "bad_setting": _(
             "Usage: /settings deadline live|fast|daily|<seconds> · expert on|off · secrecy strict|fast · "
             "lang cs|en · tz <Area/City>|default (e.g. tz Europe/London)"
@@ -259,14 +263,17 @@ def deadline_text(deadline: str, lang: str, minimum: int = 0) -> str:
 def lobby_text(table: Table, lang: str, sms_number: str = "", waiting: Sequence[Player] = ()) -> str:
     """The table as the group sees it; ``waiting``: the players the bot cannot write to in private yet."""
     _ = i18n.translator(lang).gettext
-    names = ", ".join(p.name + (" 👹" if p.address == table.creature else "") for p in table.players)
+    names = ", ".join(
+        [p.name + (" 👹" if p.address == table.creature else "") for p in table.players]
+        + [_("bot ({level})").format(level=_(plain.BOT_LEVEL_WORDS[level])) for level in table.bots]
+    )
     join = _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code)
     if sms_number:  # the SMS line only where SMS is configured
         join += " " + _("By SMS: text JOIN {code} to {number}.").format(code=table.code, number=sms_number)
     return "\n".join(
         [
             _("A game of Not Alone is open here."),
-            _("Players ({n}/{max}): {names}").format(n=len(table.players), max=table.capacity, names=names),
+            _("Players ({n}/{max}): {names}").format(n=table.seated, max=table.capacity, names=names),
             _("Deadline: {deadline}").format(deadline=deadline_text(table.deadline, lang)),
             _("Expert variant: {expert} · Secrecy: {secrecy} · Language: {lang} · Time zone: {tz}").format(
                 expert=_("yes") if table.expert else _("no"),
@@ -314,6 +321,8 @@ def _press_join(message: SentMessage, env: Env, lang: str) -> str:
 
 
 def began_text(started, lang: str) -> str:
+    if started.creature is None:
+        return _t(lang, "The game begins! A bot is the Creature. Check your private chat with me for your choices.")
     return _t(
         lang, "The game begins! {creature} is the Creature. Check your private chat with me for your choices."
     ).format(creature=started.creature.name)
@@ -349,6 +358,17 @@ def cmd_leave(message, args, lang, env):
     if table is None:
         return reply(message, _t(lang, "Everyone left: the game is closed."))
     return _lobby_reply(message, table, env, lang, _t(lang, "{name} leaves.").format(name=message.sender.first_name))
+
+
+def cmd_addbot(message, args, lang, env):
+    """A player at the table adds a bot (``/addbot [easy|normal|hard]``, normal when not said)."""
+    table = _lobby(message, env, lang)
+    level = args[0].lower() if args else DEFAULT_BOT_LEVEL
+    table = _lobby_call(lang, env.lobby.add_bot, table.code, telegram_address(message.sender.id), level)
+    news = _t(lang, "{name} adds a bot ({level}).").format(
+        name=message.sender.first_name, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
+    )
+    return _lobby_reply(message, table, env, lang, news)
 
 
 def cmd_creature(message, args, lang, env):
@@ -388,7 +408,7 @@ def cmd_begin(message, args, lang, env):
     table = _lobby(message, env, lang)
     if telegram_address(message.sender.id) != table.creator:
         raise Refused(refusal("not_creator", lang))
-    if not MIN_PLAYERS <= max(table.size or 0, len(table.players)) <= MAX_PLAYERS:
+    if not MIN_PLAYERS <= max(table.size or 0, table.seated) <= MAX_PLAYERS:
         raise Refused(refusal("too_few", lang))
     waiting = unreachable_players(table, env)
     anyway = [word.lower() for word in args[:1]] == ["anyway"]
@@ -434,7 +454,7 @@ def _bot_takes(env: Env, game_id: str, seat: int) -> None:
     store, bot_after = env.ctx.store, env.ctx.settings.autoplay_bot_after
     snap = store.load(game_id)
     if snap is not None and snap.status == "collecting" and seat in store.expected(game_id):
-        answer = bot_answer(Game.from_json(snap.json), seat)
+        answer = vanished_answer(env.ctx, Game.from_json(snap.json), seat)
         ingest.submit(env.ctx, game_id, seat, answer, snap.current_window, f"anyway{seat}", snap)
     store.set_streak(game_id, seat, bot_after)  # after the answer: an answer ends a streak
 
@@ -656,6 +676,7 @@ GROUP_COMMANDS = {
     "join": cmd_join,
     "leave": cmd_leave,
     "creature": cmd_creature,
+    "addbot": cmd_addbot,
     "settings": cmd_settings,
     "begin": cmd_begin,
     "status": cmd_status,
@@ -708,6 +729,8 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
         if not args:
             raise Refused(_t(lang, "Usage: /standin <code>, with the code of the seat offered to you."))
         return take_seat(message, args[0], lang, env)
+    if command == "newgame":
+        return solo_game(message, args, lang, env)
     if command == "join":
         if not args:
             raise Refused(_t(lang, "Usage: /join <code>, with the code of the game (its creator has it)."))
@@ -747,6 +770,28 @@ def on_private(message: SentMessage, command: str | None, args: list[str], lang:
             )
         return typed_answer(message, games[0], lang, env, message.text or "")
     raise Refused(_t(lang, "Unknown command. /help"))
+
+
+SOLO_ROLES = {"creature": True, "bytost": True, "hunted": False, "lovec": False}  # /newgame's role words
+
+
+def solo_game(message: SentMessage, args: list[str], lang: str, env: Env) -> dict:
+    """``/newgame [hunted|creature] [2-7] [easy|normal|hard]`` in private: a game against bots, begun at once
+    (by default as a Hunted, 3 players, normal bots)."""
+    words = [word.lower() for word in args]
+    as_creature = next((SOLO_ROLES[w] for w in words if w in SOLO_ROLES), False)
+    players = next((int(w) for w in words if w.isdigit()), 3)
+    level = next((w for w in words if w in plain.BOT_LEVEL_WORDS), DEFAULT_BOT_LEVEL)
+    if any(w not in SOLO_ROLES and not w.isdigit() and w not in plain.BOT_LEVEL_WORDS for w in words):
+        raise Refused(_t(lang, "Usage: /newgame [hunted|creature] [2-7] [easy|normal|hard], e.g. /newgame creature 4"))
+    started = _lobby_call(lang, env.lobby.solo, _player(message.sender), lang, players, as_creature, level)
+    role = _t(lang, "the Creature") if as_creature else _t(lang, "a Hunted")
+    return reply(
+        message,
+        _t(lang, "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.").format(
+            code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
+        ),
+    )
 
 
 def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
