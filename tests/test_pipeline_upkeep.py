@@ -2,6 +2,7 @@
 
 import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service.game import Game
@@ -194,3 +195,29 @@ def test_downtime_is_added_back_to_open_deadlines(ctx, clock):
     assert f"deadline-{G}-1-{int(new * 1000)}" in scheduled(ctx)
     assert upkeep.fire_deadline(ctx, G, 1) == "early"
     assert upkeep.credit_downtime(ctx) == 0  # one gap is credited once
+
+
+def test_the_sweeper_delivers_a_step_whose_delivery_job_was_lost(ctx, clock):
+    """A delivery job lost with a Redis primary (queued, not yet replicated): a grace period after the window
+    opened, the sweeper drains the chats that still hold the step's messages; nobody waits for the deadline."""
+    first = settle(ctx)
+    for seat in sorted(ctx.store.expected(G)):  # straight into the store: no job runs
+        ctx.store.submit(G, first.window, seat, answer_for(ctx, seat), None, clock.now)
+    assert resolve_window(ctx, G, first.window) == "resolved"
+    snap = ctx.store.load(G)
+    assert snap.status == "collecting"
+    ctx.send_queue.empty()  # the step's delivery job is lost
+    scheduled_sends = ScheduledJobRegistry(queue=ctx.send_queue)
+    for job_id in scheduled_sends.get_job_ids():
+        scheduled_sends.remove(job_id, delete_job=True)
+    chats = ctx.store.batch_chats(G, f"v{snap.version}")
+    assert chats and all(ctx.store.lane(G, chat) for chat in chats)
+    assert upkeep.sweep(ctx) == {}  # not yet: the step's own job may still be on its way
+    clock.advance(ctx.settings.resolve_grace_seconds)
+    assert upkeep.sweep(ctx) == {"waiting": 1}
+    drains = [job_id for job_id in scheduled_sends.get_job_ids() if job_id.startswith(f"drain-{G}-")]
+    assert len(drains) == len(chats)  # one drain job per chat, due now
+    for job_id in drains:
+        Job.fetch(job_id, connection=ctx.store.redis, serializer=ctx.send_queue.serializer).perform()
+    assert [chat for chat in chats if ctx.store.lane(G, chat)] == []
+    assert ctx.store.load(G).window == snap.window  # delivered; the window still waits for its answers

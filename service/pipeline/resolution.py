@@ -334,7 +334,7 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         answer_taken(ctx, game_id, snap)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
-        due = snap.deadline
+        due = min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries
     elif snap.status == "resolving":
         if resolve_next:
             scheduling.resolve(ctx, game_id, snap.current_window)

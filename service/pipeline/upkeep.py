@@ -3,7 +3,8 @@
 * A deadline closes its window with the same atomic flip as the last answer (only one of them wins), then
   resolves it; auto-play covers the missing seats.
 * The sweeper looks at every game whose due time has passed (``artemia:due``): it redoes follow-ups that a
-  crash skipped, fires overdue deadlines whose job went missing and resolves windows stuck in "resolving".
+  crash skipped, fires overdue deadlines whose job went missing, resolves windows stuck in "resolving", and once
+  per window (a grace period after it opened) drains again the chats still holding the step's messages.
 * Downtime: the sweeper beats a heartbeat; when it finds the previous beat older than the threshold, the
   service was down, and every open deadline is pushed back by the time lost. A deadline job that finds the
   heartbeat stale (the sweeper has not run since a downtime, or its chain is missing) does not fire: it
@@ -17,7 +18,7 @@ from service.pipeline import news, outbox, scheduling, seats, telling
 from service.pipeline.chats import chat_kind
 from service.pipeline.context import Context
 from service.pipeline.resolution import follow_up, resolve_window
-from service.store import Snapshot, keys
+from service.store import Snapshot, batch_for_version, keys
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,7 @@ def check_game(ctx: Context, game_id: str) -> str:
         return "over"
     if snap.status == "collecting":
         if now < snap.deadline:
+            redeliver(ctx, game_id, snap)
             store.set_due(game_id, snap.deadline)
             return "waiting"
         return fire_deadline(ctx, game_id, snap.current_window)
@@ -116,6 +118,17 @@ def check_game(ctx: Context, game_id: str) -> str:
         store.set_due(game_id, stuck_since + ctx.settings.resolve_grace_seconds)
         return "resolving"
     return resolve_window(ctx, game_id, snap.current_window)
+
+
+def redeliver(ctx: Context, game_id: str, snap: Snapshot) -> None:
+    """Once per window, a grace period after it opened: a chat that still holds messages of the step that opened
+    it gets a drain job now. Its delivery job may have been lost (queued on a Redis primary that died before its
+    replica had it) or may have given up during an outage; a question nobody delivers would hold the table until
+    its deadline. A lane being drained is left to its deliverer (the job finds it busy)."""
+    batch = batch_for_version(snap.version)
+    for chat in ctx.store.batch_chats(game_id, batch):
+        if ctx.store.lane(game_id, chat):
+            scheduling.drain(ctx, game_id, chat, ctx.clock())
 
 
 def sweep(ctx: Context) -> dict[str, int]:
