@@ -19,40 +19,22 @@ import os
 import statistics
 import time
 
-import redis
 from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
-from service import wiring
-from service.channels.recording import RecordingSender
-from service.config import Settings
+from bench.bench_pipeline import fresh
+from bench.bench_pipeline import meta as table_of
 from service.game import Game
 from service.pipeline import context, ingest
 from service.pipeline.resolution import bot_answer, start_game
 
 DB = 13
-UNLIMITED = {"rate_global_per_second": 1e6, "rate_private_per_second": 1e6, "rate_group_per_minute": 1e8}
 KINDS = {"without bots (auto-play)": None, "bot Creature, normal": "normal", "bot Creature, hard": "hard"}
 
 
 def meta(level: str | None) -> dict:
-    players = {str(s): {"name": f"P{s}", "chat": f"c{s}" if s else None, "user": None} for s in range(3)}
-    return {
-        "players": players,
-        "group": "grp",
-        "deadline_seconds": 3600,
-        "lang": "en",
-        "bots": [0],
-        **({"bot_levels": {"0": level}} if level else {}),
-    }
-
-
-def fresh(url: str) -> context.Context:
-    connection = redis.Redis.from_url(url)
-    connection.flushdb()
-    ctx = wiring.build(connection, Settings(sender="recording", **UNLIMITED), sender=RecordingSender(connection))
-    context.register(ctx)
-    return ctx
+    """bench_pipeline's table of three (people as the Hunted, a bot Creature), the bot at ``level``."""
+    return {**table_of(3), **({"bot_levels": {"0": level}} if level else {})}
 
 
 def first_answers(ctx: context.Context, game_id: str) -> list[tuple[int, list[dict], int]]:
