@@ -33,6 +33,7 @@ from redis.exceptions import LockError
 from service.config import Settings
 from service.ops import metrics
 from service.pipeline.chats import budget_chat
+from service.pipeline.news import MAX_TEXT
 from service.store import LaneEntry, Store, keys
 
 
@@ -87,8 +88,7 @@ LANE_LEASE_SECONDS = 20
 SHORT_WAIT = 1.0
 DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
-MAX_TEXT = 4000  # the longest text a status message may reach with lines folded into it (Telegram: 4096)
-MAX_FOLDED_LINES = 80  # ... and the most news lines it keeps (the newest)
+MAX_FOLDED_LINES = 80  # the most news lines a status message keeps with lines folded into it (the newest)
 FOLD_ROOM = 2000  # a fold leaves a message at most this long, so that its later versions still fit
 DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreachable")
 
