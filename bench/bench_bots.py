@@ -2,7 +2,7 @@
 
 Three-player tables whose two Hunted are people; the Creature is played by auto-play (the baseline: "without
 bots", the deadline fallback every table already has) or by a searching bot at ``normal`` / ``hard``
-(service/game/search.py, ``bot_budget_ms`` per decision, default 200). The people answer each table's
+(service/game/search.py: ``search.ROLLOUTS`` rollouts a hard decision, capped at ``bot_budget_ms``). The people answer each table's
 first exploration; an in-process SimpleWorker resolves it and every window after it that only the bot is asked
 (the hunt, its card windows), until the people are asked again. Printed per kind of table:
 
@@ -25,6 +25,7 @@ from rq.serializers import JSONSerializer
 from bench.bench_pipeline import fresh
 from bench.bench_pipeline import meta as table_of
 from service.game import Game
+from service.game.search import ROLLOUTS
 from service.pipeline import context, ingest
 from service.pipeline.resolution import bot_answer, start_game
 
@@ -82,8 +83,8 @@ def main() -> None:
         p95 = waits[min(len(waits) - 1, int(len(waits) * 0.95))]
         print(
             f"{label:26} resolutions/s {rate:7.1f} (x{rate / baseline:.2f})   answer -> question "
-            f"p50 {statistics.median(waits):6.0f} ms  p95 {p95:6.0f} ms   ({games} tables, bot budget "
-            f"{ctx.settings.bot_budget_ms} ms per decision)"
+            f"p50 {statistics.median(waits):6.0f} ms  p95 {p95:6.0f} ms   ({games} tables, {ROLLOUTS} rollouts a "
+            f"hard decision, capped at {ctx.settings.bot_budget_ms} ms)"
         )
 
 

@@ -89,8 +89,8 @@ class Settings(BaseSettings):
     # Away and pause (service.pipeline.absence): the longest a player may be away, and a table paused, in days.
     away_max_days: int = 30
     pause_max_days: int = 7
-    # Bots that search (service/game/search.py): the level a vanished player's seat is played at, and the time
-    # each decision of a searching bot may take.
+    # Bots that search (service/game/search.py): the level a vanished player's seat is played at, and the most
+    # time a decision may take (a decision plays search.ROLLOUTS rollouts, ~15-30 ms; this caps a busy machine).
     vanished_bot_level: Literal["easy", "normal", "hard"] = "normal"
     bot_budget_ms: int = 200
 

@@ -22,6 +22,16 @@ def test_the_json_line_counts_every_game_and_the_interval_holds_the_rate():
     assert result["decision_ms_p95"] >= result["decision_ms_p50"] > 0, "the normal Creature searched"
 
 
+def test_a_time_only_search_needs_a_time():
+    run = subprocess.run(
+        [sys.executable, "-m", "bench.arena", "--players", "3", "--creature", "hard", "--hunted", "easy"]
+        + ["--games", "1", "--rollouts", "0"],
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 2 and "--rollouts 0 needs --budget-ms" in run.stderr
+
+
 def test_wilson_intervals():
     assert wilson(0, 0) == (0.0, 1.0)
     low, high = wilson(50, 100)

@@ -8,6 +8,7 @@ knowledge, never the game" keeps the observer and stored games out of its import
 
 import json
 import random
+import time
 
 import pytest
 
@@ -112,6 +113,17 @@ def test_the_search_refuses_a_game_and_anything_but_plain_json():
         decide({**knowledge(game, 1), "game": game}, options, "hard", 1, rollouts=4)
     with pytest.raises(ValueError):
         decide(knowledge(game, 1), options, "impossible", 1, rollouts=4)
+    with pytest.raises(ValueError):
+        decide(knowledge(game, 1), options, "hard", 1, rollouts=None, budget_ms=None)  # no budget: no end
+
+
+def test_the_time_cap_cuts_a_search_short_but_it_still_answers():
+    """A machine too busy for the rollouts: past the cap the search stops, after one rollout per candidate."""
+    game = position(3, 2, hunted_to_explore)
+    options = game.legal_actions(1)
+    start = time.perf_counter()
+    action = decide(knowledge(game, 1), options, "hard", 1, rollouts=100_000, budget_ms=1)
+    assert action in options and time.perf_counter() - start < 10  # 100,000 rollouts would take minutes
 
 
 @pytest.mark.parametrize("players, seed", [(2, 1), (3, 4), (5, 9), (7, 3)])

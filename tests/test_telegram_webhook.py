@@ -289,6 +289,7 @@ def test_help_and_the_lobby_in_czech(chat, env):
     )
     help_text = response.json()["text"]
     assert help_text.startswith("Nejsme tu sami po zprávách.") and "/join <kód>" in help_text
+    assert "/addbot" in help_text and "hru tebe proti botům" in help_text  # solo play and bots, in Czech
     env.sms_number = "+15005550006"
     chat.say(0, "/newgame")
     lobby = chat.say(0, "/settings lang cs")["text"]

@@ -1,9 +1,9 @@
 """A bot in a seat: hands the search (search.py) the seat's knowledge and legal options, never the game.
 
-    answer(game, seat, level, budget_ms=200, rollouts=None, seed=None) -> the bot's next action for ``seat``
+    answer(game, seat, level, budget_ms=None, rollouts=ROLLOUTS, seed=None) -> the bot's next action for ``seat``
 
 The seed defaults to one derived from the game's position (its seed, the window, the seat and how often the
-game drew randomness), so a replayed game gets the same bot answers under a rollout budget.
+game drew randomness), so a replayed game gets the same bot answers (unless ``budget_ms`` cut a search short).
 """
 
 import random
@@ -11,12 +11,17 @@ from typing import Any
 
 from service.game import observer
 from service.game.engine import Game
-from service.game.search import decide
+from service.game.search import ROLLOUTS, decide
 from service.game.state import Action
 
 
 def answer(
-    game: Game, seat: int, level: str, budget_ms: float = 200, rollouts: int | None = None, seed: int | None = None
+    game: Game,
+    seat: int,
+    level: str,
+    budget_ms: float | None = None,
+    rollouts: int | None = ROLLOUTS,
+    seed: int | None = None,
 ) -> Action:
     options = game.legal_actions(seat)
     if not options:

@@ -516,6 +516,18 @@ def cmd_help(message, args, lang, env):
 
 
 def help_text(lang: str) -> str:
+    return _help_table(lang) + "\n\n" + _help_bots(lang)
+
+
+def _help_bots(lang: str) -> str:
+    return _t(
+        lang,
+        "Too few friends? /addbot [easy|normal|hard] in the group gives a seat to a bot, and /newgame "
+        "[hunted|creature] [2-7] [easy|normal|hard] here in private starts a game of you against bots at once.",
+    )
+
+
+def _help_table(lang: str) -> str:
     return _t(
         lang,
         "Not Alone by message. In the group: /newgame opens a table, players press Join, the creator "
