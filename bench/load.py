@@ -245,6 +245,16 @@ def decision_of(params: dict) -> tuple[str, int] | None:
     return None
 
 
+def edit_kind(named: tuple[str, int] | None, text: str) -> str:
+    """What a private edit shows (English tables): a question, the answer locked in, an expired choice, else
+    results only (a turn message edited with what happened, with no question under it)."""
+    if "Locked in:" in text:
+        return "locked in"
+    if named:
+        return "question"
+    return "expired" if "has expired" in text else "results only"
+
+
 # ---------------------------------------------------------------------------------------------- the players
 
 
@@ -280,6 +290,7 @@ class Driver:
         self.calls: list[tuple[str, str, int, float]] = []  # (method, chat, code, at)
         self.shown: list[tuple[str, float, str]] = []  # (chat, at, text) of every successful send or edit
         self.private_sends: collections.Counter = collections.Counter()  # first line of each private send
+        self.private_edits: collections.Counter = collections.Counter()  # what each private edit shows
         self.question_message: dict[int, int] = {}  # user -> id of the newest message asking them something
         self.early_questions = collections.defaultdict(list)  # user -> [(game, window)] asked before setup knew them
         self.statuses = collections.Counter()
@@ -410,6 +421,8 @@ class Driver:
         named = decision_of(params)
         if method == "sendMessage" and not chat.startswith("-"):
             self.private_sends["question" if named else (params.get("text") or "").split("\n")[0][:48]] += 1
+        elif not chat.startswith("-"):
+            self.private_edits[edit_kind(named, params.get("text") or "")] += 1
         if named is None:
             return
         game_id, window = named
@@ -701,6 +714,7 @@ def message_figures(driver: Driver, turns: int) -> dict:
         "group_edits_per_turn": sum(1 for c in edits if c[1] in group) / max(1, turns),
         "private_edits_per_player_turn": sum(1 for c in edits if c[1] not in group) / player_turns,
         "private_sends_by_kind": dict(driver.private_sends.most_common(8)),
+        "private_edits_by_kind": dict(driver.private_edits.most_common(8)),
         "by_method": dict(collections.Counter(c[0] for c in driver.calls)),
     }
 
@@ -1001,6 +1015,7 @@ def report(f: dict) -> None:
         f"private per player-turn + group {m['group_edits_per_turn']:.2f} per turn); calls {m['by_method']}"
     )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
+    print(f"  private edits by kind: {m['private_edits_by_kind']}")
     fl = f.get("flood")
     if fl and "error" not in fl:
         lat = fl["others_latency_ms"]
