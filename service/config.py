@@ -112,6 +112,10 @@ class Settings(BaseSettings):
     rate_private_per_second: float = 1.0
     rate_group_per_minute: float = 20.0
     send_max_attempts: int = 8
+    # A version of a living message that asks nothing (a tick, "locked in", results) waits this long for a newer
+    # version that would replace it (service.pipeline.outbox): fewer edits, each counted by Telegram's flood
+    # control. 0: send at once.
+    edit_settle_seconds: float = 2.0
 
     # Which sender delivers the outbox: "auto" (by chat: Telegram chats through the Bot API when a token is set,
     # "sms:" chats through Twilio when an account is set, the rest to the console), "console", "recording"

@@ -37,7 +37,11 @@ UNLIMITED_INBOUND = {
 def make_ctx(connection=None, clock=None, **overrides) -> context.Context:
     """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender."""
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    settings = Settings(**{"min_deadline_seconds": 1, "sender": "recording", **UNLIMITED_INBOUND, **overrides})
+    # Jobs run here in-process and scheduled ones stay scheduled, so every version of a message leaves at once (no
+    # hold: edit_settle_seconds 0); test_pipeline_outbox tests the hold, the e2e tests run with it.
+    settings = Settings(
+        **{"min_deadline_seconds": 1, "sender": "recording", "edit_settle_seconds": 0, **UNLIMITED_INBOUND, **overrides}
+    )
     ctx = wiring.build(connection, settings, sender=RecordingSender(connection))
     if clock is not None:
         ctx.clock, ctx.sleep = clock, clock.advance

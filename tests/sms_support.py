@@ -139,6 +139,7 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
         twilio_from="+15005550006",
         twilio_api_base_url=base_url,
         sms_public_url=PUBLIC,
+        edit_settle_seconds=0,  # as in make_ctx: jobs run in-process, so no version is held back
         **UNLIMITED_INBOUND,
     )
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run

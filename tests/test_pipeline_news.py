@@ -47,12 +47,14 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     out, after = step(ctx, game, [], [1, 2])
     asked = {m["chat"]: m for m in out if m["chat"] in ("7001", "7002")}
     assert {m["slot"] for m in asked.values()} == {"g1:p1"} and all(m["buttons"] for m in asked.values())
+    assert not any(m.get("settle") for m in asked.values())  # a question is never held back
     played = {"type": "played", "seat": 2, "cards": [4], "visible_to": [2]}
     out, after = step(ctx, game, [played], [], version=3, before=after)
     petr = [m for m in out if m["chat"] == "7002"]
     # the same turn: Petr's result edits his turn message (same slot, newer seq); nobody else hears of it
     assert [(m["slot"], m["seq"], m["buttons"]) for m in petr] == [("g1:p1", 300, None)]
     assert "4 " in petr[0]["text"] and not [m for m in out if m["chat"] in ("7001", "7003")]
+    assert petr[0]["settle"] is True  # results only: held a moment in case his next question follows
     assert [e["type"] for e in after["private"]["2"]] == ["played"]
     drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
     out, after = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4, before=after)

@@ -183,6 +183,46 @@ def test_a_superseded_version_never_costs_a_send_token(ctx, clock):
     assert redeliveries(ctx) == []  # nothing waited for a token
 
 
+def tick(text, seq, slot="out1:s1"):
+    return {**group(text, seq, slot), "settle": True}
+
+
+def test_a_version_that_asks_nothing_is_held_and_a_newer_one_replaces_it(ctx, clock):
+    ctx.settings.edit_settle_seconds = 2.0
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # "table"
+    write(ctx, "r1", [tick("status + tick", 201)])
+    assert upkeep.drain(ctx, G, "grp") == ["held"]
+    assert any(job.startswith("drain-out1-grp-") for job in redeliveries(ctx))  # it goes by itself if alone
+    clock.advance(0.5)
+    write(ctx, "v3", [group("status 3", 300, "out1:s1")])  # the next step's version, within the hold
+    assert upkeep.drain(ctx, G, "grp") == ["superseded", "sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "status 3"]  # one edit, not two
+
+
+def test_a_held_version_leaves_when_its_hold_is_over_or_another_message_queues_behind(ctx, clock):
+    ctx.settings.edit_settle_seconds = 2.0
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    write(ctx, "r1", [tick("status + tick", 201)])
+    assert upkeep.drain(ctx, G, "grp") == ["held"]
+    clock.advance(1.0)
+    assert upkeep.drain(ctx, G, "grp") == ["retry"]  # still held: nothing came
+    clock.advance(1.0)
+    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # the hold is over: the tick is shown
+    write(ctx, "r2", [tick("status + two ticks", 202)])
+    assert upkeep.drain(ctx, G, "grp") == ["held"]
+    write(ctx, "n1", [group("a notice")])  # another message of the chat: the held one goes first, at once
+    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"][-2:] == ["status + two ticks", "a notice"]
+
+
+def test_questions_and_other_messages_are_never_held(ctx):
+    ctx.settings.edit_settle_seconds = 2.0
+    write(ctx, "v2", [group("status 2", 200, "out1:s1")])  # a step's status (no settle mark)
+    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert news.message("c1", "results", 1, False, slot="t1", seq=5, settle=True)["settle"] is True
+    assert "settle" not in news.message("c1", "one-off", 1, False, settle=True)  # not a living message: never
+
+
 def test_private_events_reach_only_their_seats_and_public_ones_the_table():
     meta = table(3, humans=[0, 1, 2], group="grp")
     game = new_game(CONFIG)

@@ -350,10 +350,12 @@ def message(
     limit: int = MAX_TEXT,
     news_lines: int | None = None,
     fold: bool = False,
+    settle: bool = False,
 ) -> dict:
     """An outbox message (see `service.pipeline.outbox`). A living status message says how many of its first
     lines are news (``news_lines``); ``fold``: its last version, which the outbox may fold into the next message
-    of its chat when the chat's send budget is short."""
+    of its chat when the chat's send budget is short; ``settle``: a version that asks its reader nothing (a tick,
+    "locked in", results), which the outbox holds back a moment in case a newer version soon replaces it."""
     out = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
     if slot:
         out.update(slot=slot, seq=seq)
@@ -361,6 +363,8 @@ def message(
         out["news"] = news_lines
     if fold:
         out["fold"] = True
+    if settle and slot:
+        out["settle"] = True
     return out
 
 

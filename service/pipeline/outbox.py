@@ -17,6 +17,11 @@ when nothing a reader sees would change:
 * a version older (``seq``) than one already delivered to the slot, or a screen made moot by a later question;
 * a version whose text and buttons are those the slot already shows (digest in ``{g:G}:shown``).
 
+A version that asks its reader nothing (``settle``: the group's tick after an answer, a seat's "locked in", a
+seat's results with no question under them) is **held** for ``edit_settle_seconds`` when nothing is queued
+behind it: a newer version of its message arriving meanwhile replaces it (one edit instead of two); anything else
+queued behind it sends it at once, so a hold never delays another message. Questions are never held.
+
 A message is marked sent (or failed) once done; when every message of its batch is, the batch is deleted: Redis
 holds only what is still to be sent. At-least-once if a process dies between the send and the mark; a deliverer
 killed mid-send holds the lane for at most the lease. No game transition waits on a send.
@@ -68,7 +73,7 @@ class RejectedSendError(Exception):
 class Outcome:
     # "sent" | "done" (nothing to do) | "superseded" | "unchanged" | "folded" | "failed" | "unreachable" — the head
     # is done;
-    # "wait" | "retry" (after ``delay``) — the head stays; "busy" — another deliverer holds the lane
+    # "wait" | "retry" | "held" (after ``delay``) — the head stays; "busy" — another deliverer holds the lane
     status: str
     delay: float = 0.0
     seat: int | None = None  # for "unreachable"
@@ -218,7 +223,11 @@ def _head(
         store.mark_sent(game_id, batch, index)
         return Outcome("unchanged")
     failures, not_before = store.lane_failures(game_id, chat, head)
-    if not_before > now:
+    held = failures == 0 and not_before > 0  # (a hold is recorded as a wait with no failure)
+    if message.get("settle") and not held and not behind and settings.edit_settle_seconds > 0:
+        store.set_lane_failures(game_id, chat, head, 0, now + settings.edit_settle_seconds)
+        return Outcome("held", settings.edit_settle_seconds)
+    if not_before > now and not (held and behind):  # a held version goes at once when something queues behind it
         return Outcome("retry", not_before - now)
     wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings))
     if wait > 0:

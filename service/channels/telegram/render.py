@@ -200,6 +200,7 @@ class TelegramChannel:
                         buttons=keyboard,
                         slot=turn_slot(step.game_id, part.turn),
                         seq=step_seq(step.version),
+                        settle=screen is None,  # results only: the seat's next question may follow at once
                     )
                 )
         return out
@@ -239,7 +240,17 @@ class TelegramChannel:
             slot = status_slot(refresh.game_id, segment["start"])
             keyboard = watch_button(self.settings, meta, lang)
             out.append(
-                message(group, text, None, True, keyboard, slot=slot, seq=refresh.seq, news_lines=text_lines(lines))
+                message(
+                    group,
+                    text,
+                    None,
+                    True,
+                    keyboard,
+                    slot=slot,
+                    seq=refresh.seq,
+                    news_lines=text_lines(lines),
+                    settle=True,
+                )
             )
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
@@ -264,6 +275,7 @@ class TelegramChannel:
                     buttons=screen.keyboard,
                     slot=turn_slot(refresh.game_id, game.turn),
                     seq=refresh.seq,
+                    settle=True,
                 )
             )
         return out
