@@ -3,6 +3,7 @@ fake Bot API over real HTTP; the next /board of the same picture is the webhook'
 
 import pytest
 from pipeline_support import answer_all, run_jobs
+from rq.registry import ScheduledJobRegistry
 from test_telegram_webhook import GROUP, USERS, begin, chat, env, private  # noqa: F401 - fixtures
 
 from service.board import raster
@@ -90,3 +91,18 @@ def test_board_refusals(chat, env, api):
     assert "There is no" in chat.say(0, "/board")["text"]  # no table in the group
     chat.say(0, "/newgame@artemia_bot")
     assert chat.say(0, "/board")["text"] == "The game has not begun yet."
+
+
+def test_a_board_waits_for_the_group_budget_and_goes_out_later(chat, env, api):
+    """The draw job spends the chat's send budget like any message: a group out of budget gets its picture from a
+    job scheduled for when the budget allows, and nothing is sent now."""
+    game_id, _ = begin(chat, env)
+    env.ctx.settings = env.ctx.settings.model_copy(update={"rate_group_per_minute": 1})
+    group = str(GROUP["id"])
+    rates = boards.outbox.budget({"group": True}, env.ctx.settings)
+    while not env.ctx.store.take_send_token(group, env.ctx.clock(), *rates):
+        pass  # the group's burst spent
+    assert boards.send(env.ctx, game_id, group) == "later"
+    assert api.sent("sendPhoto") == []
+    [later] = ScheduledJobRegistry(queue=env.ctx.draw_queue).get_job_ids()
+    assert later.startswith(f"board-{game_id}-{group}-")
