@@ -87,10 +87,20 @@ def test_the_caption_is_in_the_table_language_and_a_topic_gets_its_photo(chat, e
 
 
 def test_board_refusals(chat, env, api):
-    assert "/board <code>" in chat.say(0, "/board", chat=private(0))["text"]  # in no game
+    assert chat.say(0, "/board", chat=private(0))["text"] == "You are in no game."
     assert "There is no" in chat.say(0, "/board")["text"]  # no table in the group
     chat.say(0, "/newgame@artemia_bot")
     assert chat.say(0, "/board")["text"] == "The game has not begun yet."
+
+
+def test_board_in_private_names_the_game_when_the_player_has_several(chat, env, api):
+    first, _ = begin(chat, env)
+    chat.say(0, "/newgame 2", chat=private(0))  # and a game against a bot, in private
+    [second] = {g for g in (g for g, _ in env.ctx.store.games_of_user(str(USERS[0]["id"]))) if g != first}
+    said = chat.say(0, "/board", chat=private(0))["text"]
+    assert "/board <code>" in said and first in said and second in said
+    assert chat.say(0, f"/board {second.lower()}", chat=private(0)) is None  # named: queued for drawing
+    assert env.ctx.draw_queue.count == 1
 
 
 def test_a_board_waits_for_the_group_budget_and_goes_out_later(chat, env, api):

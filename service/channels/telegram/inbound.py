@@ -493,8 +493,11 @@ def cmd_board(message, args, lang, env):
     if message.chat.type != "private":
         game_id = cast(str, _running_table(message, env, lang).game)
     else:
-        running = [g for g in my_games(env, message.sender.id) if not _over(env, g)]
-        named = [g for g in my_games(env, message.sender.id) if args and g == args[0].upper()]
+        games = my_games(env, message.sender.id)
+        if not games:
+            raise Refused(_t(lang, "You are in no game."))
+        running = [g for g in games if not _over(env, g)]
+        named = [g for g in games if args and g == args[0].upper()]
         if len(named or running) != 1:
             raise Refused(_t(lang, "Name the game: /board <code> ({codes}).").format(codes=" ".join(running) or "-"))
         game_id = (named or running)[0]
