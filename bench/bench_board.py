@@ -6,6 +6,9 @@ The boards are public views of bot-played games, 2 to 7 players, both board side
 and Czech. Times are CPU time of this process (``time.process_time``) pinned to one core, so other processes on
 the machine do not count; the goal is a p95 of at most 50 ms per board.
 
+Then, on the same boards in the same run, the other options of the rasteriser (`options`): the PNG at the SVG's
+own 1000 px (before), resvg's speed policies, and Pillow quantising the PNG to a 64-colour palette afterwards.
+
 Environment: BENCH_BOARDS (boards measured, default 60).
 """
 
@@ -72,6 +75,39 @@ def pillow_same_work(text: str) -> bytes:
     return out.getvalue()
 
 
+def quantised(png: bytes) -> bytes:
+    """The PNG quantised by Pillow to a 64-colour palette (fewer bytes to upload, more time)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.open(io.BytesIO(png)).convert("RGB").quantize(64, method=Image.Quantize.FASTOCTREE).save(out, "PNG")
+    return out.getvalue()
+
+
+OPTIONS = {  # name -> how the SVG becomes a PNG
+    f"{raster.WIDTH} px (chosen)": lambda text: raster.png(text),
+    "1000 px (before)": lambda text: raster.png(text, width=1000),
+    f"{raster.WIDTH} px, text_rendering optimize_speed": lambda text: raster.png(text, text_rendering="optimize_speed"),
+    f"{raster.WIDTH} px, shape_rendering optimize_speed": lambda text: raster.png(
+        text, shape_rendering="optimize_speed"
+    ),
+    f"{raster.WIDTH} px, then Pillow 64-colour palette": lambda text: quantised(raster.png(text)),
+}
+
+
+def options(texts: list[str]) -> dict[str, tuple[float, float]]:
+    """name -> (p95 ms, median PNG KB) of each way to rasterise, the options interleaved board by board so that
+    the machine's load falls on all of them alike."""
+    times: dict[str, list[float]] = {name: [] for name in OPTIONS}
+    sizes: dict[str, list[int]] = {name: [] for name in OPTIONS}
+    for text in texts:
+        for name, draw in OPTIONS.items():
+            started = time.process_time()
+            sizes[name].append(len(draw(text)))
+            times[name].append((time.process_time() - started) * 1000)
+    return {name: (p95(times[name]), statistics.median(sizes[name]) / 1024) for name in OPTIONS}
+
+
 def main() -> dict:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
@@ -111,6 +147,10 @@ def main() -> dict:
         f"  Pillow drawing the same number of shapes and texts: p95 {figures['pillow_ms_p95']:.0f} ms, "
         f"PNG median {figures['pillow_png_kb_median']:.0f} KB (no anti-aliased shapes, a second drawing to keep)"
     )
+    measured = options([svg.render(view, NAMES, lang) for view, lang in boards])
+    for name, (ms, kb) in measured.items():
+        print(f"  rasterise {name}: p95 {ms:.0f} ms, PNG median {kb:.0f} KB")
+    figures["options"] = measured
     return figures
 
 

@@ -140,6 +140,7 @@ def start_workers(url: str, n: int) -> list[subprocess.Popen]:
         "artemia",
         "artemia-refresh",
         "artemia-send",
+        "artemia-draw",
     ]
     procs = [subprocess.Popen(cmd, env=env, cwd=ROOT, start_new_session=True) for _ in range(n)]
     connection = redis.Redis.from_url(url)

@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     # late would find its window closed), and one job per game at a time (`service.pipeline.upkeep.refresh`), so a
     # flood of answers never fills a queue
     refresh_queue_name: str = "artemia-refresh"
+    # drawings of the board (/board): taken last, so that no resolution, tick or message waits behind a drawing
+    draw_queue_name: str = "artemia-draw"
     # Deadlines: no window may be shorter than this, whatever the game asked for.
     min_deadline_seconds: int = 60
     # Reminders, as fractions of the window's time still left (0.5 = half-way, 0.1 = 10% left).

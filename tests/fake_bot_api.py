@@ -3,17 +3,25 @@
 It keeps the messages it "delivered" (so editing a missing message or editing without a change fails the way
 Telegram does), records every call (``calls``), and can be told to fail the next N calls, optionally only for
 one method or chat: 429 with ``retry_after``, 403 (blocked), 5xx, "message is not modified", "message to edit
-not found", or ``migrate_to_chat_id``. Bodies may be form-urlencoded (what python-telegram-bot sends) or JSON.
+not found", or ``migrate_to_chat_id``. Bodies may be form-urlencoded (what python-telegram-bot sends), multipart
+(a file uploaded: ``sendPhoto`` with the PNG's bytes) or JSON.
+
+``sendPhoto`` takes an upload or a ``file_id`` it gave before (an unknown one is refused, as Telegram does) and
+answers with the photo's sizes, each with that ``file_id``; ``uploads`` keeps each uploaded file by its id. A
+caption over 1024 UTF-16 code units is refused, as Telegram refuses it.
 
 ``serve(api)`` runs it under uvicorn on 127.0.0.1 in a background thread and yields the base URL to give the
 bot (``http://127.0.0.1:<port>/bot``).
 """
 
+import email.policy
+import hashlib
 import itertools
 import json
 import threading
 import time
 from dataclasses import dataclass
+from email.parser import BytesParser
 from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
@@ -27,6 +35,7 @@ except ModuleNotFoundError:  # imported as tests.<module>, with only the reposit
     from tests import serving
 free_port = serving.free_port  # tests import it from here
 
+CAPTION_LIMIT = 1024  # a photo's caption, in UTF-16 code units
 BOT_USER = {"id": 4242, "is_bot": True, "first_name": "Artemia", "username": "artemia_test_bot"}
 FAULTS = {
     "retry_after": lambda arg: (429, f"Too Many Requests: retry after {arg}", {"retry_after": arg}),
@@ -68,6 +77,7 @@ class FakeBotAPI:
         self.faults: list[Fault] = []
         # private chats of users who never started the bot: real Telegram refuses to let a bot write first (403)
         self.strangers: set[str] = set()
+        self.uploads: dict[str, bytes] = {}  # file_id -> the bytes uploaded (sendPhoto)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.app = Starlette(routes=[Route("/bot{token}/{method}", self.endpoint, methods=["POST"])])
@@ -79,6 +89,7 @@ class FakeBotAPI:
             self.messages.clear()
             self.faults.clear()
             self.strangers.clear()
+            self.uploads.clear()
             self._ids = itertools.count(1)
 
     # --- scripting ---------------------------------------------------------------------------------------
@@ -158,6 +169,32 @@ class FakeBotAPI:
             }
         return 200, self._message(params["chat_id"], message_id, params)
 
+    def _sendPhoto(self, params):  # noqa: N802
+        if str(params["chat_id"]) in self.strangers:
+            return 403, "Forbidden: bot can't initiate conversation with a user"
+        caption = params.get("caption") or ""
+        if len(caption.encode("utf-16-le")) // 2 > CAPTION_LIMIT:
+            return 400, "Bad Request: message caption is too long"
+        photo = params.get("photo")
+        if isinstance(photo, Upload):
+            file_id = f"photo-{len(self.uploads) + 1}-{hashlib.sha256(photo.data).hexdigest()[:12]}"
+            with self._lock:
+                self.uploads[file_id] = photo.data
+        elif photo in self.uploads:
+            file_id = photo
+        else:
+            return 400, "Bad Request: wrong file identifier/HTTP URL specified"
+        message_id = next(self._ids)
+        with self._lock:
+            self.messages[str(params["chat_id"]), message_id] = {
+                "caption": caption,
+                "photo": file_id,
+                "reply_markup": params.get("reply_markup"),
+            }
+        sizes = [{"file_id": file_id, "file_unique_id": file_id[-12:], "width": w, "height": w} for w in (90, 800)]
+        sent = {k: v for k, v in self._message(params["chat_id"], message_id, {}).items() if k != "text"}
+        return 200, {**sent, "photo": sizes, "caption": caption}
+
     def _edit(self, params, fields):
         key = (str(params.get("chat_id")), int(params.get("message_id", 0)))
         with self._lock:
@@ -191,12 +228,36 @@ class FakeBotAPI:
         return 200, True
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A file sent as a part of a multipart body."""
+
+    filename: str
+    data: bytes
+
+
+def _multipart(content_type: str, body: bytes) -> dict:
+    """The fields of a multipart/form-data body: text, or an `Upload` for a part with a file name."""
+    message = BytesParser(policy=email.policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + body
+    )
+    params: dict = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        data = part.get_payload(decode=True) or b""
+        filename = part.get_filename()
+        params[name] = Upload(filename, data) if filename else data.decode()
+    return params
+
+
 async def _params(request: Request) -> dict:
-    """The call's parameters from a JSON or form-urlencoded body; JSON-valued fields (reply_markup...) decoded."""
+    """The call's parameters from a JSON, form-urlencoded or multipart body; JSON-valued fields (reply_markup...)
+    decoded."""
     body = await request.body()
-    if request.headers.get("content-type", "").startswith("application/json"):
+    content_type = request.headers.get("content-type", "")
+    if content_type.startswith("application/json"):
         return json.loads(body or b"{}")
-    params = dict(parse_qsl(body.decode()))
+    params = _multipart(content_type, body) if content_type.startswith("multipart/") else dict(parse_qsl(body.decode()))
     for key in ("reply_markup", "allowed_updates", "commands", "scope"):
         if key in params:
             params[key] = json.loads(params[key])

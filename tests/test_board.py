@@ -17,7 +17,7 @@ import pytest
 from PIL import Image, ImageChops
 
 from service import board
-from service.board import svg
+from service.board import raster, svg
 from service.game import new_game
 from service.replay import main as replay_main
 
@@ -166,7 +166,7 @@ def test_replay_draws_the_board_of_a_turn(tmp_path, capsys):
     out = tmp_path / "board.png"
     assert replay_main([str(log), "--board", str(out), "--turn", "1", "--lang", "cs"]) == 0
     image = Image.open(out)
-    assert image.format == "PNG" and image.size[0] == svg.WIDTH
+    assert image.format == "PNG" and image.size[0] == raster.WIDTH
     assert '"result"' in capsys.readouterr().out
     assert replay_main([str(log), "--board", str(tmp_path / "no.png"), "--turn", "99"]) == 1
     assert "never reaches turn 99" in capsys.readouterr().out and not (tmp_path / "no.png").exists()

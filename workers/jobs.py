@@ -5,6 +5,7 @@ Wiring only: each job takes the context of its connection (`service.wiring.curre
 the work.
 """
 
+from service.channels.telegram import boards
 from service.pipeline import absence, resolution, upkeep
 from service.wiring import current
 
@@ -31,6 +32,10 @@ def drain(game_id: str, chat: str) -> list[str]:
 
 def refresh(game_id: str, window: int) -> bool:
     return upkeep.refresh(current(), game_id, window)
+
+
+def board(game_id: str, chat: str) -> str:
+    return boards.send(current(), game_id, chat)
 
 
 def sweep() -> dict[str, int]:

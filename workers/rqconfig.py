@@ -12,4 +12,5 @@ from workers import jobs  # noqa: F401  (preload: forked work horses inherit it)
 _CONNECTION = rq_settings(get_settings())
 REDIS_URL = _CONNECTION["REDIS_URL"]
 SENTINEL = _CONNECTION.get("SENTINEL")
-QUEUES = [get_settings().queue_name, get_settings().refresh_queue_name, get_settings().send_queue_name]  # by priority
+_S = get_settings()
+QUEUES = [_S.queue_name, _S.refresh_queue_name, _S.send_queue_name, _S.draw_queue_name]  # by priority

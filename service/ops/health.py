@@ -28,8 +28,8 @@ SCHEDULER_LOCK = "rq:scheduler-lock:"  # rq.scheduler.SCHEDULER_LOCKING_KEY_TEMP
 # ------------------------------------------------------------------------------------------ reading Redis
 
 
-def _queue_names(settings) -> tuple[str, str, str]:
-    return settings.queue_name, settings.send_queue_name, settings.refresh_queue_name
+def _queue_names(settings) -> tuple[str, str, str, str]:
+    return settings.queue_name, settings.send_queue_name, settings.refresh_queue_name, settings.draw_queue_name
 
 
 def age(now: float, when: datetime | None) -> float:
@@ -43,7 +43,7 @@ def age(now: float, when: datetime | None) -> float:
 def snapshot(connection, settings, now: float | None = None) -> dict:
     """Everything /healthz and the gauges of /metrics read, in one place (raises if Redis is unreachable)."""
     now = time.time() if now is None else now
-    _, send_name, _ = _queue_names(settings)
+    send_name = settings.send_queue_name
     queues = {name: Queue(name, connection=connection) for name in _queue_names(settings)}
     out: dict = {"queues": {}}
     for name, queue in queues.items():

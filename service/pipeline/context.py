@@ -27,6 +27,7 @@ class Context:
     queue: Queue
     send_queue: Queue
     refresh_queue: Queue
+    draw_queue: Queue
     settings: Settings
     channels: dict[ChatKind, Channel]
     make_sender: Callable[[], Sender]
@@ -36,7 +37,7 @@ class Context:
     @property
     def queues(self) -> list[Queue]:
         """What a worker listens to, in priority order."""
-        return [self.queue, self.refresh_queue, self.send_queue]
+        return [self.queue, self.refresh_queue, self.send_queue, self.draw_queue]
 
     @cached_property
     def sender(self) -> Sender:
@@ -60,6 +61,7 @@ def build(
         queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
         send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),
         refresh_queue=Queue(settings.refresh_queue_name, connection=connection, serializer=JSONSerializer),
+        draw_queue=Queue(settings.draw_queue_name, connection=connection, serializer=JSONSerializer),
         settings=settings,
         channels=channels,
         make_sender=make_sender,

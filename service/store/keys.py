@@ -21,6 +21,7 @@ Per game ``G``:
     {g:G}:shown           hash  "<chat>|<slot>" -> digest of what that living message shows (an identical
                                 version is not sent again)
     {g:G}:tg:slots        hash  "<chat>|<slot>" -> Telegram message id of a living message (telegram_send)
+    {g:G}:tg:boards       hash  picture digest -> Telegram file_id of a board picture already uploaded
     {g:G}:refreshes             counter naming the status-refresh batches
     {g:G}:refresh               set while a status-refresh job is queued and has not started (one at a time)
     {g:G}:refreshing      set   seats whose answer the next status refresh shows
@@ -284,6 +285,12 @@ def telegram_started(user: str) -> str:
 def telegram_moved(chat: str) -> str:
     """Where a group that became a supergroup lives now."""
     return f"tg:moved:{chat}"
+
+
+def telegram_boards(game_id: str) -> str:
+    """Hash picture digest -> Telegram ``file_id`` of each board picture of a game already uploaded to Telegram
+    (`service.channels.telegram.boards`): sent again by its ``file_id``, never drawn twice."""
+    return f"{_g(game_id)}:tg:boards"
 
 
 def telegram_slots(game_id: str) -> str:

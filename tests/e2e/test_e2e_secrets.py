@@ -14,9 +14,10 @@ and button labels, new or edited, and the webhook's own replies — is checked a
     * before the reveal (hunt and pre-reveal windows) no group, Creature or other Hunted message tells a Hunted's
       face-down pick ("You play: …", "Anna → …", the reveal itself);
     * no group or Hunted message names a Hunt card the Creature holds.
-The game's watch page (``/w/<token>``, its HTML and its ``data.json``) is checked against what the group must
-not be told — it shows public information only — every `WATCH_EVERY` rounds, staggered over the games (each
-round checks a share of them), and once more at the end of each game.
+The game's watch page (``/w/<token>``, its HTML and its ``data.json``) and the words of the board picture /board
+would send (the texts of its SVG, built by `boards.picture_of`, the function the webhook and the draw job use) are
+checked against what the group must not be told — they show public information only — every `WATCH_EVERY`
+rounds, staggered over the games (each round checks a share of them), and once more at the end of each game.
 """
 
 import collections
@@ -24,6 +25,7 @@ import html
 import os
 import re
 import time
+import xml.etree.ElementTree as ET
 
 import pytest
 import redis
@@ -32,9 +34,9 @@ from starlette.testclient import TestClient
 
 from service import wiring
 from service.cardnames import name
+from service.channels.telegram import boards, ui
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram import sender as telegram_send
-from service.channels.telegram import ui
 from service.channels.telegram.tables import Tables
 from service.config import Settings, get_settings
 from service.game import Game
@@ -256,6 +258,13 @@ class Audit:
         self.checked["watch pages"] += 1
         return html.unescape(page.text)
 
+    def board_words(self, table: Table) -> str:
+        """Every word the board picture of the game's state would show, one text element a line."""
+        picture, caption = boards.picture_of(self.ctx, table.game_id)
+        self.checked["board pictures"] += 1
+        texts = ET.fromstring(picture.svg).iter("{http://www.w3.org/2000/svg}text")
+        return "\n".join([caption, *("".join(t.itertext()) for t in texts)])
+
 
 def _names(card) -> list[str]:
     return sorted({name(card, "en"), name(card, "cs")}, key=len, reverse=True)
@@ -341,7 +350,8 @@ def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
             if (t.done and t not in ended) or (not t.done and (n + rounds) % WATCH_EVERY == 0)
         ]
         ended.update(t for t in tables if t.done)
-        outgoing = [(str(t.group), audit.watch_page(t)) for t in watched] + audit.new_outgoing()
+        outgoing = [(str(t.group), audit.watch_page(t)) for t in watched]
+        outgoing += [(str(t.group), audit.board_words(t)) for t in watched] + audit.new_outgoing()
         forbidden = {}
         for chat, text in outgoing:
             messages += 1
@@ -357,10 +367,12 @@ def test_no_message_tells_anyone_a_secret_in_200_bot_games(stack):
     over = [ctx.store.load(t.game_id).status for t in tables]
     print(
         f"\nsecrets audit: {len(tables)} games, {rounds} rounds, {messages} outgoing messages checked, "
-        f"{len(fake.calls)} Bot API calls, {audit.checked['watch pages']} watch pages (HTML and JSON), "
+        f"{len(fake.calls)} Bot API calls, {audit.checked['watch pages']} watch pages (HTML and JSON) and as many "
+        f"board pictures' words, "
         f"{elapsed:.1f} s"
     )
     assert over.count("over") == GAMES
     assert not leaks, leaks[:5]
     assert messages > GAMES * 20
     assert ended == set(tables) and audit.checked["watch pages"] > GAMES * 2  # mid-game, and each game's end
+    assert audit.checked["board pictures"] == audit.checked["watch pages"]

@@ -215,3 +215,29 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
                 assert set(newest["text"].split("\n")[: newest["news"]]) <= lines_shown, (chat, slot)
     # no lane stays locked: a deliverer still finishing a drain releases its lock (or its lease runs out)
     wait_for(lambda: not store.redis.keys(keys.lane_lock(game_id, "*")), 25, "every lane lock released")
+
+
+def test_board_is_drawn_by_a_worker_once_and_then_sent_by_its_file_id(redis_url, bot_api, stacks):
+    """/board through the web app: the first is drawn and uploaded by a worker (the draw queue), the second of the
+    same state is the webhook's own reply by file_id, in the group and in private; nothing is uploaded twice."""
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=-100557)
+    anna, petr = user(21, "Anna"), user(22, "Petr")
+    users.open_table(anna, [petr], settings=["deadline 1h"])
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+
+    assert users.say(petr, "/board") is None  # the webhook never draws
+    remembered = keys.telegram_boards(game_id)
+    wait_for(lambda: store.redis.hlen(remembered), 30, "a worker to draw and send the board, and keep its file_id")
+    assert len(api.sent("sendPhoto", users.group["id"])) == len(api.uploads) == 1
+    file_id = next(iter(api.uploads))
+    assert api.uploads[file_id].startswith(b"\x89PNG")
+    assert store.redis.hvals(remembered) == [file_id.encode()]
+
+    again = users.say(anna, "/board")
+    assert again["method"] == "sendPhoto" and again["photo"] == file_id and again["chat_id"] == users.group["id"]
+    mine = users.say(petr, "/board", private=True)
+    assert mine["method"] == "sendPhoto" and mine["photo"] == file_id and mine["chat_id"] == petr["id"]
+    assert len(api.uploads) == 1 and len(api.sent("sendPhoto")) == 1  # the replies went in the webhook's answers

@@ -66,7 +66,7 @@ class Workers:
         simple: bool = False,
         scheduler: bool = True,
         worker_class: str | None = None,
-        queues: tuple[str, ...] = ("artemia", "artemia-refresh", "artemia-send"),
+        queues: tuple[str, ...] = ("artemia", "artemia-refresh", "artemia-send", "artemia-draw"),
         **env,
     ):
         started = []

@@ -10,17 +10,17 @@ players text (``JOIN <code>``), and a Telegram user joins a table opened by SMS 
 A Telegram player's address is ``tg:<user id>``; their private chat is where their secret choices go.
 
 In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
-seat from then on), /creature, /addbot [easy|normal|hard], /settings, /begin [anyway], /status, /cancel, /reveal
+seat from then on), /creature, /addbot [easy|normal|hard], /settings, /begin [anyway], /status, /board, /cancel, /reveal
 (after the game, its creator shows the hidden choices on the watch page), /help, /rules [card], and for long games
 (`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away, /back,
 /stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here), /newgame
 [hunted|creature] [2-7] [easy|normal|hard] (a game against bots, begun at once), /join <code>, /standin <token>,
-/language, /status, /help, /rules, /away <until>, /back, /stats [off|on], /forgetme, /handover [code], typed game
-commands (prefixed with the game's code when the player is asked in several games) and the decision buttons. Bad
-input — a stranger's button, forged data, a command in the wrong chat, /begin by someone else — gets a short
-answer and changes nothing. Each user has an inbound token bucket (`service.pipeline.floods`: private messages,
-group commands and button presses count; table talk does not): past a burst one "slow down" answer, then silence
-until it refills.
+/language, /status, /board [code], /help, /rules, /away <until>, /back, /stats [off|on], /forgetme,
+/handover [code], typed game commands (prefixed with the game's code when the player is asked in several games)
+and the decision buttons. Bad input — a stranger's button, forged data, a command in the wrong chat, /begin by
+someone else — gets a short answer and changes nothing. Each user has an inbound token bucket
+(`service.pipeline.floods`: private messages, group commands and button presses count; table talk does not): past a
+burst one "slow down" answer, then silence until it refills.
 """
 
 from collections.abc import Sequence
@@ -29,7 +29,7 @@ from typing import cast
 from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
 from service.channels import longplay, plain
-from service.channels.telegram import ui
+from service.channels.telegram import boards, ui
 from service.channels.telegram.tables import Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
 from service.config import DEADLINE_PRESETS, deadline_seconds
@@ -149,7 +149,7 @@ def handle(update: Update, env: Env) -> dict | None:
                 _t(
                     lang,
                     "In the group I know: /newgame /join /leave /creature /addbot /settings /begin "
-                    "/status /cancel /reveal /help /rules /pause /resume /away /back /stats /history /handover "
+                    "/status /board /cancel /reveal /help /rules /pause /resume /away /back /stats /history /handover "
                     "/replace. Moves are made in private chat.",
                 ),
             )
@@ -487,6 +487,23 @@ def seat_names(meta: dict) -> dict[int, str]:
     return {int(seat): player["name"] for seat, player in meta.get("players", {}).items()}
 
 
+def cmd_board(message, args, lang, env):
+    """The board as a picture (`boards`): in the group its game's; in private the game named, or the player's only
+    running game. The reply is the photo when Telegram has it; else a worker draws and sends it."""
+    if message.chat.type != "private":
+        game_id = cast(str, _running_table(message, env, lang).game)
+    else:
+        games = my_games(env, message.sender.id)
+        if not games:
+            raise Refused(_t(lang, "You are in no game."))
+        running = [g for g in games if not _over(env, g)]
+        named = [g for g in games if args and g == args[0].upper()]
+        if len(named or running) != 1:
+            raise Refused(_t(lang, "Name the game: /board <code> ({codes}).").format(codes=" ".join(running) or "-"))
+        game_id = (named or running)[0]
+    return boards.reply(env.ctx, game_id, _place(message))  # a forum topic's place names its topic
+
+
 def cmd_cancel(message, args, lang, env):
     table = _table(message, env, lang)
     if telegram_address(message.sender.id) != table.creator:
@@ -533,7 +550,8 @@ def _help_table(lang: str) -> str:
         "Not Alone by message. In the group: /newgame opens a table, players press Join, the creator "
         "sets /settings and starts with /begin. Secret choices come to your private chat with me as "
         "buttons; you may also type the commands shown there. The group sees one status message per "
-        "turn, the reveal and the end. /rules [card] explains the rules or a card. A game opened by "
+        "turn, the reveal and the end; /board shows the board as a picture, in the group or here. "
+        "/rules [card] explains the rules or a card. A game opened by "
         "SMS (or elsewhere) is joined here with /join <code>; SMS players join with JOIN <code>.",
     )
 
@@ -692,6 +710,7 @@ GROUP_COMMANDS = {
     "settings": cmd_settings,
     "begin": cmd_begin,
     "status": cmd_status,
+    "board": cmd_board,
     "cancel": cmd_cancel,
     "reveal": cmd_reveal,
     "help": cmd_help,
@@ -713,6 +732,7 @@ PRIVATE_COMMANDS = {
     "stats": cmd_stats,
     "forgetme": cmd_forgetme,
     "handover": cmd_handover,
+    "board": cmd_board,
 }
 
 

@@ -32,6 +32,7 @@ def commands(lang: str, where: str) -> list[BotCommand]:
         ("settings", _("Deadline, expert variant, secrecy, language")),
         ("begin", _("Start the game (its creator)")),
         ("status", _("Where the game stands")),
+        ("board", _("The board as a picture")),
         ("cancel", _("Cancel the game (its creator)")),
         ("help", _("How to play here")),
         ("rules", _("Rules, or one card: /rules river")),
@@ -39,6 +40,7 @@ def commands(lang: str, where: str) -> list[BotCommand]:
     private = [
         ("join", _("Join a game by its code: /join K7QX")),
         ("status", _("Your games and what is asked of you")),
+        ("board", _("The board of your game as a picture")),
         ("help", _("How to answer")),
         ("rules", _("Rules, or one card: /rules river")),
         ("language", _("Change your language")),

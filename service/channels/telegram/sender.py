@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from service.config import get_settings
@@ -49,6 +49,7 @@ class Result:
     retry_after: float = 0.0
     new_chat_id: int | None = None
     detail: str = ""
+    file_id: str | None = None  # of a photo sent: Telegram's name for it, to send it again without uploading
 
     @property
     def ok(self) -> bool:
@@ -120,13 +121,26 @@ def _call(make_coroutine) -> Result:
     except TelegramError as exc:
         return Result("failed", detail=exc.message)
     message_id = getattr(answer, "message_id", None)
-    return Result("ok", message_id=message_id)
+    photo = getattr(answer, "photo", None)  # the sizes Telegram made of a photo sent, the largest last
+    return Result("ok", message_id=message_id, file_id=photo[-1].file_id if photo else None)
 
 
 def send(
     chat_id: int | str, text: str, buttons: list[list[dict]] | None = None, thread_id: int | None = None
 ) -> Result:
     return _call(lambda bot: bot.send_message(chat_id, text, reply_markup=markup(buttons), message_thread_id=thread_id))
+
+
+def send_photo(chat_id: int | str, photo: str | bytes, caption: str, thread_id: int | None = None) -> Result:
+    """``photo``: a ``file_id`` Telegram gave for a photo sent before, or the PNG's bytes (a multipart upload)."""
+    return _call(
+        lambda bot: bot.send_photo(
+            chat_id,
+            photo if isinstance(photo, str) else InputFile(photo, filename="board.png"),
+            caption=caption,
+            message_thread_id=thread_id,
+        )
+    )
 
 
 def edit(chat_id: int | str, message_id: int, text: str, buttons: list[list[dict]] | None = None) -> Result:

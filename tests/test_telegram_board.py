@@ -1,0 +1,118 @@
+"""/board: the webhook (in process, fakeredis) never draws; the draw queue's job draws and uploads the picture to the
+fake Bot API over real HTTP; the next /board of the same picture is the webhook's own sendPhoto by file_id."""
+
+import pytest
+from pipeline_support import answer_all, run_jobs
+from rq.registry import ScheduledJobRegistry
+from test_telegram_webhook import GROUP, USERS, begin, chat, env, private  # noqa: F401 - fixtures
+
+from service.board import raster
+from service.channels.telegram import boards
+from service.channels.telegram import sender as tg
+from service.store import keys
+from tests.telegram_support import api, server  # noqa: F401 - fixtures
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def drawings(monkeypatch):
+    """Counts the pictures rasterised (in this process: the webhook and the jobs run here)."""
+    count = []
+    real = raster.png
+
+    def counting(svg: str) -> bytes:
+        count.append(svg)
+        return real(svg)
+
+    monkeypatch.setattr(raster, "png", counting)
+    return count
+
+
+def test_send_photo_uploads_once_then_sends_by_file_id(api):
+    uploaded = tg.send_photo(-100500, PNG + b"picture", "Turn 1", thread_id=7)
+    assert uploaded.ok and uploaded.file_id in api.uploads
+    assert api.uploads[uploaded.file_id] == PNG + b"picture"  # the multipart upload arrived whole
+    call = api.sent("sendPhoto")[0]["params"]
+    assert (call["chat_id"], call["caption"], call["message_thread_id"]) == ("-100500", "Turn 1", "7")
+    again = tg.send_photo(42, uploaded.file_id, "Turn 1")
+    assert again.ok and again.file_id == uploaded.file_id and len(api.uploads) == 1
+    assert api.messages["42", again.message_id]["photo"] == uploaded.file_id
+    assert tg.send_photo(42, "no-such-file", "x").status == "failed"
+
+
+def test_a_caption_over_1024_utf16_units_is_refused_like_telegram_does(api):
+    assert tg.send_photo(42, PNG, "a" * 1024).ok
+    assert tg.send_photo(42, PNG, "😀" * 513).status == "failed"  # 513 characters, 1026 UTF-16 units
+
+
+def test_board_in_the_group_is_drawn_by_a_worker_once_then_sent_by_file_id(chat, env, api, drawings):
+    game_id, meta = begin(chat, env)
+    turn = boards.Game.from_json(env.ctx.store.load(game_id).json).public_view()["turn"]
+    assert chat.say(1, "/board") is None  # nothing drawn yet: a job will draw it
+    assert chat.say(1, "/board") is None  # typed twice meanwhile: still one job
+    assert drawings == [] and env.ctx.draw_queue.count == 1
+    run_jobs(env.ctx)
+    [sent] = api.sent("sendPhoto", GROUP["id"])
+    assert len(drawings) == 1 and len(api.uploads) == 1
+    file_id = next(iter(api.uploads))
+    assert api.uploads[file_id].startswith(PNG)
+    assert sent["params"]["caption"] == f"The board of game {meta['code']}, turn {turn}"
+    assert env.ctx.store.redis.hget(keys.telegram_boards(game_id), boards.picture_of(env.ctx, game_id)[0].digest)
+
+    again = chat.say(3, "/board")  # the same state: the webhook's reply is the photo by its file_id
+    assert again == {
+        "method": "sendPhoto",
+        "chat_id": GROUP["id"],
+        "photo": file_id,
+        "caption": f"The board of game {meta['code']}, turn {turn}",
+    }
+    mine = chat.say(0, "/board", chat=private(0))  # a private chat's /board shows the group's picture
+    assert mine["photo"] == file_id and mine["chat_id"] == USERS[0]["id"]
+    assert len(drawings) == 1 and env.ctx.draw_queue.count == 0
+
+    answer_all(env.ctx, game_id)  # the public state moves on: a new picture
+    assert chat.say(1, "/board") is None and env.ctx.draw_queue.count == 1
+    run_jobs(env.ctx)
+    assert len(drawings) == 2 and len(api.uploads) == 2 and len(api.sent("sendPhoto", GROUP["id"])) == 2
+
+
+def test_the_caption_is_in_the_table_language_and_a_topic_gets_its_photo(chat, env, api):
+    assert boards.caption("K7QX", {"turn": 3}, "cs") == "Herní plán hry K7QX, kolo 3"
+    game_id, meta = begin(chat, env)
+    chat.say(1, "/board")
+    run_jobs(env.ctx)
+    topic = boards.reply(env.ctx, game_id, f"{GROUP['id']}/9")
+    assert (topic["chat_id"], topic["message_thread_id"]) == (GROUP["id"], 9)
+
+
+def test_board_refusals(chat, env, api):
+    assert chat.say(0, "/board", chat=private(0))["text"] == "You are in no game."
+    assert "There is no" in chat.say(0, "/board")["text"]  # no table in the group
+    chat.say(0, "/newgame@artemia_bot")
+    assert chat.say(0, "/board")["text"] == "The game has not begun yet."
+
+
+def test_board_in_private_names_the_game_when_the_player_has_several(chat, env, api):
+    first, _ = begin(chat, env)
+    chat.say(0, "/newgame 2", chat=private(0))  # and a game against a bot, in private
+    [second] = {g for g in (g for g, _ in env.ctx.store.games_of_user(str(USERS[0]["id"]))) if g != first}
+    said = chat.say(0, "/board", chat=private(0))["text"]
+    assert "/board <code>" in said and first in said and second in said
+    assert chat.say(0, f"/board {second.lower()}", chat=private(0)) is None  # named: queued for drawing
+    assert env.ctx.draw_queue.count == 1
+
+
+def test_a_board_waits_for_the_group_budget_and_goes_out_later(chat, env, api):
+    """The draw job spends the chat's send budget like any message: a group out of budget gets its picture from a
+    job scheduled for when the budget allows, and nothing is sent now."""
+    game_id, _ = begin(chat, env)
+    env.ctx.settings = env.ctx.settings.model_copy(update={"rate_group_per_minute": 1})
+    group = str(GROUP["id"])
+    rates = boards.outbox.budget({"group": True}, env.ctx.settings)
+    while not env.ctx.store.take_send_token(group, env.ctx.clock(), *rates):
+        pass  # the group's burst spent
+    assert boards.send(env.ctx, game_id, group) == "later"
+    assert api.sent("sendPhoto") == []
+    [later] = ScheduledJobRegistry(queue=env.ctx.draw_queue).get_job_ids()
+    assert later.startswith(f"board-{game_id}-{group}-")
