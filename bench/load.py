@@ -270,9 +270,11 @@ class Driver:
         deadline: int = 3600,
         concurrency: int = 64,
         side: int = 1,
+        eager: bool = False,
     ):
         self.urls = urls
         self.side = side  # the Creature's choice of board side (see --side)
+        self.eager = eager  # pass with "No cards this turn" (a plan for the rest of the turn) where it is offered
         self.manual: set[str] = set()  # games the bots leave alone (the webhook rate measurement's)
         self.redis = redis.Redis.from_url(redis_url)
         self.players = players
@@ -464,6 +466,9 @@ class Driver:
             wanted = choose(stage.game, seat, self.rng)
             if stage.game.window["kind"] == "setup" and {"type": "side", "side": self.side} in legal:
                 wanted = [{"type": "side", "side": self.side}]
+            if self.eager and wanted and wanted[0] == ui.PASS and not choice.chosen:
+                choice = choice.choose(ui.NO_CARDS)  # the question's own button: no card for the rest of the turn
+                continue
             pick = legal.index(wanted[0]) if wanted and wanted[0] in legal else 0
             choice = choice.choose(pick)
         return None
@@ -954,6 +959,7 @@ def run(args) -> dict:
                 deadline=args.deadline,
                 concurrency=args.concurrency,
                 side=args.side,
+                eager=args.eager,
             )
             driver_box["driver"] = driver
             figures = asyncio.run(run_async(args, driver, cluster))
@@ -963,6 +969,7 @@ def run(args) -> dict:
         {
             "commit": commit + ("+dirty" if dirty else ""),
             "players": args.players,
+            "eager": args.eager,
             "web": args.web,
             "workers": args.workers,
             "cores": os.cpu_count(),
@@ -1061,6 +1068,11 @@ def parser() -> argparse.ArgumentParser:
         default=1,
         choices=(1, 2),
         help="board side the Creature bots choose (side 2 hits a status-rendering bug at c47d0b0)",
+    )
+    p.add_argument(
+        "--eager",
+        action="store_true",
+        help="players pass a card question with its 'No cards this turn' button (the default: pass this once)",
     )
     p.add_argument("--order", action="store_true", help="measure per chat order and the group's lag (keeps the outbox)")
     p.add_argument(
