@@ -1097,6 +1097,9 @@ def cli(arguments: argparse.ArgumentParser, run_with, report_figures, argv: list
 
 
 def main(argv: list[str] | None = None) -> dict:
+    # `timeout` (or a CI runner) stops us with SIGTERM: exit through the `finally` blocks, so the web and worker
+    # processes are stopped too (left alive, they took jobs from the next run's Redis on the same port)
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     return cli(parser(), run, report, argv)
 
 
