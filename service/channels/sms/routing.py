@@ -34,7 +34,10 @@ The tables are the shared lobby's (`service.pipeline.lobby`): a number's address
 game command (`service.commands.parse`) for one of the number's games: the one whose code starts the message
 ("K7QX play 3"; the code alone asks for the current question), else the running game it joined most recently.
 Bad input — an unknown number, garbage, a code of a game the number is not in — gets one helpful reply and
-changes nothing.
+changes nothing. An answer that is legal but not all the seat must answer in the window ("resist 4", which
+still needs a place played; "pass" before a power's question) is held (`directory.Held`) and the reply asks the
+rest; the next text to that window is read after it and sent with it (`read_answer`), so every option a message
+offers is accepted on its own.
 
 Every reply is paid, so (issue 14): each number has an inbound token bucket (`service.pipeline.floods`) — past a
 burst it gets one "slow down" reply, then its texts are neither read nor answered until the bucket refills; a
@@ -51,9 +54,11 @@ from collections.abc import Callable, Sequence
 from service import commands
 from service.channels import longplay, plain
 from service.channels.sms import text as sms_text
-from service.channels.sms.directory import Directory, Prefs, chat_of
+from service.channels.sms.directory import Directory, Held, Prefs, chat_of
+from service.game import Game, IllegalAction
 from service.i18n import N_, translator
 from service.pipeline import floods
+from service.pipeline.ingest import Reason
 from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
 
@@ -448,11 +453,42 @@ class Router:
         table, seat = live
         if table.window is None:  # only a game that is over has no open window
             return reply("game_over", lang, code=table.game_id)
+        held = prefs.held if prefs.held and prefs.held.window == table.window else None
+        held = held if held and held.game == table.game_id else None
         try:
-            actions = commands.parse(text, table.game, seat, lang=lang)
+            before, actions, game = read_answer(table.game, seat, held.actions if held else [], text, lang)
         except commands.CommandError as exc:
             return f"{table.game_id}: {exc}"
         if actions[0]["type"] in ("_help", "_status"):
-            return sms_text.question(table.game_id, table.game, seat, table.deadline, lang, prefs.tz)
-        result = self.games.submit(table.game_id, seat, actions, table.window, message_id)
+            return sms_text.question(table.game_id, game, seat, table.deadline, lang, prefs.tz)
+        result = self.games.submit(table.game_id, seat, before + actions, table.window, message_id)
+        ttl = self.lobby.ctx.settings.sms_prefs_ttl_seconds
+        if result.reason is Reason.INCOMPLETE:  # legal so far: kept, and the rest is asked
+            kept = Held(table.game_id, table.window, before + actions)
+            self.directory.set_prefs(number, ttl, held=kept.to_json())
+            return sms_text.rest(table.game_id, result.params["game"], seat, actions, table.deadline, lang, prefs.tz)
+        if result.stored and prefs.held:
+            self.directory.set_prefs(number, ttl, held="")
         return f"{table.game_id}: {plain.submitted(result, table.game, seat, lang, sep='; ')}"
+
+
+def read_answer(game, seat: int, held: list[dict], text: str, lang: str) -> tuple[list[dict], list[dict], Game]:
+    """(the held actions still meant, the text's actions, the game the text was read against). The text is read
+    where the held first part of the answer leaves the game ("3" after "resist 4" plays 3); a text that repeats
+    the held part ("resist 4 play 3"), or that does not read there, is a whole answer on its own. Raises
+    `commands.CommandError`."""
+    if held:
+        try:
+            whole = commands.parse(text, game, seat, lang=lang)
+            if whole[: len(held)] == held:
+                return [], whole, game
+        except commands.CommandError:
+            pass
+        after = game.copy()
+        try:
+            for action in held:
+                after.apply(seat, action)
+            return held, commands.parse(text, after, seat, lang=lang), after
+        except (IllegalAction, commands.CommandError):
+            pass
+    return [], commands.parse(text, game, seat, lang=lang), game

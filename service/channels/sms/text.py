@@ -104,6 +104,7 @@ WORDS = {  # key -> message (English, translated in the catalogues): short, an S
     "turn": N_("T{n}"),
     "by": N_("By {when}."),
     "waiting": N_("Nothing to answer now."),
+    "noted": N_("{actions} noted"),
     "seat": N_("p{n}"),
     "creature": N_("Creature"),
     "hunted": N_("Hunted"),
@@ -172,17 +173,32 @@ def news(events: list[dict], seat: int, lang: str) -> str:
     return " ".join(parts)
 
 
-def question(code: str, game, seat: int, deadline: float, lang: str, tz: str, precise: bool = False) -> str:
-    """The standalone question: "ABCD T3 Exploration: play 1-5; resist <2 of: 1 4 5> (1 Will). By Tue 18:05 CET."."""
+def question(
+    code: str, game, seat: int, deadline: float, lang: str, tz: str, precise: bool = False, noted: str = ""
+) -> str:
+    """The standalone question: "ABCD T3 Exploration: play 1-5; resist 2 of 1, 4, 5 (1 Will). By Tue 18:05 CET."
+    (``noted``: what the seat answered already in this window, named after the phase: "…Exploration, resist 4
+    noted: play 1-5. …")."""
     head = f"{code} {_w('turn', lang, n=game.turn)}"
     if game.is_over:
         return head
     choices = "; ".join(commands.summary(game, seat, lang))
     kind = game.window["kind"]
     phase = translator(lang).gettext(commands.MESSAGES[kind]) if kind in PHASES else ""
+    if noted:
+        phase += ", " + _w("noted", lang, actions=noted)
     if not choices:
         return f"{head} {phase}: {_w('waiting', lang)}"
     return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang, precise))}"
+
+
+def rest(
+    code: str, game, seat: int, actions: list[dict], deadline: float, lang: str, tz: str, precise: bool = False
+) -> str:
+    """The reply to the first part of an answer (held until the rest comes): what was noted, and the rest of the
+    question, where ``game`` is the game as those actions leave it."""
+    noted = ", ".join(commands.describe(action, lang) for action in actions)
+    return question(code, game, seat, deadline, lang, tz, precise, noted)
 
 
 def compose(required: str, optional: list[str], ascii: bool, limit: int = TARGET_SEGMENTS) -> str:
