@@ -3,7 +3,10 @@ without the ASCII-only setting.
 
 Bot games (``service.game.bots``) are played window by window; after each window closes, every seat gets what
 `service.channels.sms.render.step_messages` would send it (the question when asked, else the news when
-there is some) and the segments of those texts are counted (`sms_text.cost`). Reported per setting: segments
+there is some), and "OK: …" for each answer stored before the window's last one (CONFIRM OFF, the default),
+delivered as the outbox delivers them (`Lane`: news that asks nothing and "OK: …" ride on the next message when
+they fit; news that does not fit goes alone, "OK: …" is dropped), and the segments of the texts sent are counted
+(`sms_text.cost`). The paid reply CONFIRM ON adds for each stored answer is not counted. Reported per setting: segments
 per player per turn (mean, p90, max), messages per player per turn, the share of messages within two
 segments, and the longest message seen.
 
@@ -35,6 +38,7 @@ from service.channels.sms.text import TARGET_SEGMENTS, cost
 from service.game import new_game
 from service.game.bots import choose
 from service.pipeline.ingest import Reason, check_answer
+from service.pipeline.outbox import fold_into
 
 DEADLINE = datetime(2026, 7, 14, 16, 0, tzinfo=UTC).timestamp()
 SETTINGS = [("en", False), ("cs", False), ("cs", True)]
@@ -51,15 +55,51 @@ class FixedPrefs:
 
 
 def play(players: int, seed: int):
-    """Yield (turn, game, events, asked) after each window of a bot game."""
+    """Yield (turn, game, events, asked, accepted) after each window of a bot game; ``accepted``: the answers
+    (seat, actions) stored before the one that closed the window (each would get "OK: …")."""
     game, rng = new_game({"players": players, "seed": seed}), random.Random(seed)
     while not game.is_over:
-        window, turn, events = game.window["id"], game.turn, []
+        window, turn, events, answers = game.window["id"], game.turn, [], []
         while game.window is not None and game.window["id"] == window:
-            seat = game.waiting_for()[0]
-            for action in choose(game, seat, rng):
+            seat, before = game.waiting_for()[0], game.copy()
+            actions = choose(game, seat, rng)
+            for action in actions:
                 events += game.apply(seat, action)
-        yield turn, game, events, [] if game.is_over else game.waiting_for()
+            answers.append((seat, actions, before))
+        yield turn, game, events, [] if game.is_over else game.waiting_for(), answers[:-1]
+
+
+class Lane:
+    """One number's lane as the outbox delivers it (`outbox.hold`): a held message (news that asks nothing, or
+    "OK: …" after an answer) rides on the next message written for the number when it fits (`outbox.fold_into`),
+    else it goes alone ("OK: …" is dropped instead). The outbox holds it until the deadline of the window open
+    when it was written, and that window's resolution is the next step: a step that writes nothing for the
+    number sends it alone then (`flush`)."""
+
+    def __init__(self):
+        self.held: dict | None = None
+
+    def push(self, message: dict) -> list[dict]:
+        """What is sent when ``message`` is written."""
+        sent = []
+        if self.held is not None and message.get("fold_only") and not self.held.get("fold_only"):
+            return sent  # news, then "OK: …": the OK is dropped (outbox.hold)
+        if self.held is not None:
+            merged = fold_into(self.held, message)
+            if merged is None and not self.held.get("fold_only"):
+                sent.append(self.held)
+            message = merged or message
+            self.held = None
+        if message.get("hold_until") is not None:
+            self.held = message
+        else:
+            sent.append(message)
+        return sent
+
+    def flush(self) -> list[dict]:
+        """The deadline passed with nothing written behind the held message."""
+        held, self.held = self.held, None
+        return [held] if held is not None and not held.get("fold_only") else []
 
 
 def measure(players: int, games: int) -> dict:
@@ -67,14 +107,28 @@ def measure(players: int, games: int) -> dict:
     per_turn = {setting: defaultdict(lambda: [0, 0]) for setting in SETTINGS}  # (game, turn, seat) -> [segs, msgs]
     lengths = {setting: [] for setting in SETTINGS}
     for seed in range(games):
-        for turn, game, events, asked in play(players, seed):
+        lanes = {setting: [Lane() for _ in range(players)] for setting in SETTINGS}
+        for turn, game, events, asked, accepted in play(players, seed):
             for setting in SETTINGS:
-                for message in sms_messages.step_messages(meta, game, events, asked, DEADLINE, FixedPrefs(*setting)):
-                    segments = cost(message["text"]).segments
-                    cell = per_turn[setting][seed, max(turn, 1), message["seat"]]
-                    cell[0] += segments
-                    cell[1] += 1
-                    lengths[setting].append((segments, message["text"]))
+                prefs = FixedPrefs(*setting)
+                written = sms_messages.step_messages(meta, game, events, asked, DEADLINE, prefs)
+                for seat, lane in enumerate(lanes[setting]):
+                    chat = meta["players"][str(seat)]["chat"]
+                    sent = []
+                    for _, actions, before in [a for a in accepted if a[0] == seat]:
+                        ok = sms_messages.confirmation(chat, "K7QX", before, seat, actions, DEADLINE, prefs.fixed)
+                        sent += lane.push(ok)
+                    mine = [m for m in written if m["seat"] == seat]
+                    for message in mine:
+                        sent += lane.push(message)
+                    if not mine:
+                        sent += lane.flush()
+                    for message in sent:
+                        segments = cost(message["text"]).segments
+                        cell = per_turn[setting][seed, max(turn, 1), seat]
+                        cell[0] += segments
+                        cell[1] += 1
+                        lengths[setting].append((segments, message["text"]))
     return {
         setting: (
             sorted(c[0] for c in per_turn[setting].values()),
@@ -98,13 +152,15 @@ def offered(text: str, lang: str) -> list[str]:
 
 
 ITEM = r"[a-z]?\d+(?:-\d+|(?:\+\d+)+)?"  # "4", "p2", "a1-10", "1+6"
-LIST = rf"{ITEM}(?:(?:\s*,\s*|\s+(?:{OR['en']}|{OR['cs']})\s+|/){ITEM})*"  # "1, 4 or 5", "1/4/5"
+PAIRS = rf"\d+\+\d+(?:\s+\d+\+\d+)*\s+(?:{OR['en']}|{OR['cs']})\s+\d+\+\d+"  # "1+2 1+6 or 2+3"
+LIST = rf"{PAIRS}|{ITEM}(?:(?:\s*,\s*|\s+(?:{OR['en']}|{OR['cs']})\s+|/){ITEM})*"  # "1, 4 or 5", "1/4/5"
 
 
 def _pick(items: str, n: int, rng: random.Random) -> list[str]:
     """``n`` different items of "1, 4 or 5" / "1/4/5" / "1-10" / "1+2, 1+6 or 2+3"."""
     values = []
-    for item in re.split(rf",|/|\s+(?:{OR['en']}|{OR['cs']})\s+", items):
+    separator = r"\s+" if "+" in items else r",|/"  # pairs are separated by spaces, numbers by commas
+    for item in re.split(rf"\s+(?:{OR['en']}|{OR['cs']})\s+|{separator}", items):
         span = re.fullmatch(r"([a-z]?)(\d+)-(\d+)", item.strip())
         values += [f"{span[1]}{v}" for v in range(int(span[2]), int(span[3]) + 1)] if span else [item.strip()]
     return rng.sample([v for v in values if v], n)
@@ -117,7 +173,7 @@ def typed(option: str, lang: str, rng: random.Random) -> str:
     option = re.sub(
         rf"\b(\d+) (?:{OF['en']}|{OF['cs']}) ({LIST})", lambda m: " ".join(_pick(m[2], int(m[1]), rng)), option
     )
-    option = re.sub(rf"\b{LIST}\b", lambda m: _pick(m[0], 1, rng)[0], option)
+    option = re.sub(rf"\b(?:{LIST})\b", lambda m: _pick(m[0], 1, rng)[0], option)
     return " ".join(option.split())
 
 

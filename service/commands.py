@@ -49,7 +49,7 @@ usual when none matches. `pass`/`nic` when passing is not possible now means "no
 `describe(action, lang)` writes the full command with the places' names as a comment: "power 2 take 2 4 (Jungle,
 Beach)", "hraj 3 (Řeka)"; it parses back to the same action. `summary` puts what a seat may do now in a few lines
 ("resist 2 of 1, 4, 5 (1 Will)", "play 1, 2 or 4", "hunt 1-10 a1-10"), each choice written as a person types it
-and every combination a line shows legal (the Mirage's adjacent pairs are written out: "1+2, 1+6 … or 9+10");
+and every combination a line shows legal (the Mirage's adjacent pairs are written out: "1+2 1+6 … or 9+10");
 `help_text` adds examples and how to answer ahead.
 
 `help`/`?` and `status`/`stav` return ``[{"type": "_help"}]`` / ``[{"type": "_status"}]``; the channel answers them.
@@ -793,18 +793,19 @@ def _one_of(items: list[str], lang: str) -> str:
 
 def _alternatives(field: str, values: list[Any], lang: str) -> "_Alt":
     """Several values of one field as placeholder text, worded as a person types a choice: "1-10", "1, 4 or 5",
-    "p1 or p2", "2 of 1, 4, 5" (any two of them), "1+2, 1+6 or 2+3" (exactly these pairs)."""
+    "p1 or p2", "2 of 1, 4, 5" (any two of them), "1+2 1+6 or 2+3" (exactly these pairs)."""
     if all(isinstance(v, list) for v in values):
         common = [x for x in values[0] if all(x in v for v in values)]
         rest = sorted({x for v in values for x in v} - set(common))
         n = len(values[0]) - len(common)
-        chosen = {tuple(sorted(set(v) - set(common), key=str)) for v in values}
+        chosen = {tuple(sorted(set(v) - set(common), key=_order)) for v in values}
         if n == 1:
             choice = _numbers(rest, lang)
         elif len(chosen) == math.comb(len(rest), n):
             choice = _msg("of", lang, n=n, items=_span(rest, ", "))
-        else:  # only some combinations: each written out
-            choice = _one_of(["+".join(map(str, c)) for c in sorted(chosen)], lang)
+        else:  # only some combinations: each written out, "1+2 1+6 … or 9+10"
+            pairs = ["+".join(map(str, c)) for c in sorted(chosen, key=lambda c: [_order(x) for x in c])]
+            choice = _msg("or", lang, items=" ".join(pairs[:-1]), last=pairs[-1])
         return _Alt(" ".join([*map(str, common), choice]))
     distinct = sorted(set(values), key=str)
     if field in SEAT_FIELDS or not all(isinstance(v, int) for v in distinct):
@@ -860,7 +861,12 @@ def _exact(group: list[Action]) -> list[list[Action]]:
 
 
 def _hashable(value: Any) -> Any:
-    return tuple(sorted(value, key=str)) if isinstance(value, list) else value
+    return tuple(sorted(value, key=_order)) if isinstance(value, list) else value
+
+
+def _order(value: Any) -> tuple[int, int, str]:
+    """Numbers in numeric order (2 before 10), then names."""
+    return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
 
 
 def summary(game: Game, seat: int, lang: str = "en") -> list[str]:

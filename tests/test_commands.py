@@ -602,12 +602,13 @@ def test_two_power_commands_on_one_line_are_two_answers():
 
 
 def test_a_summary_line_offers_only_legal_combinations():
-    """The Mirage's two places must be adjacent: its line writes the pairs out ("1+2, 1+6 … or 9+10") instead of
+    """The Mirage's two places must be adjacent: its line writes the pairs out ("1+2 1+6 … or 9+10") instead of
     "2 of 1-10", and every pair it offers parses to a legal action."""
     game = hunting()
     legal = game.legal_actions(CREATURE)
     (line,) = [line for line in summary(game, CREATURE) if line.startswith("card Mirage ")]
-    pairs = line.removeprefix("card Mirage ").replace(" or ", ", ").split(", ")
+    pairs = line.removeprefix("card Mirage ").replace(" or ", " ").split()
+    assert pairs == sorted(pairs, key=lambda pair: [int(p) for p in pair.split("+")])  # 2 before 10
     assert len(pairs) == len([a for a in legal if a.get("card") == "mirage"]) > 1
     for pair in pairs:
         assert parse(f"card Mirage {pair}", game, CREATURE)[0] in legal

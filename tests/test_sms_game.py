@@ -40,7 +40,7 @@ def play_window(world, code, rng, sms_seats, tg_seats=None, prefix_code=False):
         text = " ".join(commands.describe(a) for a in full_answer(game, seat, rng))
         if seat in sms_seats:
             reply = world.reply(sms_seats[seat], f"{code} {text}" if prefix_code else text)
-            assert reply.startswith(f"{code}: Locked in"), (text, reply)
+            assert reply == "", (text, reply)  # no paid reply: the next SMS confirms it (CONFIRM OFF, the default)
         else:
             reply = world.telegram.say(tg_seats[seat], f"{code} {text}" if prefix_code else text)
             assert reply.startswith("Locked in"), (text, reply)
@@ -223,6 +223,8 @@ def test_the_first_part_of_an_answer_is_held_and_the_rest_asked(world):
     world.reply(BEDA, f"JOIN {code}")  # a full table starts itself
     world.pump()
     creature, hunted = (ANNA, BEDA) if "side 1 or 2" in world.reply(ANNA, "?") else (BEDA, ANNA)
+    assert world.reply(creature, "CONFIRM ON") == "OK: each answer gets a reply of its own."
+    assert world.reply(hunted, "CONFIRM ON") == "OK: each answer gets a reply of its own."
     assert world.reply(creature, "side 1").startswith(f"{code}: Locked in: side 1")
     world.pump()
     asked = world.reply(hunted, "?")
@@ -252,3 +254,23 @@ def test_read_answer_reads_after_the_held_part_unless_the_text_repeats_it():
     assert held == [] and actions == [card, {"type": "play", "cards": [2]}]
     held, actions, _ = read_answer(game, seat, [], "play 2", "en")
     assert held == [] and actions == [{"type": "play", "cards": [2]}]
+
+
+def test_without_confirm_an_answer_gets_no_reply_and_its_ok_rides_on_the_next_sms(world):
+    """Issue 15, point 4: CONFIRM OFF (the default) — an accepted answer costs no reply of its own; "OK: pass."
+    waits on the number's lane and goes out inside its next SMS of the game; a refused answer is answered."""
+    code = world.reply(ANNA, "NEW 2").split()[1]
+    world.reply(BEDA, f"JOIN {code}")
+    world.pump()
+    creature, hunted = (ANNA, BEDA) if "side 1 or 2" in world.reply(ANNA, "?") else (BEDA, ANNA)
+    assert world.reply(creature, "side 1") == ""  # the last answer: the next question follows at once
+    world.pump()
+    assert world.reply(creature, "play 11").startswith(f"{code}: ")  # refused: answered at once
+    before = len(world.twilio.to(creature))
+    assert world.reply(creature, "pass") == ""  # accepted, the Hunted still to answer
+    world.pump()
+    assert len(world.twilio.to(creature)) == before  # held, not sent on its own
+    assert world.reply(hunted, "play 2") == ""
+    world.pump()
+    after = world.twilio.to(creature)[before:]
+    assert len(after) == 1 and after[0].startswith(f"{code} T1 ") and after[0].endswith(". OK: pass."), after

@@ -81,6 +81,13 @@ def cost(text: str) -> Cost:
     return Cost(encoding, total, segments)
 
 
+def room(text: str) -> int:
+    """How many more units (septets or UTF-16 units, as ``text`` is sent) fit in the segments it takes already."""
+    sent = cost(text)
+    capacity = SINGLE[sent.encoding] if sent.segments <= 1 else PART[sent.encoding] * sent.segments
+    return max(0, capacity - sent.units)
+
+
 def gsm_punctuation(text: str) -> str:
     """Typographic quotes, dashes, dots and bars as plain GSM characters (letters are left alone)."""
     return text.translate(PUNCTUATION)
@@ -173,23 +180,28 @@ def news(events: list[dict], seat: int, lang: str) -> str:
     return " ".join(parts)
 
 
+def head(code: str, game, lang: str) -> str:
+    """What every SMS of a game starts with: its code and the turn ("K7QX T3")."""
+    return f"{code} {_w('turn', lang, n=game.turn)}"
+
+
 def question(
     code: str, game, seat: int, deadline: float, lang: str, tz: str, precise: bool = False, noted: str = ""
 ) -> str:
     """The standalone question: "ABCD T3 Exploration: play 1-5; resist 2 of 1, 4, 5 (1 Will). By Tue 18:05 CET."
     (``noted``: what the seat answered already in this window, named after the phase: "…Exploration, resist 4
     noted: play 1-5. …")."""
-    head = f"{code} {_w('turn', lang, n=game.turn)}"
     if game.is_over:
-        return head
+        return head(code, game, lang)
     choices = "; ".join(commands.summary(game, seat, lang))
     kind = game.window["kind"]
     phase = translator(lang).gettext(commands.MESSAGES[kind]) if kind in PHASES else ""
     if noted:
         phase += ", " + _w("noted", lang, actions=noted)
     if not choices:
-        return f"{head} {phase}: {_w('waiting', lang)}"
-    return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang, precise))}"
+        return f"{head(code, game, lang)} {phase}: {_w('waiting', lang)}"
+    by = _w("by", lang, when=deadline_text(deadline, tz, lang, precise))
+    return f"{head(code, game, lang)} {phase}: {choices}. {by}"
 
 
 def rest(
@@ -228,5 +240,5 @@ def step_text(
     """The one SMS a seat gets after a step: the question, then the news if it fits."""
     said = news(events, seat, lang)
     if game.is_over:
-        return compose(f"{code} {said}".strip(), [], ascii)
+        return compose(f"{head(code, game, lang)} {said}".strip(), [], ascii)
     return compose(question(code, game, seat, deadline, lang, tz, precise), [said], ascii)
