@@ -177,6 +177,9 @@ def typed(option: str, lang: str, rng: random.Random) -> str:
     return " ".join(option.split())
 
 
+MAX_ANSWERS = 5000  # a game takes a few hundred: more means an answer that is held for ever
+
+
 def refusals(players: int, seed: int, lang: str, ascii: bool) -> tuple[int, int, list[str]]:
     """(answers, refusals, examples) of a game where every seat answers at random from what its message offers."""
     game, rng = new_game({"players": players, "seed": seed}), random.Random(seed)
@@ -194,6 +197,8 @@ def refusals(players: int, seed: int, lang: str, ascii: bool) -> tuple[int, int,
         asked = sms_text.prepare(asked, ascii)
         said = typed(rng.choice(offered(asked, lang)), lang, rng)
         answers += 1
+        if answers > MAX_ANSWERS:
+            raise RuntimeError(f"game {seed} of {players} does not end: {asked} -> {said!r}")
         try:
             first, actions, _ = read_answer(game, seat, held.get(seat, []), said, lang)
             problem = check_answer(game.copy(), seat, first + actions, game.window["id"])

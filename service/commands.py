@@ -814,9 +814,19 @@ def _alternatives(field: str, values: list[Any], lang: str) -> "_Alt":
 
 
 def _numbers(numbers: list[int], lang: str) -> str:
-    """One of sorted numbers: a run of four or more as "1-10", else "1, 4 or 5"."""
+    """One of sorted numbers: all of a run of four or more as "1-10", else each run of three or more as "1-3"
+    among the others: "1-5, 9 or 10", "1, 4 or 5"."""
     spanned = _span(numbers, "|")
-    return spanned if "-" in spanned else _one_of([str(x) for x in numbers], lang)
+    if "-" in spanned:
+        return spanned
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    items = [f"{r[0]}-{r[-1]}" if len(r) >= 3 else str(x) for r in runs for x in (r[:1] if len(r) >= 3 else r)]
+    return _one_of(items, lang)
 
 
 def _groups(legal: list[Action]) -> list[list[Action]]:

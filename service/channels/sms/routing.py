@@ -507,13 +507,14 @@ class Router:
 
 def read_answer(game, seat: int, held: list[dict], text: str, lang: str) -> tuple[list[dict], list[dict], Game]:
     """(the held actions still meant, the text's actions, the game the text was read against). The text is read
-    where the held first part of the answer leaves the game ("3" after "resist 4" plays 3); a text that repeats
-    the held part ("resist 4 play 3"), or that does not read there, is a whole answer on its own. Raises
+    where the held first part of the answer leaves the game ("3" after "resist 4" plays 3; "pass" after "pass"
+    answers the next question); a text that repeats the held part and adds the rest ("resist 4 play 3"), or that
+    does not read there, is a whole answer on its own. Raises
     `commands.CommandError`."""
     if held:
         try:
             whole = commands.parse(text, game, seat, lang=lang)
-            if whole[: len(held)] == held:
+            if len(whole) > len(held) and whole[: len(held)] == held:  # the held part again, and the rest
                 return [], whole, game
         except commands.CommandError:
             pass
