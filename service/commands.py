@@ -48,8 +48,9 @@ usual when none matches. `pass`/`nic` when passing is not possible now means "no
 
 `describe(action, lang)` writes the full command with the places' names as a comment: "power 2 take 2 4 (Jungle,
 Beach)", "hraj 3 (Řeka)"; it parses back to the same action. `summary` puts what a seat may do now in a few lines
-("resist <2 of: 1 4 5> (1 Will)", "play 1|2|4", "hunt 1-10 a1-10"); `help_text` adds examples and how to answer
-ahead.
+("resist 2 of 1, 4, 5 (1 Will)", "play 1, 2 or 4", "hunt 1-10 a1-10"), each choice written as a person types it
+and every combination a line shows legal (the Mirage's adjacent pairs are written out: "1+2 1+6 … or 9+10");
+`help_text` adds examples and how to answer ahead.
 
 `help`/`?` and `status`/`stav` return ``[{"type": "_help"}]`` / ``[{"type": "_status"}]``; the channel answers them.
 A command that is wrong, ambiguous or not possible now raises `CommandError`, whose message (in the language of
@@ -60,6 +61,7 @@ and LAYOUT and must stay each other's inverse, which is easiest to check with bo
 """
 
 import functools
+import math
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
@@ -192,7 +194,8 @@ MESSAGES: dict[str, str] = {  # key -> English message id (service/i18n catalogu
         "a window leaks only what a quick 'pass' would leak at a table."
     ),
     "also": N_("Also: status, help. Places: {places}."),
-    "of": N_("<{n} of: {items}>"),
+    "of": N_("{n} of {items}"),
+    "or": N_("{items} or {last}"),
     "will_cost": N_("({n} Will)"),
     "e.g.": N_("e.g."),
     "turn": N_("Turn {n}"),
@@ -709,7 +712,7 @@ def _explain(fail: _Fail, game: Game, seat: int, lang: str) -> str:
 
 # ---------------------------------------------------------------------------------------------- writing
 class _Alt(str):
-    """Placeholder text standing for several values of a field in a summary line ("1|2|4", "<2 of: 1 4 5>")."""
+    """Placeholder text standing for several values of a field in a summary line ("1, 2 or 4", "2 of 1, 4, 5")."""
 
 
 def _item(field: str, value: Any, lang: str) -> str:
@@ -781,18 +784,49 @@ def _span(numbers: list[int], sep: str) -> str:
     return sep.join(map(str, numbers))
 
 
+def _one_of(items: list[str], lang: str) -> str:
+    """Choices as a person reads and types them: "1, 5 or 6", "p1 or p2"."""
+    if len(items) == 1:
+        return items[0]
+    return _msg("or", lang, items=", ".join(items[:-1]), last=items[-1])
+
+
 def _alternatives(field: str, values: list[Any], lang: str) -> "_Alt":
-    """Several values of one field as placeholder text: "1-10", "1|4|5", "p1|p2", "2 <2 of: 1 4 5>"."""
+    """Several values of one field as placeholder text, worded as a person types a choice: "1-10", "1, 4 or 5",
+    "p1 or p2", "2 of 1, 4, 5" (any two of them), "1+2 1+6 or 2+3" (exactly these pairs)."""
     if all(isinstance(v, list) for v in values):
         common = [x for x in values[0] if all(x in v for v in values)]
         rest = sorted({x for v in values for x in v} - set(common))
         n = len(values[0]) - len(common)
-        choice = _span(rest, "|") if n == 1 else _msg("of", lang, n=n, items=_span(rest, " "))
+        chosen = {tuple(sorted(set(v) - set(common), key=_order)) for v in values}
+        if n == 1:
+            choice = _numbers(rest, lang)
+        elif len(chosen) == math.comb(len(rest), n):
+            choice = _msg("of", lang, n=n, items=_span(rest, ", "))
+        else:  # only some combinations: each written out, "1+2 1+6 … or 9+10"
+            pairs = ["+".join(map(str, c)) for c in sorted(chosen, key=lambda c: [_order(x) for x in c])]
+            choice = _msg("or", lang, items=" ".join(pairs[:-1]), last=pairs[-1])
         return _Alt(" ".join([*map(str, common), choice]))
     distinct = sorted(set(values), key=str)
     if field in SEAT_FIELDS or not all(isinstance(v, int) for v in distinct):
-        return _Alt("|".join(_item(field, v, lang) for v in distinct))
-    return _Alt(_span(sorted(distinct), "|"))
+        return _Alt(_one_of([_item(field, v, lang) for v in distinct], lang))
+    return _Alt(_numbers(sorted(distinct), lang))
+
+
+def _numbers(numbers: list[int], lang: str) -> str:
+    """One of sorted numbers: all of a run of four or more as "1-10", else each run of three or more as "1-3"
+    among the others: "1-5, 9 or 10", "1, 4 or 5"."""
+    spanned = _span(numbers, "|")
+    if "-" in spanned:
+        return spanned
+    runs: list[list[int]] = []
+    for n in numbers:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    items = [f"{r[0]}-{r[-1]}" if len(r) >= 3 else str(x) for r in runs for x in (r[:1] if len(r) >= 3 else r)]
+    return _one_of(items, lang)
 
 
 def _groups(legal: list[Action]) -> list[list[Action]]:
@@ -821,9 +855,34 @@ def _summary_line(group: list[Action], lang: str) -> str:
     return line
 
 
+def _exact(group: list[Action]) -> list[list[Action]]:
+    """The group split until each part is every combination of its fields' values, so that each line offers only
+    legal answers: a card whose two places depend on each other gets one line per first place."""
+    varying = [f for f in group[0] if len({_hashable(a[f]) for a in group}) > 1]
+    combinations = math.prod(len({_hashable(a[f]) for a in group}) for f in varying[1:])
+    if len(varying) < 2 or combinations * len({_hashable(a[varying[0]]) for a in group}) == len(
+        {tuple(_hashable(a[f]) for f in varying) for a in group}
+    ):
+        return [group]
+    parts: dict[Any, list[Action]] = {}
+    for action in group:
+        parts.setdefault(_hashable(action[varying[0]]), []).append(action)
+    return [exact for part in parts.values() for exact in _exact(part)]
+
+
+def _hashable(value: Any) -> Any:
+    return tuple(sorted(value, key=_order)) if isinstance(value, list) else value
+
+
+def _order(value: Any) -> tuple[int, int, str]:
+    """Numbers in numeric order (2 before 10), then names."""
+    return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
+
+
 def summary(game: Game, seat: int, lang: str = "en") -> list[str]:
-    """What the seat may do now, one short line per kind of answer: "resist <2 of: 1 4 5> (1 Will)"."""
-    return [_summary_line(group, lang) for group in _groups(game.legal_actions(seat))]
+    """What the seat may do now, one short line per kind of answer, as a person types it: "resist 2 of 1, 4, 5
+    (1 Will)", "play 1, 2 or 4"; every combination a line shows is legal."""
+    return [_summary_line(part, lang) for group in _groups(game.legal_actions(seat)) for part in _exact(group)]
 
 
 def help_text(game: Game, seat: int, lang: str = "en") -> str:

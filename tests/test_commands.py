@@ -363,9 +363,9 @@ def test_phase_three_cards_and_pass():
 def test_garbage_is_answered_with_what_is_legal_now():
     message = error(explore(), 1, "fly to the moon")
     assert "I don't understand 'fly'" in message
-    assert "Now you may:" in message and "play 1|5|6" in message and "resist <2 of: 2 3 4> (1 Will)" in message
+    assert "Now you may:" in message and "play 1, 5 or 6" in message and "resist 2 of 2, 3, 4 (1 Will)" in message
     message = error(explore(), 1, "hraj lod")
-    assert message.startswith("Nerozumím „lod“") and "Teď můžeš:" in message and "hraj 1|5|6" in message
+    assert message.startswith("Nerozumím „lod“") and "Teď můžeš:" in message and "hraj 1, 5 nebo 6" in message
     assert "Teď můžeš" in error(explore(), 1, "blabla", lang="cs")
 
 
@@ -534,16 +534,16 @@ def test_describe_of_a_plan_parses_back():
 def test_help_lists_the_choices_compactly_with_examples_and_the_answer_ahead_note():
     text = help_text(explore(), 1)
     assert "Turn 1 · Exploration:" in text
-    assert "resist <2 of: 2 3 4> (1 Will) — e.g. resist 2 3 (Jungle, River)" in text
-    assert "resist 2 3 4 (2 Will)" in text and "give up" in text and "play 1|5|6" in text
-    assert "card Sixth Sense <2 of: 2 3 4>" in text
+    assert "resist 2 of 2, 3, 4 (1 Will) — e.g. resist 2 3 (Jungle, River)" in text
+    assert "resist 2 3 4 (2 Will)" in text and "give up" in text and "play 1, 5 or 6" in text
+    assert "card Sixth Sense 2 of 2, 3, 4" in text
     assert "plan pass" in text and "leaks only what a quick 'pass' would leak" in text
     assert "1 Lair 2 Jungle" in text
     text = help_text(explore(), 1, "cs")
-    assert "Kolo 1 · Průzkum:" in text and "vzdoruj <2 z: 2 3 4> (1 vůle)" in text and "plán nic" in text
+    assert "Kolo 1 · Průzkum:" in text and "vzdoruj 2 z 2, 3, 4 (1 vůle)" in text and "plán nic" in text
     assert "Nothing to answer now (waiting for p1, p2)" in help_text(explore(), CREATURE)
     assert "hunt 1-10 a1-10" in help_text(hunting(rescue=6), CREATURE)
-    assert summary(hunting(), CREATURE)[:2] == ["card Anticipation p1|p2", "card Interference"]
+    assert summary(hunting(), CREATURE)[:2] == ["card Anticipation p1 or p2", "card Interference"]
 
 
 # ---------------------------------------------------------------------------------------------- round trip
@@ -599,3 +599,16 @@ def test_two_power_commands_on_one_line_are_two_answers():
     assert actions[0] == {"type": "power", "place": 9, "use": 9, "heal": 2}
     assert actions[1]["type"] == "plan" and len(actions[1]["orders"]) == 1
     assert parse("power 9 heal p2", g, 1) == [actions[0]]
+
+
+def test_a_summary_line_offers_only_legal_combinations():
+    """The Mirage's two places must be adjacent: its line writes the pairs out ("1+2 1+6 … or 9+10") instead of
+    "2 of 1-10", and every pair it offers parses to a legal action."""
+    game = hunting()
+    legal = game.legal_actions(CREATURE)
+    (line,) = [line for line in summary(game, CREATURE) if line.startswith("card Mirage ")]
+    pairs = line.removeprefix("card Mirage ").replace(" or ", " ").split()
+    assert pairs == sorted(pairs, key=lambda pair: [int(p) for p in pair.split("+")])  # 2 before 10
+    assert len(pairs) == len([a for a in legal if a.get("card") == "mirage"]) > 1
+    for pair in pairs:
+        assert parse(f"card Mirage {pair}", game, CREATURE)[0] in legal

@@ -396,9 +396,12 @@ class Table:
     def open(self) -> None:
         world, cs = self.world, self.lang == "cs"
         if cs:
-            assert self.sms(SMS_A, "JAZYK CS") == "OK: česky."
-            assert self.sms(SMS_B, "jazyk cs") == "OK: česky."
+            assert self.sms(SMS_A, "JAZYK CS") == "OK: česky. SMS bez diakritiky jsou levnější: ASCII ON."
+            assert self.sms(SMS_B, "jazyk cs") == "OK: česky. SMS bez diakritiky jsou levnější: ASCII ON."
             assert self.sms(SMS_B, "ASCII ON") == "OK: zpravy bez diakritiky."  # Czech still, without accents
+            assert self.sms(SMS_A, "POTVRZENÍ ZAP") == "OK: každý tah ti potvrdím zvláštní SMS."
+        else:
+            assert self.sms(SMS_A, "CONFIRM ON") == "OK: each answer gets a reply of its own."
         self.tg(TG_A, "/newgame", chat=GROUP)
         self.code = world.lobby.at(str(GROUP["id"])).code
         self.tg(TG_B, "/join", chat=GROUP)

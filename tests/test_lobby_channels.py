@@ -136,6 +136,7 @@ def test_duplicate_deliveries_do_nothing_twice(world):
     seat = min(missing & set(numbers))
     game = Game.from_json(store.load(code).json)
     text = " ".join(commands.describe(a) for a in bot_answer(game, seat))
+    assert world.reply(numbers[seat], "CONFIRM ON", sid="SMconfirm").startswith("OK")  # a reply says it counted
     assert world.reply(numbers[seat], text, sid="SManswer").startswith(f"{code}: Locked in")
     before = redis_state(store.redis)
     assert world.reply(numbers[seat], text, sid="SManswer") == ""  # Twilio's retry of the answer

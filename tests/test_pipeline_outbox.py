@@ -318,3 +318,81 @@ def test_the_topics_of_a_forum_share_their_group_budget(ctx):
     assert upkeep.drain(ctx, G, f"{forum}/9") == ["wait"]  # the other topic waits for the same group's budget
     assert sent(ctx) == [(f"{forum}/7", f"seven {n}") for n in range(3)]
     assert upkeep.drain(ctx, G, "grp") == ["sent"]  # another group has its own
+
+
+# ---------------------------------------------------------------------------------------------- held SMS news
+SMS = "sms:+420601000001"
+
+
+def sms_news(text, news, until):
+    """An SMS that only tells news, as `service.channels.sms.render` writes it: held on its lane."""
+    return {"chat": SMS, "text": text, "seat": 1, "group": False, "fold_at": 7, "fold_room": 160 - len(text)} | {
+        "hold_until": until,
+        "fold_text": news,
+        "fold_size": len(news),
+        "fold_gsm": True,
+    }
+
+
+def sms_question(text, at, room=None):
+    return {"chat": SMS, "text": text, "seat": 1, "group": False, "fold_at": at, "fold_room": room or 160 - len(text)}
+
+
+QUESTION = "K7QX T3 Reckoning: pass. By Tue 18:00 CEST."
+
+
+def test_held_sms_news_rides_on_the_next_message_of_its_number(ctx, clock):
+    write(ctx, "s1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600)])
+    assert upkeep.drain(ctx, G, SMS) == ["wait"]  # nothing behind it: held, and looked at again by its time limit
+    assert any(job.startswith("drain-") for job in redeliveries(ctx))
+    write(ctx, "s2", [sms_news("K7QX T3 Places: p1 4.", "Places: p1 4.", clock.now + 900)])
+    write(ctx, "s3", [sms_question(f"{QUESTION} Rescue 9.", len(QUESTION))])
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "folded", "sent"]
+    # one SMS: the code and turn first, then the question, then the news oldest first, then its own news
+    assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1. Places: p1 4. Rescue 9."]
+
+
+def test_held_sms_news_goes_alone_when_nothing_follows_in_time_or_the_next_has_no_room(ctx, clock):
+    write(ctx, "s1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600)])
+    assert upkeep.drain(ctx, G, SMS) == ["wait"]
+    clock.advance(601)
+    assert upkeep.drain(ctx, G, SMS) == ["sent"]
+    write(ctx, "s2", [sms_news("K7QX T3 Places: p1 4.", "Places: p1 4.", clock.now + 600)])
+    write(ctx, "s3", [sms_question(QUESTION, len(QUESTION), room=5)])
+    assert upkeep.drain(ctx, G, SMS)[:1] == ["sent"]  # no room in the question's segments: alone, at once
+    clock.advance(5)
+    upkeep.drain(ctx, G, SMS)
+    assert [text for chat, text in sent(ctx) if chat == SMS] == [
+        "K7QX T2 Tokens: C1.",
+        "K7QX T3 Places: p1 4.",
+        QUESTION,
+    ]
+
+
+def test_held_sms_news_is_folded_once_when_a_deliverer_dies_between_the_writes(ctx):
+    write(ctx, "s1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", 1e12), sms_question(QUESTION, len(QUESTION))])
+    head, following = ctx.store.lane(G, SMS)
+    held = ctx.store.message(G, "s1", 0)
+    merged = outbox.fold_into(held, ctx.store.message(G, "s1", 1), f"{head.batch}:{head.index}")
+    ctx.store.replace_message(G, "s1", 1, merged)  # ... and died before marking the held one sent
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent"]
+    assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1."]
+
+
+def sms_ok(text, until):
+    return sms_news(f"K7QX T3 {text}", text, until) | {"fold_only": True}
+
+
+def test_an_ok_rides_on_the_next_question_or_is_dropped_never_sent_alone(ctx, clock):
+    write(ctx, "k1", [sms_ok("OK: pass.", clock.now + 600)])
+    assert upkeep.drain(ctx, G, SMS) == ["wait"]
+    write(ctx, "k2", [sms_question(QUESTION, len(QUESTION))])
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent"]
+    write(ctx, "k3", [sms_ok("OK: play 3.", clock.now + 600)])
+    clock.advance(601)  # nothing followed before the deadline: dropped
+    assert upkeep.drain(ctx, G, SMS) == ["superseded"]
+    clock.advance(5)
+    write(ctx, "k4", [sms_news("K7QX T4 Tokens: C1.", "Tokens: C1.", clock.now + 600), sms_ok("OK: pass.", 1e12)])
+    write(ctx, "k5", [sms_question(QUESTION, len(QUESTION))])
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "done", "sent"]  # news then an OK: the news rides, the OK not
+    assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} OK: pass.", f"{QUESTION} Tokens: C1."]

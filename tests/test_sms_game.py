@@ -9,8 +9,9 @@ import random
 from sms_support import world_fixtures
 
 from service import commands
+from service.channels.sms.routing import read_answer
 from service.channels.sms.text import cost
-from service.game import Game
+from service.game import Game, new_game
 from service.game.bots import whole_answer
 
 ANNA, BEDA = "+420601000001", "+420601000002"
@@ -39,7 +40,7 @@ def play_window(world, code, rng, sms_seats, tg_seats=None, prefix_code=False):
         text = " ".join(commands.describe(a) for a in full_answer(game, seat, rng))
         if seat in sms_seats:
             reply = world.reply(sms_seats[seat], f"{code} {text}" if prefix_code else text)
-            assert reply.startswith(f"{code}: Locked in"), (text, reply)
+            assert reply == "", (text, reply)  # no paid reply: the next SMS confirms it (CONFIRM OFF, the default)
         else:
             reply = world.telegram.say(tg_seats[seat], f"{code} {text}" if prefix_code else text)
             assert reply.startswith("Locked in"), (text, reply)
@@ -213,3 +214,63 @@ def test_name_renames_the_number_at_its_tables_and_in_its_games(world):
     assert [p["name"] for p in players.values() if p.get("address") == f"sms:{ANNA}"] == [f"Anička {'x' * 13}"]
     later = world.reply(ANNA, "NOVA 3").split()[1]  # the chosen name is kept for the next tables
     assert world.lobby.get(later).player(f"sms:{ANNA}").name == f"Anička {'x' * 13}"
+
+
+def test_the_first_part_of_an_answer_is_held_and_the_rest_asked(world):
+    """Issue 15, point 3: "card Smokescreen" is offered on its own; it is held (the seat must still play a place)
+    and the reply asks the rest; the next text is read after it and both are recorded as one answer."""
+    code = world.reply(ANNA, "NEW 2").split()[1]
+    world.reply(BEDA, f"JOIN {code}")  # a full table starts itself
+    world.pump()
+    creature, hunted = (ANNA, BEDA) if "side 1 or 2" in world.reply(ANNA, "?") else (BEDA, ANNA)
+    assert world.reply(creature, "CONFIRM ON") == "OK: each answer gets a reply of its own."
+    assert world.reply(hunted, "CONFIRM ON") == "OK: each answer gets a reply of its own."
+    assert world.reply(creature, "side 1").startswith(f"{code}: Locked in: side 1")
+    world.pump()
+    asked = world.reply(hunted, "?")
+    assert asked.startswith(f"{code} T1 Exploration: card Smokescreen; play 1-5. By ")  # seed 1 deals it
+    window = world.ctx.store.load(code).window
+    noted = world.reply(hunted, "card Smokescreen")
+    assert noted.startswith(f"{code} T1 Exploration, card Smokescreen noted: play 1-5. By ")
+    assert world.endpoint.directory.prefs(hunted).held.actions == [{"type": "survival", "card": "smokescreen"}]
+    assert world.ctx.store.load(code).window == window  # nothing recorded yet
+    assert world.reply(hunted, "card Smokescreen").startswith(f"{code} T1 Exploration, card Smokescreen noted: ")
+    refused = world.reply(hunted, "play 11")  # bad input: a clear reply, and the held part stays
+    assert refused.startswith(f"{code}: ") and "play 1-5" in refused
+    assert world.endpoint.directory.prefs(hunted).held is not None
+    assert world.reply(hunted, "play 2").startswith(f"{code}: Locked in: card Smokescreen, play 2")
+    assert world.endpoint.directory.prefs(hunted).held is None
+
+
+def test_read_answer_reads_after_the_held_part_unless_the_text_repeats_it():
+    game = new_game({"players": 3, "seed": 1})
+    game.apply(0, {"type": "side", "side": 1})
+    seat = 1  # seed 1 deals the first Hunted a Survival card
+    card = next(a for a in game.legal_actions(seat) if a["type"] == "survival")
+    word = commands.describe(card, "en")
+    held, actions, _ = read_answer(game, seat, [card], "play 2", "en")
+    assert held == [card] and actions == [{"type": "play", "cards": [2]}]
+    held, actions, _ = read_answer(game, seat, [card], f"{word} play 2", "en")  # sent whole again
+    assert held == [] and actions == [card, {"type": "play", "cards": [2]}]
+    held, actions, _ = read_answer(game, seat, [], "play 2", "en")
+    assert held == [] and actions == [{"type": "play", "cards": [2]}]
+
+
+def test_without_confirm_an_answer_gets_no_reply_and_its_ok_rides_on_the_next_sms(world):
+    """Issue 15, point 4: CONFIRM OFF (the default) — an accepted answer costs no reply of its own; "OK: pass."
+    waits on the number's lane and goes out inside its next SMS of the game; a refused answer is answered."""
+    code = world.reply(ANNA, "NEW 2").split()[1]
+    world.reply(BEDA, f"JOIN {code}")
+    world.pump()
+    creature, hunted = (ANNA, BEDA) if "side 1 or 2" in world.reply(ANNA, "?") else (BEDA, ANNA)
+    assert world.reply(creature, "side 1") == ""  # the last answer: the next question follows at once
+    world.pump()
+    assert world.reply(creature, "play 11").startswith(f"{code}: ")  # refused: answered at once
+    before = len(world.twilio.to(creature))
+    assert world.reply(creature, "pass") == ""  # accepted, the Hunted still to answer
+    world.pump()
+    assert len(world.twilio.to(creature)) == before  # held, not sent on its own
+    assert world.reply(hunted, "play 2") == ""
+    world.pump()
+    after = world.twilio.to(creature)[before:]
+    assert len(after) == 1 and after[0].startswith(f"{code} T1 ") and after[0].endswith(". OK: pass."), after

@@ -7,6 +7,7 @@ from service.channels.sms.directory import Directory
 from service.channels.sms.render import reminder_messages, step_messages
 from service.channels.sms.text import cost
 from service.game import new_game
+from service.pipeline.outbox import fold_into
 
 ANNA, BEDA = "+420601000001", "+420601000002"
 DEADLINE = 1_900_000_000.0
@@ -35,16 +36,36 @@ def test_asked_seats_get_the_question_and_only_sms_seats_get_anything(game, dire
     assert all(m["text"].startswith("K7QX T1 Exploration: play ") and " By " in m["text"] for m in out)
 
 
-def test_a_seat_not_asked_gets_the_news_only_when_there_is_some(game, directory):
+def test_a_seat_not_asked_gets_the_news_only_when_there_is_some_held_for_its_next_message(game, directory):
     out = step_messages(META, game, REVEAL, [1], DEADLINE, directory)
+    text = "K7QX T1 Places: p1 3, p2 5."
     assert out[1] == {
         "chat": f"sms:{BEDA}",
-        "text": "K7QX Places: p1 3, p2 5.",
+        "text": text,  # the code and the turn first, as every SMS
         "buttons": None,
         "seat": 2,
         "group": False,
+        "fold_at": len("K7QX T1"),
+        "fold_room": 160 - len(text),
+        "fold_gsm": True,
+        "hold_until": DEADLINE,  # held at most until the deadline of the window now open (outbox.hold)
+        "fold_text": "Places: p1 3, p2 5.",
+        "fold_size": len("Places: p1 3, p2 5."),
     }
+    assert "hold_until" not in out[0]  # a question is never held
     assert [m["seat"] for m in step_messages(META, game, [], [1], DEADLINE, directory)] == [1]
+
+
+def test_held_news_rides_on_the_question_after_it_when_it_fits(game, directory):
+    (news,) = [m for m in step_messages(META, game, REVEAL, [1], DEADLINE, directory) if m["seat"] == 2]
+    question = next(m for m in step_messages(META, game, [], [2], DEADLINE, directory) if m["seat"] == 2)
+    merged = fold_into(news, question)
+    assert merged is not None and merged["text"].startswith("K7QX T1 Exploration: play ")
+    assert merged["text"].endswith(". Places: p1 3, p2 5.") and cost(merged["text"]).segments == 1
+    directory.set_prefs(BEDA, 86400, lang="cs")  # Czech with accents: UCS-2 news never goes into a GSM-7 text
+    (czech,) = [m for m in step_messages(META, game, REVEAL, [1], DEADLINE, directory) if m["seat"] == 2]
+    assert czech["fold_gsm"] is True  # "Lokace: h1 3, h2 5." has no accent
+    assert fold_into({**czech, "fold_gsm": False}, {**question, "fold_gsm": True}) is None
 
 
 def test_each_number_gets_its_language_and_ascii_setting(game, directory):

@@ -123,7 +123,7 @@ def test_a_command_for_a_game_the_number_is_not_in(world):
 
 
 def test_settings_ascii_and_language(world):
-    assert world.reply(ANNA, "LANG CS") == "OK: česky."
+    assert world.reply(ANNA, "LANG CS") == "OK: česky. SMS bez diakritiky jsou levnější: ASCII ON."
     assert world.reply(ANNA, "ASCII ON") == "OK: zpravy bez diakritiky."
     assert world.reply(ANNA, "play 3").startswith("Nejsi v zadne hre")
     assert world.reply(ANNA, "ascii off") == "OK: zprávy s diakritikou."
@@ -153,7 +153,7 @@ def test_a_number_in_two_games_picks_by_code_or_the_most_recent_one(world):
 
 
 def test_czech_keywords_with_or_without_diacritics(world):
-    assert world.reply(ANNA, "JAZYK CS") == "OK: česky."
+    assert world.reply(ANNA, "JAZYK CS") == "OK: česky. SMS bez diakritiky jsou levnější: ASCII ON."
     assert world.reply(ANNA, "NÁPOVĚDA").startswith("Artemia, Nejsme tu sami po SMS. NOVA")
     assert world.reply(ANNA, "napoveda").startswith("Artemia, Nejsme tu sami")
     opened = world.reply(ANNA, "NOVÁ 3 rychle")

@@ -20,7 +20,8 @@ when nothing a reader sees would change:
 A version that asks its reader nothing (``settle``: the group's tick after an answer, a seat's "locked in", a
 seat's results with no question under them) is **held** for ``edit_settle_seconds`` when nothing is queued
 behind it: a newer version of its message arriving meanwhile replaces it (one edit instead of two); anything else
-queued behind it sends it at once, so a hold never delays another message. Questions are never held.
+queued behind it sends it at once, so a hold never delays another message. Questions are never held. An SMS that
+only tells news (``hold_until``) waits, in the same place, to ride on the number's next SMS (`hold`).
 
 A message is marked sent (or failed) once done; when every message of its batch is, the batch is deleted: Redis
 holds only what is still to be sent. At-least-once if a process dies between the send and the mark; a deliverer
@@ -222,12 +223,16 @@ def _head(
             store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
         store.mark_sent(game_id, batch, index)
         return Outcome("unchanged")
+    if message.get("hold_until") is not None:
+        held = hold(store, game_id, chat, message, head, behind, now)
+        if held is not None:
+            return held
     failures, not_before = store.lane_failures(game_id, chat, head)
-    held = failures == 0 and not_before > 0  # (a hold is recorded as a wait with no failure)
-    if message.get("settle") and not held and not behind and settings.edit_settle_seconds > 0:
+    settling = failures == 0 and not_before > 0  # (a settling version is recorded as a wait with no failure)
+    if message.get("settle") and not settling and not behind and settings.edit_settle_seconds > 0:
         store.set_lane_failures(game_id, chat, head, 0, now + settings.edit_settle_seconds)
         return Outcome("held", settings.edit_settle_seconds)
-    if not_before > now and not (held and behind):  # a held version goes at once when something queues behind it
+    if not_before > now and not (settling and behind):  # it goes at once when something queues behind it
         return Outcome("retry", not_before - now)
     wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings))
     if wait > 0:
@@ -260,6 +265,63 @@ def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, 
     store.add_prefix(game_id, chat, nxt["slot"], f"{head.batch}:{head.index}", tail)
     store.mark_sent(game_id, head.batch, head.index)
     return True
+
+
+def hold(
+    store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, behind: list[LaneEntry], now: float
+) -> Outcome | None:
+    """A held message (``hold_until``: an SMS that only tells news and asks nothing) is not sent on its own while
+    it may ride on the chat's next message: with a message behind it that has room (`fold_into`) it goes into
+    that message and is not sent ("folded"); with nothing behind it, it waits until ``hold_until`` (the deadline
+    of the window open when it was written, so the news is never later than that) and then goes alone; with a
+    message behind it that has no room, it goes alone at once. One marked ``fold_only`` (an SMS player's "OK: play
+    3." when the number did not ask for confirmations) is dropped instead of going alone, and rides only on a
+    message that is sent. -> the outcome, or None: send it now. The folded message records its source, so a
+    deliverer killed between the two writes does not fold it twice."""
+    if not behind and now < message["hold_until"]:
+        return Outcome("wait", message["hold_until"] - now)
+    nxt = store.message(game_id, behind[0].batch, behind[0].index) if behind else None
+    if nxt is not None and nxt.get("fold_only") and not message.get("fold_only"):
+        # news, then an "OK: …": the OK is dropped (the news says the game went on), so that it never makes the
+        # news too long for the message after them
+        store.mark_sent(game_id, behind[0].batch, behind[0].index)
+        return hold(store, game_id, chat, message, head, behind[1:], now)
+    source = f"{head.batch}:{head.index}"
+    if nxt is None or source not in nxt.get("folded", []):
+        merged = fold_into(message, nxt, source) if nxt is not None else None
+        if merged is None and message.get("fold_only"):
+            store.mark_sent(game_id, head.batch, head.index)
+            return Outcome("superseded")  # a confirmation with no message to ride on: the game going on says it
+        if merged is None:
+            return None
+        store.replace_message(game_id, behind[0].batch, behind[0].index, merged)
+    store.mark_sent(game_id, head.batch, head.index)
+    return Outcome("folded")
+
+
+def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
+    """``nxt`` with the held message's text (``fold_text``, ``fold_size`` units) put in at its fold point
+    (``fold_at``: after the part it must start with, before its own news), if that fits in the room its
+    segments have left (``fold_room``, units) and does not change its encoding (``fold_gsm``); None when not.
+    The channel (`service.channels.sms.render`) sets these fields."""
+    if nxt.get("fold_at") is None or held["fold_size"] + 1 > nxt.get("fold_room", 0):
+        return None
+    if held.get("fold_only") and nxt.get("hold_until") is not None:
+        return None  # an "OK: …" rides only on a message that is sent: news held in turn says the game went on
+    if nxt.get("fold_gsm") and not held.get("fold_gsm"):
+        return None  # GSM-7 text made UCS-2 would cost more segments
+    at, text = nxt["fold_at"], nxt["text"]
+    merged = {
+        **nxt,
+        "text": f"{text[:at]} {held['fold_text']}{text[at:]}",
+        "fold_room": nxt["fold_room"] - held["fold_size"] - 1,
+        "folded": [*nxt.get("folded", []), source],
+    }
+    if "fold_text" in nxt:  # a held message itself: it carries both on
+        merged["fold_text"] = f"{held['fold_text']} {nxt['fold_text']}"
+        merged["fold_size"] = held["fold_size"] + 1 + nxt["fold_size"]
+        merged["fold_gsm"] = held.get("fold_gsm", False) and nxt.get("fold_gsm", False)
+    return merged
 
 
 def with_prefix(store: Store, game_id: str, chat: str, message: dict) -> dict:

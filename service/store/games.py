@@ -605,6 +605,11 @@ class Store:
         raw = self.redis.hget(keys.outbox(game_id, batch), index)
         return json.loads(raw) if raw else None
 
+    def replace_message(self, game_id: str, batch: str, index: int, message: dict) -> None:
+        """Rewrite a message still waiting on its lane (a held message folded into it, `outbox.hold`); the caller
+        holds the lane, so no deliverer is sending it."""
+        self.redis.hset(keys.outbox(game_id, batch), str(index), json.dumps(message))
+
     def lane(self, game_id: str, chat: str) -> list["LaneEntry"]:
         """The messages still to send to ``chat``, in the order they were written."""
         raw = cast(list[bytes], self.redis.lrange(keys.lane(game_id, chat), 0, -1))

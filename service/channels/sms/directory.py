@@ -5,13 +5,15 @@ the ``MessageSid``s already handled. The games a number plays (and its seats) ar
 A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.chat`` and the outbox) are both
 ``"sms:<E.164>"``. Keys are global, like the pipeline's user indexes:
 
-    artemia:sms:num:<number>     hash  stopped, ascii, lang, tz, joined (the table it joined last), name; expires (a
-                                       short TTL for a number that plays nothing, a long one once it joined a
-                                       table; a longer TTL is never cut)
+    artemia:sms:num:<number>     hash  stopped, ascii, confirm, lang, tz, joined (the table it joined last), name,
+                                       held (the first part of an answer, JSON: game, window, actions; `Held`);
+                                       expires (a short TTL for a number that plays nothing, a long one once
+                                       it joined a table; a longer TTL is never cut)
     artemia:sms:sid:<MessageSid>       an inbound message already handled (SET NX, with a TTL)
 """
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
 from typing import cast
 
 import redis
@@ -38,6 +40,30 @@ class Prefs:
     tz: str = "Europe/Prague"
     joined: str = ""  # the code of the table the number joined last (a GO from it is explained)
     name: str = ""  # the name it chose (NAME); empty: "SMS <last 4 digits>"
+    held: "Held | None" = None  # the first part of an answer, kept until the rest comes
+    confirm: bool = False  # CONFIRM ON: each accepted answer is confirmed by a reply of its own
+
+
+@dataclass(frozen=True)
+class Held:
+    """The first part of an answer to window ``window`` of game ``game``: legal so far, but the seat has more to
+    answer in the same window ("resist 4" before "play 3"; a power's question after "pass"). The next text from
+    the number to that window is read after these actions and sent with them."""
+
+    game: str
+    window: int
+    actions: list[dict] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        return json.dumps({"game": self.game, "window": self.window, "actions": self.actions})
+
+    @classmethod
+    def from_json(cls, text: str) -> "Held | None":
+        try:
+            data = json.loads(text)
+            return cls(str(data["game"]), int(data["window"]), list(data["actions"]))
+        except (ValueError, KeyError, TypeError):
+            return None
 
 
 class Directory:
@@ -57,11 +83,13 @@ class Directory:
             tz=raw.get("tz", self.default_tz),
             joined=raw.get("joined", ""),
             name=raw.get("name", ""),
+            held=Held.from_json(raw["held"]) if raw.get("held") else None,
+            confirm=raw.get("confirm") == "1",
         )
 
     def set_prefs(self, number: str, ttl: int, **fields: bool | str) -> None:
-        """Change some settings: stopped / ascii (bool), lang / tz / joined (str); they are kept at least ``ttl``
-        seconds."""
+        """Change some settings: stopped / ascii / confirm (bool), lang / tz / joined / name / held (str; held ""
+        drops it); they are kept at least ``ttl`` seconds."""
         values = [x for k, v in fields.items() for x in (k, ("1" if v else "0") if isinstance(v, bool) else v)]
         self._hset_ttl(keys=[keys.sms_number(number)], args=[ttl, *values])
 

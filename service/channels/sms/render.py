@@ -2,13 +2,22 @@
 
 For a seat whose chat is ``sms:<number>`` (`SmsChannel`, the pipeline's channel for SMS): a seat that
 is asked gets the question with the news (`sms_text.step_text`); a seat that is not asked gets the news only
-when there is some; everyone gets the end of the game. Each is worded in the number's language and time zone
+when there is some, and that message is held (`_held`): it rides on the number's next message of the game when
+it fits in that message's segments (after the question, before its own news: `service.pipeline.outbox.hold`),
+and goes alone only when nothing follows it before the deadline of the window then open, or when the next
+message has no room; everyone gets the end of the game. Each is worded in the number's language and time zone
 and fitted to its ASCII setting. The game code is ``meta["code"]`` (set by `service.pipeline.lobby`), else ``game_id``.
 """
 
+import re
+
+from service import commands
 from service.channels.sms import text as sms_text
-from service.channels.sms.directory import Directory, number_of
+from service.channels.sms.directory import Directory, Prefs, number_of
+from service.i18n import N_, translator
 from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable
+
+OK = N_("OK: {actions}.")
 
 
 def _sms_seats(meta: dict) -> list[tuple[int, str, str]]:
@@ -26,8 +35,33 @@ def _precise(meta: dict) -> bool:
     return 0 < meta.get("deadline_seconds", 600) < 600
 
 
-def _message(chat: str, seat: int, text: str) -> dict:
-    return {"chat": chat, "text": text, "buttons": None, "seat": seat, "group": False}
+def _message(chat: str, seat: int, text: str, fold_at: int) -> dict:
+    """The message, and where a held message may be folded into it (`service.pipeline.outbox.fold_into`): after
+    its first ``fold_at`` characters (the code and turn, and the question), within the room its segments have."""
+    fits = sms_text.cost(text)
+    return {
+        "chat": chat,
+        "text": text,
+        "buttons": None,
+        "seat": seat,
+        "group": False,
+        "fold_at": fold_at,
+        "fold_room": sms_text.room(text),
+        "fold_gsm": fits.encoding == "GSM-7",
+    }
+
+
+def _held(message: dict, news: str, until: float) -> dict:
+    """A message that only tells news: held on its lane until the number's next message takes it in, or until
+    ``until`` (the deadline of the window now open), then sent alone (`service.pipeline.outbox.hold`)."""
+    cost = sms_text.cost(news)
+    return {
+        **message,
+        "hold_until": until,
+        "fold_text": news,
+        "fold_size": cost.units,
+        "fold_gsm": cost.encoding == "GSM-7",
+    }
 
 
 def step_messages(
@@ -38,16 +72,27 @@ def step_messages(
     for seat, chat, number in _sms_seats(meta):
         prefs = directory.prefs(number)
         said = sms_text.news(events, seat, prefs.lang)
-        if seat in asked or game.is_over:
-            text = sms_text.step_text(
-                code, game, seat, events, deadline, prefs.lang, prefs.tz, prefs.ascii, _precise(meta)
-            )
+        head = sms_text.prepare(sms_text.head(code, game, prefs.lang), prefs.ascii)
+        if game.is_over:
+            out.append(_message(chat, seat, sms_text.compose(f"{head} {said}".strip(), [], prefs.ascii), len(head)))
+        elif seat in asked:
+            asking = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, _precise(meta))
+            text = sms_text.compose(asking, [said], prefs.ascii)
+            out.append(_message(chat, seat, text, len(sms_text.prepare(asking, prefs.ascii))))
         elif said:
-            text = sms_text.compose(f"{code} {said}", [], prefs.ascii)
-        else:
-            continue
-        out.append(_message(chat, seat, text))
+            text = sms_text.compose(f"{head} {said}", [], prefs.ascii)
+            out.append(_held(_message(chat, seat, text, len(head)), sms_text.prepare(said, prefs.ascii), deadline))
     return out
+
+
+def confirmation(chat: str, code: str, game, seat: int, actions: list[dict], deadline: float, prefs: Prefs) -> dict:
+    """ "K7QX T3 OK: play 3." for a number that did not ask for confirmations (CONFIRM OFF, the default): held like
+    news, it rides on the number's next message when that has room, and is dropped otherwise (``fold_only``): the
+    game going on says the answer counted, and a refused answer is always answered at once."""
+    said = ", ".join(re.sub(r" \([^)]*\)", "", commands.describe(action, prefs.lang)) for action in actions)
+    ok = sms_text.prepare(translator(prefs.lang).gettext(OK).format(actions=said), prefs.ascii)
+    head = sms_text.prepare(sms_text.head(code, game, prefs.lang), prefs.ascii)
+    return {**_held(_message(chat, seat, f"{head} {ok}", len(head)), ok, deadline), "fold_only": True}
 
 
 def reminder_messages(
@@ -59,8 +104,10 @@ def reminder_messages(
     for seat, chat, number in _sms_seats(meta):
         if seat in seats:
             prefs = directory.prefs(number)
-            text = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, _precise(meta))
-            out.append(_message(chat, seat, sms_text.prepare("! " + text, prefs.ascii)))
+            text = sms_text.prepare(
+                "! " + sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, _precise(meta)), prefs.ascii
+            )
+            out.append(_message(chat, seat, text, len(text)))
     return out
 
 

@@ -28,13 +28,18 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
                                                  number's seats; AWAY OFF (PRYC KONEC) is back at once
     STATS | STATISTIKA [OFF|ON]                  the number's record across tables; OFF deletes it
     STANDIN | ZASKOK <code>                      take the seat a player offered (on Telegram: /handover)
-    ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number
+    ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number (LANG CS offers ASCII ON: cheaper texts)
+    CONFIRM | POTVRZENI ON|OFF                   a reply to every accepted answer (off by default: "OK: play 3"
+                                                 rides on the number's next message of the game, when it fits)
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
 game command (`service.commands.parse`) for one of the number's games: the one whose code starts the message
 ("K7QX play 3"; the code alone asks for the current question), else the running game it joined most recently.
 Bad input — an unknown number, garbage, a code of a game the number is not in — gets one helpful reply and
-changes nothing.
+changes nothing. An answer that is legal but not all the seat must answer in the window ("resist 4", which
+still needs a place played; "pass" before a power's question) is held (`directory.Held`) and the reply asks the
+rest; the next text to that window is read after it and sent with it (`read_answer`), so every option a message
+offers is accepted on its own.
 
 Every reply is paid, so (issue 14): each number has an inbound token bucket (`service.pipeline.floods`) — past a
 burst it gets one "slow down" reply, then its texts are neither read nor answered until the bucket refills; a
@@ -50,10 +55,13 @@ from collections.abc import Callable, Sequence
 
 from service import commands
 from service.channels import longplay, plain
+from service.channels.sms import render as sms_render
 from service.channels.sms import text as sms_text
-from service.channels.sms.directory import Directory, Prefs, chat_of
+from service.channels.sms.directory import Directory, Held, Prefs, chat_of
+from service.game import Game, IllegalAction
 from service.i18n import N_, translator
-from service.pipeline import floods
+from service.pipeline import floods, scheduling
+from service.pipeline.ingest import Reason, Status
 from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
 
@@ -75,6 +83,8 @@ BOT_LEVEL_NAMES = {
     "TEZKY": "hard",
 }
 LANG_WORDS = {"LANG", "JAZYK"}
+CONFIRM_WORDS = {"CONFIRM", "POTVRZENI", "POTVRZUJ"}
+ON_WORDS = {"ON", "YES", "ANO", "ZAP", "1"}
 SET_WORDS = {"SET", "NASTAV"}
 NAME_WORDS = {"NAME", "JMENO"}
 AWAY_WORDS = {"AWAY", "PRYC"}
@@ -147,6 +157,9 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "name_usage": N_("Text NAME and the name the others see, e.g. NAME Anna (at most 20 characters)."),
     "named": N_("OK: you are {name} (games: {codes})."),
     "ascii": N_("OK: messages without accents."),
+    "confirm_on": N_("OK: each answer gets a reply of its own."),
+    "confirm_off": N_("OK: an answer is confirmed in your next message (an error is still answered at once)."),
+    "ascii_offer": N_("Texts without accents cost less: ASCII ON."),
     "accents": N_("OK: messages with accents."),
     "lang": N_("OK: English."),
     "game_over": N_("{code}: this game is over."),
@@ -216,6 +229,7 @@ class Router:
             (STATS_WORDS, self._stats),
             (STANDIN_WORDS, self._standin),
             ({"ASCII"}, self._ascii),
+            (CONFIRM_WORDS, self._confirm),
             (LANG_WORDS, self._lang),
         ):
             if first in keywords:
@@ -341,7 +355,10 @@ class Router:
     def _seated(self, number: str, table, lang: str) -> str:
         seat = table.seats[sms_address(number)]
         role = reply("creature", lang) if seat == 0 else reply("hunted", lang, n=seat)
-        return reply("seated", lang, code=table.code, role=role)
+        said = reply("seated", lang, code=table.code, role=role)
+        if lang == "cs" and not self.directory.prefs(number).ascii:
+            said += " " + reply("ascii_offer", lang)
+        return said
 
     def _set(self, number: str, args: list[str], prefs: Prefs) -> str:
         """The creator changes a setting of a table that has not begun (the one named, or opened last)."""
@@ -402,9 +419,16 @@ class Router:
         on = not args or fold(args[0]) in ("ON", "YES", "ANO", "1")
         return self._set_prefs(number, "ascii" if on else "accents", prefs.lang, {"ascii": on})
 
+    def _confirm(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        on = not args or fold(args[0]) in ON_WORDS
+        return self._set_prefs(number, "confirm_on" if on else "confirm_off", prefs.lang, {"confirm": on})
+
     def _lang(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         lang = "cs" if args and fold(args[0]) in ("CS", "CZ", "CESKY", "CESTINA") else "en"
-        return self._set_prefs(number, "lang", lang, {"lang": lang})
+        said = self._set_prefs(number, "lang", lang, {"lang": lang})
+        if said and lang == "cs" and not prefs.ascii:  # Czech accents make a text UCS-2: 70 characters a segment
+            said += " " + reply("ascii_offer", lang)
+        return said
 
     def _set_prefs(self, number: str, said: str, lang: str, prefs: dict[str, bool | str]) -> str | None:
         """Change settings of the number. A number that plays nothing keeps them a short time, and its "OK" comes
@@ -448,11 +472,57 @@ class Router:
         table, seat = live
         if table.window is None:  # only a game that is over has no open window
             return reply("game_over", lang, code=table.game_id)
+        held = prefs.held if prefs.held and prefs.held.window == table.window else None
+        held = held if held and held.game == table.game_id else None
         try:
-            actions = commands.parse(text, table.game, seat, lang=lang)
+            before, actions, game = read_answer(table.game, seat, held.actions if held else [], text, lang)
         except commands.CommandError as exc:
             return f"{table.game_id}: {exc}"
         if actions[0]["type"] in ("_help", "_status"):
-            return sms_text.question(table.game_id, table.game, seat, table.deadline, lang, prefs.tz)
-        result = self.games.submit(table.game_id, seat, actions, table.window, message_id)
+            return sms_text.question(table.game_id, game, seat, table.deadline, lang, prefs.tz)
+        result = self.games.submit(table.game_id, seat, before + actions, table.window, message_id)
+        ttl = self.lobby.ctx.settings.sms_prefs_ttl_seconds
+        if result.reason is Reason.INCOMPLETE:  # legal so far: kept, and the rest is asked
+            kept = Held(table.game_id, table.window, before + actions)
+            self.directory.set_prefs(number, ttl, held=kept.to_json())
+            return sms_text.rest(table.game_id, result.params["game"], seat, actions, table.deadline, lang, prefs.tz)
+        if result.stored and prefs.held:
+            self.directory.set_prefs(number, ttl, held="")
+        if result.stored and not prefs.confirm:  # no paid reply: the confirmation rides on the next message
+            if result.status is Status.ACCEPTED:
+                self._confirm_later(number, table, seat, list(result.actions), prefs)
+            return None  # (after the last answer, the step's own message follows at once)
         return f"{table.game_id}: {plain.submitted(result, table.game, seat, lang, sep='; ')}"
+
+    def _confirm_later(self, number: str, table, seat: int, actions: list[dict], prefs: Prefs) -> None:
+        """ "OK: play 3." held on the number's lane until its next message of the game takes it in
+        (`sms_render.confirmation`); one per seat and window."""
+        ctx, batch = self.lobby.ctx, f"ok{table.window}s{seat}"
+        message = sms_render.confirmation(
+            chat_of(number), table.game_id, table.game, seat, actions, table.deadline, prefs
+        )
+        ctx.store.write_batch(table.game_id, batch, [message])
+        scheduling.deliveries(ctx, table.game_id, batch)
+
+
+def read_answer(game, seat: int, held: list[dict], text: str, lang: str) -> tuple[list[dict], list[dict], Game]:
+    """(the held actions still meant, the text's actions, the game the text was read against). The text is read
+    where the held first part of the answer leaves the game ("3" after "resist 4" plays 3; "pass" after "pass"
+    answers the next question); a text that repeats the held part and adds the rest ("resist 4 play 3"), or that
+    does not read there, is a whole answer on its own. Raises
+    `commands.CommandError`."""
+    if held:
+        try:
+            whole = commands.parse(text, game, seat, lang=lang)
+            if len(whole) > len(held) and whole[: len(held)] == held:  # the held part again, and the rest
+                return [], whole, game
+        except commands.CommandError:
+            pass
+        after = game.copy()
+        try:
+            for action in held:
+                after.apply(seat, action)
+            return held, commands.parse(text, after, seat, lang=lang), after
+        except (IllegalAction, commands.CommandError):
+            pass
+    return [], commands.parse(text, game, seat, lang=lang), game

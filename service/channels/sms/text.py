@@ -81,6 +81,13 @@ def cost(text: str) -> Cost:
     return Cost(encoding, total, segments)
 
 
+def room(text: str) -> int:
+    """How many more units (septets or UTF-16 units, as ``text`` is sent) fit in the segments it takes already."""
+    sent = cost(text)
+    capacity = SINGLE[sent.encoding] if sent.segments <= 1 else PART[sent.encoding] * sent.segments
+    return max(0, capacity - sent.units)
+
+
 def gsm_punctuation(text: str) -> str:
     """Typographic quotes, dashes, dots and bars as plain GSM characters (letters are left alone)."""
     return text.translate(PUNCTUATION)
@@ -104,6 +111,7 @@ WORDS = {  # key -> message (English, translated in the catalogues): short, an S
     "turn": N_("T{n}"),
     "by": N_("By {when}."),
     "waiting": N_("Nothing to answer now."),
+    "noted": N_("{actions} noted"),
     "seat": N_("p{n}"),
     "creature": N_("Creature"),
     "hunted": N_("Hunted"),
@@ -172,17 +180,37 @@ def news(events: list[dict], seat: int, lang: str) -> str:
     return " ".join(parts)
 
 
-def question(code: str, game, seat: int, deadline: float, lang: str, tz: str, precise: bool = False) -> str:
-    """The standalone question: "ABCD T3 Exploration: play 1-5; resist <2 of: 1 4 5> (1 Will). By Tue 18:05 CET."."""
-    head = f"{code} {_w('turn', lang, n=game.turn)}"
+def head(code: str, game, lang: str) -> str:
+    """What every SMS of a game starts with: its code and the turn ("K7QX T3")."""
+    return f"{code} {_w('turn', lang, n=game.turn)}"
+
+
+def question(
+    code: str, game, seat: int, deadline: float, lang: str, tz: str, precise: bool = False, noted: str = ""
+) -> str:
+    """The standalone question: "ABCD T3 Exploration: play 1-5; resist 2 of 1, 4, 5 (1 Will). By Tue 18:05 CET."
+    (``noted``: what the seat answered already in this window, named after the phase: "…Exploration, resist 4
+    noted: play 1-5. …")."""
     if game.is_over:
-        return head
+        return head(code, game, lang)
     choices = "; ".join(commands.summary(game, seat, lang))
     kind = game.window["kind"]
     phase = translator(lang).gettext(commands.MESSAGES[kind]) if kind in PHASES else ""
+    if noted:
+        phase += ", " + _w("noted", lang, actions=noted)
     if not choices:
-        return f"{head} {phase}: {_w('waiting', lang)}"
-    return f"{head} {phase}: {choices}. {_w('by', lang, when=deadline_text(deadline, tz, lang, precise))}"
+        return f"{head(code, game, lang)} {phase}: {_w('waiting', lang)}"
+    by = _w("by", lang, when=deadline_text(deadline, tz, lang, precise))
+    return f"{head(code, game, lang)} {phase}: {choices}. {by}"
+
+
+def rest(
+    code: str, game, seat: int, actions: list[dict], deadline: float, lang: str, tz: str, precise: bool = False
+) -> str:
+    """The reply to the first part of an answer (held until the rest comes): what was noted, and the rest of the
+    question, where ``game`` is the game as those actions leave it."""
+    noted = ", ".join(commands.describe(action, lang) for action in actions)
+    return question(code, game, seat, deadline, lang, tz, precise, noted)
 
 
 def compose(required: str, optional: list[str], ascii: bool, limit: int = TARGET_SEGMENTS) -> str:
@@ -212,5 +240,5 @@ def step_text(
     """The one SMS a seat gets after a step: the question, then the news if it fits."""
     said = news(events, seat, lang)
     if game.is_over:
-        return compose(f"{code} {said}".strip(), [], ascii)
+        return compose(f"{head(code, game, lang)} {said}".strip(), [], ascii)
     return compose(question(code, game, seat, deadline, lang, tz, precise), [said], ascii)
