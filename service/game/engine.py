@@ -25,7 +25,7 @@ from service.game.cards import (
     SURVIVAL_CARDS,
     WILL_MAX,
 )
-from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, QUESTIONS, TASKS
+from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, OPENS_WINDOW_ONLY, QUESTIONS, TASKS
 from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, open_window, shuffled
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
@@ -40,6 +40,9 @@ __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
 # Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
 _OWN_STATE_ONLY = {"play", "resist", "giveup", "keep_survival"}
+# Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
+# no seat's options, no deferred question.
+_CHANGES_NO_OPTIONS = {"pass"}
 ACTION_TYPES = {
     "side",
     "play",
@@ -225,6 +228,15 @@ class Game:
         if w is None:
             return []
         live = w["live"]
+        # The window's live answers change without a reset of the memo: the seats are kept with the answers seen.
+        known = self.memo.get("waiting")
+        if known is None or known[0] != live:
+            known = (list(live), self._compute_waiting_for(w))
+            self.memo["waiting"] = known
+        return list(known[1])
+
+    def _compute_waiting_for(self, w: Window) -> list[int]:
+        live = w["live"]
         if not w["deferred"]:
             return [seat for seat in range(self.players) if live[seat] == "wait"]
         with_tasks = self.upcoming_tasks()
@@ -267,9 +279,11 @@ class Game:
             w = self.s["window"]
             assert w is not None
             if w["live"][seat] == "wait":
-                self._check(seat, action, self.live_options(seat))
+                self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
-                if w["kind"] == "explore" and action["type"] in _OWN_STATE_ONLY and seat != CREATURE:
+                if action["type"] in _CHANGES_NO_OPTIONS:
+                    pass
+                elif w["kind"] == "explore" and action["type"] in _OWN_STATE_ONLY and seat != CREATURE:
                     self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
                 else:
                     self.memo = {}
@@ -283,6 +297,7 @@ class Game:
                 self.s["orders"][seat].append({"key": key, "action": action})
                 self.s["this_turn"]["answered"].append(f"{seat}:{key}")
                 self.memo.pop(("question", seat), None)  # an answer changes only this seat's questions
+                self.memo.pop("waiting", None)
         self.advance(events, recheck)
         return events
 
@@ -383,7 +398,8 @@ class Game:
                 self.memo = {}
                 continue
             finally:
-                self.memo = {}
+                if task[0] not in OPENS_WINDOW_ONLY:
+                    self.memo = {}
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
 
@@ -398,7 +414,7 @@ class Game:
             for seat in range(self.players):
                 if w["live"][seat] != "wait" or (seats is not None and seat not in seats and not orders[seat]):
                     continue
-                options = self.live_options(seat)
+                options = self._live_options(seat)
                 if not options:  # e.g. a Sacrifice took away the Creature's only card play
                     w["live"][seat] = "done"
                     progress = True
@@ -461,10 +477,16 @@ class Game:
 
     # ------------------------------------------------------------------ live questions
     def live_options(self, seat: int) -> list[Action]:
+        """The seat's options in the open window's own question (a list of its own: the caller may change it)."""
+        return list(self._live_options(seat))
+
+    def _live_options(self, seat: int) -> list[Action]:
+        """The memoised list itself, for the engine's reading only."""
         key = ("live", seat)
-        if key not in self.memo:
-            self.memo[key] = self._compute_live_options(seat)
-        return list(self.memo[key])
+        options: list[Action] | None = self.memo.get(key)
+        if options is None:
+            options = self.memo[key] = self._compute_live_options(seat)
+        return options
 
     def _compute_live_options(self, seat: int) -> list[Action]:
         w = self.s["window"]
@@ -505,9 +527,9 @@ class Game:
         if self.s["window"] is not w:
             return
         if w["kind"] in ("reckoning", "end"):
-            options = self.live_options(seat)
+            options = self._live_options(seat)
             if all(o["type"] == "pass" for o in options):
                 w["live"][seat] = "done"
             self._offer_responses(w)
-        elif seat == CREATURE and w["kind"] == "explore" and len(self.live_options(seat)) <= 1:
+        elif seat == CREATURE and w["kind"] == "explore" and len(self._live_options(seat)) <= 1:
             w["live"][seat] = "done"
