@@ -281,12 +281,6 @@ class Game:
             if w["live"][seat] == "wait":
                 self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
-                if action["type"] in _CHANGES_NO_OPTIONS:
-                    pass
-                elif w["kind"] == "explore" and action["type"] in _OWN_STATE_ONLY and seat != CREATURE:
-                    self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
-                else:
-                    self.memo = {}
                 recheck = {seat, CREATURE}
             else:
                 question = self.next_question(seat) if w["deferred"] else None
@@ -419,12 +413,14 @@ class Game:
                     w["live"][seat] = "done"
                     progress = True
                     continue
-                action = from_orders(self, seat, None, options)
+                planned = from_orders(self, seat, None, options) if orders[seat] else None
+                action = planned
                 if action is None and len(options) == 1 and options[0]["type"] != "pass":
                     action = options[0]  # a lone pass (strict secrecy) is the seat's to say
                 if action is not None:
                     self._apply_live(seat, action, events)
-                    self.memo = {}
+                    if planned is not None:
+                        self.memo = {}  # an order was used up: the seat's deferred questions may change
                     seats = None
                     progress = True
                     break
@@ -515,15 +511,24 @@ class Game:
             if set(names) - set(before):
                 w["live"][seat] = "wait"
 
+    def _forget_after_live(self, seat: int, kind: str, w: Window) -> None:
+        """Drop the derived values that a live answer of this kind may have changed."""
+        if kind in _CHANGES_NO_OPTIONS:
+            return
+        if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
+            self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
+        else:
+            self.memo = {}
+
     def _apply_live(self, seat: int, action: Action, events: list[Event]) -> None:
         kind = action["type"]
         w = self.s["window"]
         assert w is not None
         LIVE_ACTIONS[kind](self, seat, action, events)
+        self._forget_after_live(seat, kind, w)
         if kind in ANSWERS_THAT_CLOSE:
             w["live"][seat] = "done"
             return
-        self.memo = {}
         if self.s["window"] is not w:
             return
         if w["kind"] in ("reckoning", "end"):
