@@ -224,6 +224,10 @@ class Game:
         return self._hunted
 
     def waiting_for(self) -> list[int]:
+        return list(self._waiting())
+
+    def _waiting(self) -> list[int]:
+        """waiting_for's memoised list itself, for the engine's reading only."""
         w = self.s["window"]
         if w is None:
             return []
@@ -233,7 +237,8 @@ class Game:
         if known is None or known[0] != live:
             known = (list(live), self._compute_waiting_for(w))
             self.memo["waiting"] = known
-        return list(known[1])
+        seats: list[int] = known[1]
+        return seats
 
     def _compute_waiting_for(self, w: Window) -> list[int]:
         live = w["live"]
@@ -260,7 +265,7 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         """Apply one seat's action; returns the events it caused. Raises IllegalAction, changing nothing."""
-        if self.is_over:
+        if self.s["winner"] is not None:
             raise IllegalAction("the game is over")
         if (
             not isinstance(action, dict)
@@ -378,7 +383,7 @@ class Game:
                 recheck = None
                 if s["winner"] is not None:
                     return
-                if self.waiting_for():
+                if self._waiting():
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
                     return
                 s["window"] = None
