@@ -31,6 +31,8 @@ def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) ->
     """The first of the seat's orders for this question (then its plan) that answers it; used up, but for a
     planned ``pass``: "no cards this turn" answers every question it fits until the turn ends."""
     orders = g.s["orders"][seat]
+    if not orders:
+        return None
     for wanted in ((key,) if key is not None else ()) + (None,):
         for i, order in enumerate(orders):
             if order["key"] == wanted:

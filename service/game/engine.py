@@ -25,7 +25,7 @@ from service.game.cards import (
     SURVIVAL_CARDS,
     WILL_MAX,
 )
-from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, QUESTIONS, TASKS
+from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, OPENS_WINDOW_ONLY, QUESTIONS, TASKS
 from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, open_window, shuffled
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
@@ -40,6 +40,9 @@ __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
 # Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
 _OWN_STATE_ONLY = {"play", "resist", "giveup", "keep_survival"}
+# Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
+# no seat's options, no deferred question.
+_CHANGES_NO_OPTIONS = {"pass"}
 ACTION_TYPES = {
     "side",
     "play",
@@ -221,9 +224,23 @@ class Game:
         return self._hunted
 
     def waiting_for(self) -> list[int]:
+        return list(self._waiting())
+
+    def _waiting(self) -> list[int]:
+        """waiting_for's memoised list itself, for the engine's reading only."""
         w = self.s["window"]
         if w is None:
             return []
+        live = w["live"]
+        # The window's live answers change without a reset of the memo: the seats are kept with the answers seen.
+        known = self.memo.get("waiting")
+        if known is None or known[0] != live:
+            known = (list(live), self._compute_waiting_for(w))
+            self.memo["waiting"] = known
+        seats: list[int] = known[1]
+        return seats
+
+    def _compute_waiting_for(self, w: Window) -> list[int]:
         live = w["live"]
         if not w["deferred"]:
             return [seat for seat in range(self.players) if live[seat] == "wait"]
@@ -248,7 +265,7 @@ class Game:
 
     def apply(self, seat: int, action: Action) -> list[Event]:
         """Apply one seat's action; returns the events it caused. Raises IllegalAction, changing nothing."""
-        if self.is_over:
+        if self.s["winner"] is not None:
             raise IllegalAction("the game is over")
         if (
             not isinstance(action, dict)
@@ -267,12 +284,8 @@ class Game:
             w = self.s["window"]
             assert w is not None
             if w["live"][seat] == "wait":
-                self._check(seat, action, self.live_options(seat))
+                self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
-                if w["kind"] == "explore" and action["type"] in _OWN_STATE_ONLY and seat != CREATURE:
-                    self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
-                else:
-                    self.memo = {}
                 recheck = {seat, CREATURE}
             else:
                 question = self.next_question(seat) if w["deferred"] else None
@@ -283,6 +296,7 @@ class Game:
                 self.s["orders"][seat].append({"key": key, "action": action})
                 self.s["this_turn"]["answered"].append(f"{seat}:{key}")
                 self.memo.pop(("question", seat), None)  # an answer changes only this seat's questions
+                self.memo.pop("waiting", None)
         self.advance(events, recheck)
         return events
 
@@ -369,7 +383,7 @@ class Game:
                 recheck = None
                 if s["winner"] is not None:
                     return
-                if self.waiting_for():
+                if self._waiting():
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
                     return
                 s["window"] = None
@@ -383,7 +397,8 @@ class Game:
                 self.memo = {}
                 continue
             finally:
-                self.memo = {}
+                if task[0] not in OPENS_WINDOW_ONLY:
+                    self.memo = {}
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
 
@@ -398,17 +413,19 @@ class Game:
             for seat in range(self.players):
                 if w["live"][seat] != "wait" or (seats is not None and seat not in seats and not orders[seat]):
                     continue
-                options = self.live_options(seat)
+                options = self._live_options(seat)
                 if not options:  # e.g. a Sacrifice took away the Creature's only card play
                     w["live"][seat] = "done"
                     progress = True
                     continue
-                action = from_orders(self, seat, None, options)
+                planned = from_orders(self, seat, None, options) if orders[seat] else None
+                action = planned
                 if action is None and len(options) == 1 and options[0]["type"] != "pass":
                     action = options[0]  # a lone pass (strict secrecy) is the seat's to say
                 if action is not None:
                     self._apply_live(seat, action, events)
-                    self.memo = {}
+                    if planned is not None:
+                        self.memo = {}  # an order was used up: the seat's deferred questions may change
                     seats = None
                     progress = True
                     break
@@ -461,10 +478,16 @@ class Game:
 
     # ------------------------------------------------------------------ live questions
     def live_options(self, seat: int) -> list[Action]:
+        """The seat's options in the open window's own question (a list of its own: the caller may change it)."""
+        return list(self._live_options(seat))
+
+    def _live_options(self, seat: int) -> list[Action]:
+        """The memoised list itself, for the engine's reading only."""
         key = ("live", seat)
-        if key not in self.memo:
-            self.memo[key] = self._compute_live_options(seat)
-        return list(self.memo[key])
+        options: list[Action] | None = self.memo.get(key)
+        if options is None:
+            options = self.memo[key] = self._compute_live_options(seat)
+        return options
 
     def _compute_live_options(self, seat: int) -> list[Action]:
         w = self.s["window"]
@@ -493,21 +516,30 @@ class Game:
             if set(names) - set(before):
                 w["live"][seat] = "wait"
 
+    def _forget_after_live(self, seat: int, kind: str, w: Window) -> None:
+        """Drop the derived values that a live answer of this kind may have changed."""
+        if kind in _CHANGES_NO_OPTIONS:
+            return
+        if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
+            self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
+        else:
+            self.memo = {}
+
     def _apply_live(self, seat: int, action: Action, events: list[Event]) -> None:
         kind = action["type"]
         w = self.s["window"]
         assert w is not None
         LIVE_ACTIONS[kind](self, seat, action, events)
+        self._forget_after_live(seat, kind, w)
         if kind in ANSWERS_THAT_CLOSE:
             w["live"][seat] = "done"
             return
-        self.memo = {}
         if self.s["window"] is not w:
             return
         if w["kind"] in ("reckoning", "end"):
-            options = self.live_options(seat)
+            options = self._live_options(seat)
             if all(o["type"] == "pass" for o in options):
                 w["live"][seat] = "done"
             self._offer_responses(w)
-        elif seat == CREATURE and w["kind"] == "explore" and len(self.live_options(seat)) <= 1:
+        elif seat == CREATURE and w["kind"] == "explore" and len(self._live_options(seat)) <= 1:
             w["live"][seat] = "done"

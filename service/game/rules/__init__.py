@@ -51,6 +51,10 @@ TASKS: dict[str, TaskFn] = {
     "end_turn": turn.end_turn,
 }
 
+# The tasks that change nothing but open a window: what the engine worked out from the state while they ran (each
+# seat's card options) stays true after them.
+OPENS_WINDOW_ONLY = {"explore", "cards", "end_cards"}
+
 # The deferred tasks: the question each asks its seat (the options; fewer than two = nothing to ask).
 QUESTIONS: dict[str, Callable[..., list[Action]]] = {
     "fz": prereveal.forbidden_zone_question,

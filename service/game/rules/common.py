@@ -34,7 +34,7 @@ class NeedAnswer(Exception):
 def combos(items: Iterable[Any], k: int) -> list[list[Any]]:
     """Every sorted choice of k of the items (all of them when there are fewer)."""
     items = sorted(items)
-    return [sorted(c) for c in itertools.combinations(items, min(k, len(items)))]
+    return [list(c) for c in itertools.combinations(items, min(k, len(items)))]  # drawn in order: each is sorted
 
 
 # ---------------------------------------------------------------------------------------------- randomness

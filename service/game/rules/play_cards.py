@@ -53,7 +53,19 @@ def creature_card_options(g: "Game", phase: int) -> list[Action]:
 
 def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
     """The cards a seat may play in a card window of this phase, and ``pass`` when there is any; under strict
-    secrecy ``pass`` alone when the seat holds none for this phase but, as far as the others know, might."""
+    secrecy ``pass`` alone when the seat holds none for this phase but, as far as the others know, might.
+
+    Kept in the game's memo (cleared on every change of the state): opening a card window asks it for every seat,
+    then the window asks it again for each seat it waits for, and a seat that passes for the cards it could play.
+    The list is shared: callers read it and never change it."""
+    key = ("cards", seat, phase)
+    options: list[Action] | None = g.memo.get(key)
+    if options is None:
+        options = g.memo[key] = _card_options(g, seat, phase)
+    return options
+
+
+def _card_options(g: "Game", seat: int, phase: int) -> list[Action]:
     options = creature_card_options(g, phase) if seat == CREATURE else survival_options(g, seat, phase)
     if options or hides_holding(g, seat):
         return options + [PASS]
