@@ -34,21 +34,23 @@ from service.channels.sms import render as sms_messages
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Prefs
 from service.channels.sms.routing import read_answer
-from service.channels.sms.text import TARGET_SEGMENTS, cost
+from service.channels.sms.text import TARGET_SEGMENTS, cost, outgoing
 from service.game import new_game
 from service.game.bots import choose
 from service.pipeline.ingest import Reason, check_answer
 from service.pipeline.outbox import fold_into
 
 DEADLINE = datetime(2026, 7, 14, 16, 0, tzinfo=UTC).timestamp()
-SETTINGS = [("en", False), ("cs", False), ("cs", True)]
+# (language, how diacritics go: "auto" the default — dropped when that saves a segment —, "accents" ASCII OFF,
+# "ascii" ASCII ON)
+SETTINGS = [("en", "auto"), ("cs", "auto"), ("cs", "accents"), ("cs", "ascii")]
 
 
 class FixedPrefs:
     """Stands in for the SMS directory: every number has the same settings."""
 
-    def __init__(self, lang: str, ascii: bool):
-        self.fixed = Prefs(lang=lang, ascii=ascii)
+    def __init__(self, lang: str, mode: str):
+        self.fixed = Prefs(lang=lang, ascii=mode == "ascii", accents=mode == "accents")
 
     def prefs(self, number: str) -> Prefs:
         return self.fixed
@@ -124,11 +126,12 @@ def measure(players: int, games: int) -> dict:
                     if not mine:
                         sent += lane.flush()
                     for message in sent:
-                        segments = cost(message["text"]).segments
+                        body = outgoing(message["text"], prefs.fixed.ascii, prefs.fixed.accents)  # as the sender
+                        segments = cost(body).segments
                         cell = per_turn[setting][seed, max(turn, 1), seat]
                         cell[0] += segments
                         cell[1] += 1
-                        lengths[setting].append((segments, message["text"]))
+                        lengths[setting].append((segments, body))
     return {
         setting: (
             sorted(c[0] for c in per_turn[setting].values()),
@@ -223,31 +226,28 @@ def main():
     games = int(os.environ.get("BENCH_SMS_GAMES", "40"))
     counts = [int(p) for p in os.environ.get("BENCH_SMS_PLAYERS", "3,5,7").split(",")]
     print(f"SMS segments per player per turn, every seat by SMS, {games} bot games per player count")
-    print("  players  lang  ascii   seg/turn mean  p90  max   msgs/turn   <=2 seg   longest")
+    print("  players  lang  accents  seg/turn mean  p90  max   msgs/turn   <=2 seg   longest")
     for players in counts:
         results = measure(players, games)
-        for (lang, ascii), (segments, messages, lengths) in results.items():
+        for (lang, mode), (segments, messages, lengths) in results.items():
             within = sum(1 for s, _ in lengths if s <= TARGET_SEGMENTS) / len(lengths)
             longest = max(lengths)[0]
             p90 = segments[min(len(segments) - 1, int(0.9 * len(segments)))]
             print(
-                f"  {players:7d}  {lang:4s}  {'yes' if ascii else 'no':5s}  {statistics.mean(segments):13.2f}"
+                f"  {players:7d}  {lang:4s}  {mode:7s}  {statistics.mean(segments):13.2f}"
                 f"  {p90:3d}  {segments[-1]:3d}   {statistics.mean(messages):9.2f}   {within:6.1%}"
                 f"   {longest:3d} seg"
             )
-    worst = max(measure(counts[-1], 3)[("cs", False)][2])
-    print(f"longest Czech message without ASCII ({worst[0]} segments):\n  {worst[1]}")
+    worst = max(measure(counts[-1], 3)[("cs", "accents")][2])
+    print(f"longest Czech message with accents ({worst[0]} segments):\n  {worst[1]}")
     print(f"Refusals: every seat a random SMS player answering only with offered options, {games} games each")
-    print("  players  lang  ascii   answers  refused")
+    print("  players  lang  accents  answers  refused")
     examples = []
     for players in counts:
-        for lang, ascii in SETTINGS:
-            runs = [refusals(players, seed, lang, ascii) for seed in range(games)]
+        for lang, mode in SETTINGS:
+            runs = [refusals(players, seed, lang, mode == "ascii") for seed in range(games)]
             examples += [e for run in runs for e in run[2]]
-            print(
-                f"  {players:7d}  {lang:4s}  {'yes' if ascii else 'no':5s}  {sum(r[0] for r in runs):8d}"
-                f"  {sum(r[1] for r in runs):7d}"
-            )
+            print(f"  {players:7d}  {lang:4s}  {mode:7s}  {sum(r[0] for r in runs):8d}  {sum(r[1] for r in runs):7d}")
     for example in examples[:5]:
         print("  refused:", example)
 

@@ -64,7 +64,8 @@ def test_help_names_the_operator_and_the_rates_in_english_and_czech(world):
     assert "Help: +420 800 123 456. Msg & data rates may apply." in world.reply(ANNA, "HELP")
     world.reply(BEDA, "JAZYK CS")
     czech = world.reply(BEDA, "NAPOVEDA")
-    assert "Pomoc: +420 800 123 456." in czech and "účtovány poplatky" in czech
+    # a long Czech text goes without its accents: with them it would take more segments (sms_text.outgoing)
+    assert "Pomoc: +420 800 123 456." in czech and "uctovany poplatky" in czech
 
 
 def test_at_most_three_open_tables_per_sender(world):

@@ -13,6 +13,7 @@ from service.channels.sms.text import (
     deadline_text,
     gsm_punctuation,
     news,
+    outgoing,
     prepare,
     question,
     step_text,
@@ -57,6 +58,28 @@ def test_punctuation_is_always_made_gsm_and_ascii_mode_strips_diacritics():
     assert prepare("hraj Řeku · 3", ascii=False) == "hraj Řeku - 3"
     assert prepare("hraj Řeku · 3", ascii=True) == "hraj Reku - 3"
     assert cost(prepare("Zúčtování", ascii=True)).encoding == "GSM-7"
+
+
+def test_by_default_accents_go_only_where_they_cost_no_more_segments():
+    short = "Kolo 2: zahraj místo."  # one segment with accents as without them: they stay
+    assert outgoing(short, ascii=False, accents=False) == short
+    long = "K7QX K3 Zúčtování: Řeka — vezmi si zpět 2 karty z odhozených; " + "ž" * 30  # 2 UCS-2, 1 GSM segment
+    assert cost(gsm_punctuation(long)).segments == 2
+    sent = outgoing(long, ascii=False, accents=False)
+    assert sent.startswith("K7QX K3 Zuctovani: Reka - vezmi si zpet") and cost(sent).segments == 1
+    assert outgoing(long, ascii=False, accents=True) == gsm_punctuation(long)  # ASCII OFF: always with them
+    assert outgoing(short, ascii=True, accents=False) == "Kolo 2: zahraj misto."  # ASCII ON: never
+    with_symbol = long + " Ω"  # a character no diacritic-stripping makes GSM: UCS-2 either way, accents kept
+    assert outgoing(with_symbol, ascii=False, accents=False) == gsm_punctuation(with_symbol)
+
+
+def test_the_ascii_setting_of_a_number_is_auto_until_it_says_on_or_off():
+    directory = Directory(fakeredis.FakeRedis())
+    assert (directory.prefs("+420601000001").ascii, directory.prefs("+420601000001").accents) == (False, False)
+    for value, expected in (("0", (False, True)), ("1", (True, False)), ("auto", (False, False))):
+        directory.set_prefs("+420601000001", 60, ascii=value)
+        prefs = directory.prefs("+420601000001")
+        assert (prefs.ascii, prefs.accents) == expected, value
 
 
 def test_deadline_is_absolute_local_time_with_its_zone():

@@ -127,6 +127,8 @@ def test_settings_ascii_and_language(world):
     assert world.reply(ANNA, "ASCII ON") == "OK: zpravy bez diakritiky."
     assert world.reply(ANNA, "play 3").startswith("Nejsi v zadne hre")
     assert world.reply(ANNA, "ascii off") == "OK: zprávy s diakritikou."
+    assert world.reply(ANNA, "ASCII AUTO") == "OK: diakritika jen tam, kde SMS nezdraží."  # one segment either way
+    assert world.endpoint.directory.prefs(ANNA).accents is False  # back to the default
 
 
 def test_an_error_while_handling_releases_the_message_sid(world, monkeypatch):
@@ -158,7 +160,7 @@ def test_czech_keywords_with_or_without_diacritics(world):
     assert world.reply(ANNA, "napoveda").startswith("Artemia, Nejsme tu sami")
     opened = world.reply(ANNA, "NOVÁ 3 rychle")
     code = code_of(opened)
-    assert opened.startswith(f"Hra {code} je založena pro 3") and f"PRIPOJ {code}" in opened
+    assert opened.startswith(f"Hra {code} je zalozena pro 3") and f"PRIPOJ {code}" in opened  # cheaper so
     world.reply(BEDA, "LANG CS")
     assert world.reply(BEDA, f"PŘIPOJ {code}").startswith(f"Jsi ve hře {code} (2/3)")
     assert world.reply(CYRIL, f"pripoj {code}").startswith(f"{code} has begun. You are ")  # full: it begins

@@ -42,6 +42,7 @@ class Prefs:
     name: str = ""  # the name it chose (NAME); empty: "SMS <last 4 digits>"
     held: "Held | None" = None  # the first part of an answer, kept until the rest comes
     confirm: bool = False  # CONFIRM ON: each accepted answer is confirmed by a reply of its own
+    accents: bool = False  # ASCII OFF: always with diacritics (default: without them when that saves a segment)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class Directory:
             name=raw.get("name", ""),
             held=Held.from_json(raw["held"]) if raw.get("held") else None,
             confirm=raw.get("confirm") == "1",
+            accents=raw.get("ascii") == "0",
         )
 
     def set_prefs(self, number: str, ttl: int, **fields: bool | str) -> None:

@@ -28,7 +28,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
                                                  number's seats; AWAY OFF (PRYC KONEC) is back at once
     STATS | STATISTIKA [OFF|ON]                  the number's record across tables; OFF deletes it
     STANDIN | ZASKOK <code>                      take the seat a player offered (on Telegram: /handover)
-    ASCII ON|OFF   LANG | JAZYK EN|CS           settings of the number (LANG CS offers ASCII ON: cheaper texts)
+    ASCII ON|OFF|AUTO  LANG | JAZYK EN|CS      settings of the number (AUTO, the default: accents only where they
+                                                 cost nothing more; LANG CS offers ASCII ON)
     CONFIRM | POTVRZENI ON|OFF                   a reply to every accepted answer (off by default: "OK: play 3"
                                                  rides on the number's next message of the game, when it fits)
 
@@ -161,6 +162,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "confirm_off": N_("OK: an answer is confirmed in your next message (an error is still answered at once)."),
     "ascii_offer": N_("Texts without accents cost less: ASCII ON."),
     "accents": N_("OK: messages with accents."),
+    "ascii_auto": N_("OK: accents only where they do not make a message cost more."),
     "lang": N_("OK: English."),
     "game_over": N_("{code}: this game is over."),
     "standin_usage": N_("Text STANDIN and the code of the seat offered to you, e.g. STANDIN K7QX2M."),
@@ -188,7 +190,8 @@ class Router:
     def handle(self, number: str, text: str, message_id: str | None) -> str | None:
         """The reply to one message, prepared for the number's ASCII setting; None: no reply at all."""
         answer = self._admitted(number, text, message_id)
-        return None if answer is None else sms_text.prepare(answer, self.directory.prefs(number).ascii)
+        prefs = self.directory.prefs(number)
+        return None if answer is None else sms_text.outgoing(answer, prefs.ascii, prefs.accents)
 
     def _admitted(self, number: str, text: str, message_id: str | None) -> str | None:
         """The carrier keywords and the flood bucket, before anything else is read."""
@@ -416,6 +419,8 @@ class Router:
     # --- settings --------------------------------------------------------------------------------------------
 
     def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        if args and fold(args[0]) == "AUTO":  # the default: accents only where they cost nothing more
+            return self._set_prefs(number, "ascii_auto", prefs.lang, {"ascii": "auto"})
         on = not args or fold(args[0]) in ("ON", "YES", "ANO", "1")
         return self._set_prefs(number, "ascii" if on else "accents", prefs.lang, {"ascii": on})
 

@@ -3,8 +3,8 @@ chats.
 
 ``POST {TWILIO_API_BASE_URL}/2010-04-01/Accounts/{sid}/Messages.json`` with the form fields To, From (or
 MessagingServiceSid) and Body, HTTP basic auth with the account SID and Auth Token. The text is prepared for
-the number's setting (`sms_text.prepare`: GSM punctuation, ASCII-only when chosen) at send time, so a player
-who switches ASCII on gets it from the next message.
+the number's setting (`sms_text.outgoing`: GSM punctuation; without diacritics under ASCII ON, or by default
+when that saves a segment) at send time, so a player who changes the setting gets it from the next message.
 
 The send budget is the outbox's: ``outbox.deliver`` takes a token from the Redis bucket of the message's chat
 (one bucket per phone number) before calling `send`. Twilio's answers map onto the outbox's exceptions:
@@ -20,7 +20,7 @@ A number marked stopped is never sent to (PermanentSendError without a request).
 import httpx
 
 from service.channels.sms.directory import Directory, number_of
-from service.channels.sms.text import prepare
+from service.channels.sms.text import outgoing
 from service.config import Settings, get_settings
 from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
 
@@ -44,7 +44,7 @@ class TwilioSender:
         prefs = self.directory.prefs(number)
         if prefs.stopped:
             raise PermanentSendError(f"{number} has opted out (STOP)")
-        form = {"To": number, "Body": prepare(text, prefs.ascii)}
+        form = {"To": number, "Body": outgoing(text, prefs.ascii, prefs.accents)}
         if self.settings.twilio_messaging_service_sid:
             form["MessagingServiceSid"] = self.settings.twilio_messaging_service_sid
         else:

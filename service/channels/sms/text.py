@@ -5,7 +5,8 @@ segment, 153 a segment when concatenated, the extension table (``^{}\\[~]|€`` 
 never split across segments. Any other character (Czech ř, š, ů… or typographic quotes and dashes) makes the
 whole message UCS-2: 70 UTF-16 units in one segment, 67 when concatenated. So every text is first made
 GSM-friendly in its punctuation (`gsm_punctuation`, always) and, for a player who chose the ASCII-only
-setting, stripped of diacritics (`ascii_only`): Czech then costs what English costs.
+setting, stripped of diacritics (`ascii_only`): Czech then costs what English costs. By default (`outgoing`) a
+text keeps its diacritics unless dropping them saves a segment.
 
 Texts. Every SMS stands on its own: it starts with the game code, says what is asked and the legal choices
 (the compact summary of `service.commands`), and ends with the deadline as an absolute local time with its
@@ -103,6 +104,24 @@ def ascii_only(text: str) -> str:
 def prepare(text: str, ascii: bool) -> str:
     """The text as it goes out for a player with (or without) the ASCII-only setting."""
     return ascii_only(text) if ascii else gsm_punctuation(text)
+
+
+def outgoing(text: str, ascii: bool, accents: bool) -> str:
+    """The body an SMS is sent with. ``ascii`` (ASCII ON): without diacritics. ``accents`` (ASCII OFF): with them.
+    Neither said (the default): with them, unless the text without them takes fewer segments — a Czech letter
+    with a diacritic makes the whole SMS UCS-2, 70 characters a segment instead of 160, and Czech is commonly
+    texted without them. Only diacritics are dropped: a text with any other character outside GSM keeps its
+    accents (it costs UCS-2 anyway)."""
+    if ascii:
+        return ascii_only(text)
+    kept = gsm_punctuation(text)
+    if accents:
+        return kept
+    plain = unicodedata.normalize("NFKD", kept)
+    plain = "".join(ch for ch in plain if not unicodedata.combining(ch))
+    if not plain.isascii() or cost(plain).segments >= cost(kept).segments:
+        return kept
+    return plain
 
 
 # ---------------------------------------------------------------------------------------------- the game texts
