@@ -273,11 +273,16 @@ def hold(
     """A held message (``hold_until``: an SMS that only tells news and asks nothing) is not sent on its own while
     it may ride on the chat's next message: with a message behind it that has room (`fold_into`) it goes into
     that message and is not sent ("folded"); with nothing behind it, it waits until ``hold_until`` (the deadline
-    of the window open when it was written, so the news is never later than that) and then goes alone; with a
-    message behind it that has no room, it goes alone at once. One marked ``fold_only`` (an SMS player's "OK: play
-    3." when the number did not ask for confirmations) is dropped instead of going alone, and rides only on a
-    message that is sent. -> the outcome, or None: send it now. The folded message records its source, so a
-    deliverer killed between the two writes does not fold it twice."""
+    of the window open when it was written) and then goes alone; with a message behind it that has no room, it
+    goes alone at once. A ``keep`` marker behind it (its number gets nothing at the next step) gives it the
+    marker's time limit, the next window's deadline, once: so news is never later than the deadline of the
+    window after the one it was written in. A marker with nothing held before it is dropped. One marked
+    ``fold_only`` (an SMS player's "OK: play 3." when the number did not ask for confirmations) is dropped
+    instead of going alone, and rides only on a message that is sent. -> the outcome, or None: send it now. The
+    folded message records its source, so a deliverer killed between the two writes does not fold it twice."""
+    if message.get("keep"):
+        store.mark_sent(game_id, head.batch, head.index)
+        return Outcome("superseded")  # a marker: it only moves the time limit of a held message before it
     if not behind and now < message["hold_until"]:
         return Outcome("wait", message["hold_until"] - now)
     nxt = store.message(game_id, behind[0].batch, behind[0].index) if behind else None
@@ -303,11 +308,16 @@ def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
     """``nxt`` with the held message's text (``fold_text``, ``fold_size`` units) put in at its fold point
     (``fold_at``: after the part it must start with, before its own news), if that fits in the room its
     segments have left (``fold_room``, units) and does not change its encoding (``fold_gsm``); None when not.
-    The channel (`service.channels.sms.render`) sets these fields."""
-    if nxt.get("fold_at") is None or held["fold_size"] + 1 > nxt.get("fold_room", 0):
-        return None
+    The channel (`service.channels.sms.render`) sets these fields. Behind a ``keep`` marker: the held message
+    itself with the marker's time limit, unless it had one extra window already."""
     if held.get("fold_only") and nxt.get("hold_until") is not None:
         return None  # an "OK: …" rides only on a message that is sent: news held in turn says the game went on
+    if nxt.get("keep"):  # nothing to ride on: the held message waits for the marker's time limit instead, once
+        if held.get("extended"):
+            return None
+        return {**held, "hold_until": nxt["hold_until"], "extended": True, "folded": [*held.get("folded", []), source]}
+    if nxt.get("fold_at") is None or held["fold_size"] + 1 > nxt.get("fold_room", 0):
+        return None
     if nxt.get("fold_gsm") and not held.get("fold_gsm"):
         return None  # GSM-7 text made UCS-2 would cost more segments
     at, text = nxt["fold_at"], nxt["text"]
