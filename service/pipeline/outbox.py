@@ -46,7 +46,9 @@ from service.store import LaneEntry, Store, keys
 class Sender(Protocol):
     """``slot`` is passed only for messages that have one (a sender without living messages may ignore it)."""
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None: ...
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None: ...
 
 
 class RetryAfter(Exception):
@@ -113,8 +115,10 @@ def backoff(attempt: int) -> float:
 
 
 def digest(message: dict) -> str:
-    """What a reader of a living message sees: its text and buttons."""
-    raw = json.dumps([message["text"], message.get("buttons")], sort_keys=True).encode()
+    """What a reader of a living message sees: its text and buttons, and the state its picture shows."""
+    picture = message.get("picture") or {}
+    shows = [picture.get(k) for k in ("view", "names", "lang")] if picture else None
+    raw = json.dumps([message["text"], message.get("buttons"), shows], sort_keys=True).encode()
     return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
@@ -361,7 +365,15 @@ def _send(
 ) -> Outcome:
     batch, index = head.batch, head.index
     try:
-        if message.get("slot"):
+        if message.get("picture"):
+            sender.send(
+                message["chat"],
+                message["text"],
+                message.get("buttons"),
+                message.get("slot"),
+                picture=message["picture"],
+            )
+        elif message.get("slot"):
             sender.send(message["chat"], message["text"], message.get("buttons"), slot=message["slot"])
         else:
             sender.send(message["chat"], message["text"], message.get("buttons"))
