@@ -14,7 +14,8 @@ do not count.
 
 Then, on the same boards, the alternatives measured before (docs/board.md): Pillow drawing the same number of
 shapes and texts at the same size straight into a PNG, and the other options of resvg drawing the whole board
-(`options`): at the SVG's own 1000 px, resvg's speed policies, and Pillow quantising the PNG to 64 colours.
+(`options`): at the SVG's own 1000 px, resvg's speed policies, and Pillow quantising the PNG to 64 colours; and
+the ways to encode the picture as PNG (`encoders`).
 
 Environment: BENCH_BOARDS (boards measured, default 60).
 """
@@ -111,6 +112,37 @@ OPTIONS = {  # name -> how resvg draws the whole SVG as a PNG
 }
 
 
+def pillow_png(image, **options) -> bytes:
+    out = io.BytesIO()
+    image.save(out, "PNG", **options)
+    return out.getvalue()
+
+
+ENCODERS = {  # name -> how the board's RGB picture becomes PNG bytes
+    f"zlib level {raster.COMPRESS_LEVEL}, rows unfiltered (chosen)": raster.encode,
+    "zlib level 6, rows unfiltered": lambda image: raster.encode(image, 6),
+    "Pillow compress_level 1": lambda image: pillow_png(image, compress_level=1),
+    "Pillow compress_level 6 (its default)": lambda image: pillow_png(image, compress_level=6),
+    "Pillow optimize": lambda image: pillow_png(image, optimize=True),
+}
+
+
+def encoders(texts: list[str]) -> dict[str, tuple[float, float]]:
+    """name -> (p95 ms, median PNG KB) of each way to encode the board's picture (as resvg draws it whole), the
+    encoders interleaved board by board."""
+    from PIL import Image
+
+    times: dict[str, list[float]] = {name: [] for name in ENCODERS}
+    sizes: dict[str, list[int]] = {name: [] for name in ENCODERS}
+    for text in texts:
+        image = Image.open(io.BytesIO(raster.resvg_png(text))).convert("RGB")
+        for name, encode in ENCODERS.items():
+            started = time.process_time()
+            sizes[name].append(len(encode(image)))
+            times[name].append(ms(started))
+    return {name: (p95(times[name]), statistics.median(sizes[name]) / 1024) for name in ENCODERS}
+
+
 def options(texts: list[str]) -> dict[str, tuple[float, float]]:
     """name -> (p95 ms, median PNG KB) of each way to rasterise, the options interleaved board by board so that
     the machine's load falls on all of them alike."""
@@ -191,6 +223,10 @@ def main() -> dict:
     for name, (p95_ms, kb) in measured.items():
         print(f"  resvg drawing the whole board, {name}: p95 {p95_ms:.0f} ms, PNG median {kb:.0f} KB")
     figures["options"] = measured
+    packed = encoders(texts)
+    for name, (p95_ms, kb) in packed.items():
+        print(f"  PNG encoding of the picture, {name}: p95 {p95_ms:.1f} ms, median {kb:.0f} KB")
+    figures["encoders"] = packed
     return figures
 
 

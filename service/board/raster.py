@@ -1,8 +1,9 @@
 """The board's SVG as PNG bytes, drawn by resvg (the ``resvg-py`` wheel: no system library, no system font) in
 layers that Pillow composes.
 
-    png(svg) -> bytes                        the picture
+    png(svg) -> bytes                            the picture
     resvg_png(svg, width, **options) -> bytes    the SVG drawn whole by resvg: what ``png`` must look like
+    encode(image) -> bytes                       an RGB picture as PNG bytes
 
 ``png`` does not draw the whole board each time. The lines of the SVG that are not live (`svg.LIVE`) are the
 *still* layer, the same for every board of a table: drawn once and kept. Each live line is a *sprite*: drawn
@@ -44,7 +45,8 @@ WIDTH = 800
 # boards have ~40 live elements, of which ~10 change from one board to the next).
 STILL_CACHED = 8
 SPRITES_CACHED = 2048
-# The PNG's zlib level: measured on boards of 800 x 840-1152 px, 3 costs ~8 ms for ~78 KB, 6 ~14 ms for ~66 KB.
+# The PNG's zlib level: on boards of 800 x 840-1152 px, 3 costs ~8 ms for ~80 KB, 6 ~14 ms for ~68 KB (the bytes
+# matter less: a picture is uploaded once).
 COMPRESS_LEVEL = 3
 PACK_GAP = 2  # pixels between two sprites drawn together: nothing drawn in one box reaches the next
 _MEASURED = {"g", "circle", "rect", "polygon", "text"}  # what svg.py's live elements are made of (a text: no tspan)
@@ -83,7 +85,7 @@ def png(text: str) -> bytes:
         sprite = sprites[key]
         if sprite:
             image.paste(sprite.image, sprite.corner, sprite.image)
-    return _encode(image)
+    return encode(image)
 
 
 def forget() -> None:
@@ -205,14 +207,14 @@ def _cut(cell: Image.Image, left: int, top: int) -> Sprite | None:
 # ---------------------------------------------------------------------------------------------- PNG
 
 
-def _encode(image: Image.Image) -> bytes:
+def encode(image: Image.Image, level: int = COMPRESS_LEVEL) -> bytes:
     """``image`` (RGB) as PNG bytes, its rows unfiltered: Pillow's encoder tries five filters on every row, which
-    costs more than zlib itself on a picture of flat colours (~14 ms against ~8 at the same size)."""
+    costs more than zlib itself on a picture of flat colours (bench/bench_board.py compares them)."""
     stride = image.width * 3
     pixels = image.tobytes()
     rows = b"".join(b"\0" + pixels[at : at + stride] for at in range(0, len(pixels), stride))
     header = struct.pack(">IIBBBBB", image.width, image.height, 8, 2, 0, 0, 0)  # 8 bits, RGB, no interlace
-    return PNG + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows, COMPRESS_LEVEL)) + _chunk(b"IEND", b"")
+    return PNG + _chunk(b"IHDR", header) + _chunk(b"IDAT", zlib.compress(rows, level)) + _chunk(b"IEND", b"")
 
 
 def _chunk(kind: bytes, data: bytes) -> bytes:
