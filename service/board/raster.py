@@ -11,7 +11,7 @@ at the board's scale in a box moved from its place on the board by whole pixels,
 the whole drawing, and kept by its text (the same token, disc or count recurs from board to board). A board's new
 sprites are drawn together in one resvg call (each call loads the fonts, and each text costs ~1 ms). Pillow then
 lays the sprites over a copy of the still layer in the SVG's order, and zlib packs the PNG. What this costs and
-saves: docs/board.md.
+saves: docs/board.md. The caches are the process's and unlocked: one drawing at a time (a worker's jobs).
 
 The fonts are the two DejaVu Sans files shipped in ``fonts/`` (cut to Latin, Latin-1 and Latin Extended-A, which
 hold every Czech letter; licence in ``fonts/LICENSE``); system fonts are never loaded, so a fresh machine draws

@@ -67,7 +67,7 @@ def _text(
 
 
 def _live(part: str) -> str:
-    """``part`` marked as changing during a game (a newline in a name is escaped: one element a line)."""
+    """``part`` (one element, on one line) marked as changing during a game: drawn over the still layer."""
     return f"{LIVE}{part}</g>"
 
 
