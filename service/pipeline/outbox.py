@@ -98,6 +98,7 @@ DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
 MAX_FOLDED_LINES = 80  # the most news lines a status message keeps with lines folded into it (the newest)
 FOLD_ROOM = 2000  # a fold leaves a message at most this long, so that its later versions still fit
+FOLD_ROOM_PICTURE = 900  # the same for a photo's caption, which holds 1024 UTF-16 units (Telegram's limit)
 DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreachable")
 
 
@@ -264,7 +265,8 @@ def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, 
     shown = store.shown_news_lines(game_id, chat, message["slot"])
     tail = message["text"].split("\n")[shown : message.get("news", 0)]
     prefix = store.prefix(game_id, chat, nxt["slot"])
-    if len("\n".join(prefix + tail + [nxt["text"]])) > FOLD_ROOM:
+    room = FOLD_ROOM_PICTURE if nxt.get("picture") else FOLD_ROOM
+    if len("\n".join(prefix + tail + [nxt["text"]]).encode("utf-16-le")) // 2 > room:
         return False  # the next message would have no room left to grow: the edit is worth its call
     store.add_prefix(game_id, chat, nxt["slot"], f"{head.batch}:{head.index}", tail)
     store.mark_sent(game_id, head.batch, head.index)

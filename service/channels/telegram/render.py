@@ -59,10 +59,11 @@ def status_text(
     lang: str,
     news: list[str],
     meta: dict | None = None,
+    pictured: bool = False,
 ) -> str:
     """The news since the last reveal (in order: what happened), then `ui.status` (where the game is now), its
-    times as the table's ``meta`` shows them (`ui.clock_of`)."""
-    block = ui.status(view, names, asked, answered, deadline, lang, (), **ui.clock_of(meta or {}))
+    times as the table's ``meta`` shows them (`ui.clock_of`); ``pictured``: the caption of the board's picture."""
+    block = ui.status(view, names, asked, answered, deadline, lang, (), **ui.clock_of(meta or {}), pictured=pictured)
     return "\n\n".join(["\n".join(news), block]) if news else block
 
 
@@ -144,7 +145,7 @@ class TelegramChannel:
             out.append(
                 message(
                     group,
-                    status_text(past, names, [], set(), None, lang, lines),
+                    status_text(past, names, [], set(), None, lang, lines, pictured=self.settings.status_picture),
                     None,
                     True,
                     buttons=watch_button(self.settings, meta, lang),
@@ -156,7 +157,8 @@ class TelegramChannel:
             )
         asked = step.asked if game.window and not game.is_over else []
         lines = plain.news_lines(segment.items, meta, lang, news.bot_username)
-        text = status_text(view, names, asked, set(), step.deadline if asked else None, lang, lines, meta)
+        deadline = step.deadline if asked else None
+        text = status_text(view, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
         if game.is_over and closed is not None:
             text = "\n\n".join([text, game_over(view, names, lang)])
         slot = status_slot(step.game_id, segment.start)
@@ -258,6 +260,7 @@ class TelegramChannel:
                 lang,
                 lines,
                 meta,
+                self.settings.status_picture,
             )
             slot = status_slot(refresh.game_id, segment["start"])
             keyboard = watch_button(self.settings, meta, lang)
