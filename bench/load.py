@@ -29,7 +29,8 @@ Figures (printed, and written as JSON with ``--json``):
   fake Bot API (its decision message), p50 / p99 / max.
 * ``memory``: ``MEMORY USAGE`` summed over each game's keys (``{g:<id>}*``) while the games are running and once
   they are over, and the Telegram/lobby keys per game; plus ``used_memory`` growth per game.
-* ``messages``: Bot API calls per player per turn (``sendMessage`` alone and with the edits), group and private.
+* ``messages``: Bot API calls per player per turn (new messages — ``sendMessage``, and ``sendPhoto`` for the
+  group's status picture — alone and with the edits, captions and pictures included), group and private.
 * ``order`` (``--order``; with ``--real-rates`` the Bot API's own limits apply, and ``--faults S`` makes the fake
   answer a burst of three 429s or three 5xx every S seconds): per chat, calls that showed an older version than
   one the chat already saw (the outbox is kept, ``ARTEMIA_OUTBOX_KEEP_SENT=1``, to tell each call's version:
@@ -230,6 +231,8 @@ class WatchedBotAPI(FakeBotAPI):
 
 
 DECISION = re.compile(r"^d:([A-Za-z0-9_]+):(\d+):")
+SENDS = ("sendMessage", "sendPhoto")  # new messages: a text, or the group's status picture
+EDITS = ("editMessageText", "editMessageReplyMarkup", "editMessageCaption", "editMessageMedia")
 
 
 def decision_of(params: dict) -> tuple[str, int] | None:
@@ -417,11 +420,11 @@ class Driver:
     def _on_call(self, method: str, params: dict, code: int, at: float, message_id: int | None = None) -> None:
         chat = str(params.get("chat_id"))
         self.calls.append((method, chat, code, at))
-        if code != 200 or method not in ("sendMessage", "editMessageText"):
+        if code != 200 or method not in SENDS + EDITS:
             return
-        self.shown.append((chat, at, params.get("text") or params.get("caption") or ""))
+        self.shown.append((chat, at, params.get("text") or params.get("caption") or media_caption(params)))
         named = decision_of(params)
-        if method == "sendMessage" and not chat.startswith("-"):
+        if method in SENDS and not chat.startswith("-"):
             self.private_sends["question" if named else (params.get("text") or "").split("\n")[0][:48]] += 1
         elif not chat.startswith("-"):
             self.private_edits[edit_kind(named, params.get("text") or "")] += 1
@@ -701,11 +704,17 @@ async def drain(connection: redis.Redis, limit: float) -> float:
     return time.monotonic() - started
 
 
+def media_caption(params: dict) -> str:
+    """The caption of an ``editMessageMedia`` call (inside its JSON ``media``)."""
+    media = params.get("media")
+    return (json.loads(media) if isinstance(media, str) else media or {}).get("caption") or ""
+
+
 def message_figures(driver: Driver, turns: int) -> dict:
     players = len(driver.games) * driver.players
     ok = [c for c in driver.calls if c[2] == 200]
-    sends = [c for c in ok if c[0] == "sendMessage"]
-    edits = [c for c in ok if c[0] in ("editMessageText", "editMessageReplyMarkup")]
+    sends = [c for c in ok if c[0] in SENDS]
+    edits = [c for c in ok if c[0] in EDITS]
     group = {str(g["group"]) for g in driver.games.values()}
     player_turns = max(1, turns * driver.players)
     return {

@@ -55,9 +55,14 @@ def seats_of(world, code: str) -> dict[int, int]:
 
 
 def chat_texts(world, user: int) -> dict[int, dict]:
-    """message id -> {"text", "reply_markup"} of every message the bot has in the user's chat (edits applied)."""
+    """message id -> {"text", "reply_markup"} of every message the bot has in the user's chat (edits applied); a
+    photo's caption (the group's status picture) stands as its text."""
     with world.api._lock:
-        return {mid: dict(m) for (chat, mid), m in world.api.messages.items() if chat == str(user)}
+        return {
+            mid: {**m, "text": m.get("text") or m.get("caption") or ""}
+            for (chat, mid), m in world.api.messages.items()
+            if chat == str(user)
+        }
 
 
 def buttons(message: dict) -> list[dict]:

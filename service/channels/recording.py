@@ -35,7 +35,7 @@ class RecordingSender:
                     "text": text,
                     "buttons": buttons,
                     **({"slot": slot} if slot else {}),
-                    **({"picture": picture["version"]} if picture else {}),  # the state it shows
+                    **({"picture": picture} if picture else {}),
                 }
             ),
         )
