@@ -233,8 +233,10 @@ def slots_key(slot: str) -> str:
 
 
 class TelegramSender:
-    """The pipeline's ``Sender`` for Telegram. Keeps two small maps in Redis: chats that migrated
-    (``tg:moved:<chat>``) and the message id of each living message (`slots_key`)."""
+    """The pipeline's ``Sender`` for Telegram. Keeps small maps in Redis: chats that migrated
+    (``tg:moved:<chat>``), the message id of each living message and, for a photo, the digest of the picture it
+    shows (`slots_key`: ``<chat>|<slot>`` and ``<chat>|<slot>|picture``), and the ``file_id`` of each picture
+    Telegram has (`known_file`)."""
 
     def __init__(self, connection, ttl: int = 30 * 86400):
         self.redis = connection
@@ -308,14 +310,22 @@ class TelegramSender:
         drawing = board.picture(picture)
         game_id, digest = picture["game"], drawing.digest
         known = known_file(self.redis, game_id, digest)
+        drawn: list[bytes] = []
+
+        def photo() -> str | bytes:  # drawn at most once, and only when Telegram does not have it
+            if known:
+                return known
+            drawn[:] = drawn or [drawing.png()]
+            return drawn[0]
+
         if living and shown_digest == digest:
             result = edit_caption(chat_id, int(living), caption, buttons)
         elif living:
-            result = edit_media(chat_id, int(living), known or drawing.png(), caption, buttons)
+            result = edit_media(chat_id, int(living), photo(), caption, buttons)
         else:
             result = Result("edit_target_missing")
         if result.status == "edit_target_missing":
-            result = send_photo(chat_id, known or drawing.png(), caption, thread_id, buttons)
+            result = send_photo(chat_id, photo(), caption, thread_id, buttons)
         if result.ok and result.file_id and not known:
             remember_file(self.redis, game_id, digest, result.file_id)
         return result, digest
