@@ -93,6 +93,25 @@ def watch_button(settings: Settings, meta: dict, lang: str) -> list | None:
     return [[{"text": "👁 " + translator(lang).gettext("Watch"), "url": link}]] if link else None
 
 
+def status_message(
+    group: str,
+    text: str,
+    keyboard: list | None,
+    slot: str,
+    seq: int,
+    lines: list[str],
+    picture: dict | None,
+    fold: bool = False,
+    settle: bool = False,
+) -> dict:
+    """A version of the group's living status message: its news ``lines`` on top of ``text``, and the board's
+    ``picture`` when the status is shown as one."""
+    news_lines = text_lines(lines)
+    return message(
+        group, text, None, True, keyboard, slot, seq, news_lines=news_lines, fold=fold, settle=settle, picture=picture
+    )
+
+
 def _guarded(render: Callable[[], list[dict]], fallback: Callable[[], list[dict]], what: str) -> list[dict]:
     """The living message, or plain lines when it cannot be drawn (a wording bug must not cost the news)."""
     try:
@@ -165,20 +184,7 @@ class TelegramChannel:
         ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
         keyboard = watch_button(self.settings, meta, lang)
         picture = self._picture(step.game_id, view, names, lang, step.version)
-        out.append(
-            message(
-                group,
-                text,
-                None,
-                True,
-                keyboard,
-                slot=slot,
-                seq=seq,
-                news_lines=text_lines(lines),
-                fold=ending,
-                picture=picture,
-            )
-        )
+        out.append(status_message(group, text, keyboard, slot, seq, lines, picture, fold=ending))
         if ending:  # a slot of its own, so that the closing lines can be folded into it (`outbox.fold`)
             over = f"{step.game_id}:over"
             out.append(
@@ -265,20 +271,7 @@ class TelegramChannel:
             slot = status_slot(refresh.game_id, segment["start"])
             keyboard = watch_button(self.settings, meta, lang)
             picture = self._picture(refresh.game_id, view, names_of(meta), lang, refresh.snap.version)
-            out.append(
-                message(
-                    group,
-                    text,
-                    None,
-                    True,
-                    keyboard,
-                    slot=slot,
-                    seq=refresh.seq,
-                    news_lines=text_lines(lines),
-                    settle=True,
-                    picture=picture,
-                )
-            )
+            out.append(status_message(group, text, keyboard, slot, refresh.seq, lines, picture, settle=True))
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
