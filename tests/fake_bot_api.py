@@ -48,6 +48,7 @@ FAULTS = {
         None,
     ),
     "edit_missing": lambda arg: (400, "Bad Request: message to edit not found", None),
+    "no_photo_rights": lambda arg: (400, "Bad Request: not enough rights to send photos to the chat", None),
     "migrated": lambda arg: (
         400,
         "Bad Request: group chat was upgraded to a supergroup chat",

@@ -185,3 +185,20 @@ def test_a_text_status_becomes_a_picture_and_a_long_status_gives_way_from_its_ol
     assert caption.startswith("…\n") and caption.endswith("Turn 1: Anna ⏳") and news[-1] in caption
     assert news[0] not in caption and len(caption.encode("utf-16-le")) // 2 <= tg.CAPTION_LIMIT
     assert tg.caption_of("x" * 2000).endswith("…") and len(tg.caption_of("x" * 2000)) == tg.CAPTION_LIMIT
+
+
+def test_a_group_that_refuses_photos_gets_its_status_as_text_from_then_on(api):
+    """A group whose members may send no photos refuses sendPhoto: the status goes as text at once, and the
+    game's later statuses there are text (no photo tried again), edited in place."""
+    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    out = tg.TelegramSender(connection)
+    game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
+    api.fail("no_photo_rights", times=None, method="sendPhoto")
+    out.send(STATUS_CHAT, "Turn 1: Anna ⏳", None, SLOT, status_picture(game))
+    [text] = api.sent("sendMessage", STATUS_CHAT)
+    assert text["params"]["text"] == "Turn 1: Anna ⏳"
+    out.send(STATUS_CHAT, "Turn 1: Anna ✅", None, SLOT, status_picture(game))
+    out.send(STATUS_CHAT, "Turn 2", None, "G1:s2", status_picture(game))
+    assert [c["method"] for c in api.calls] == ["sendPhoto", "sendMessage", "editMessageText", "sendMessage"]
+    message_id = int(connection.hget(tg.slots_key(SLOT), f"{STATUS_CHAT}|{SLOT}"))
+    assert api.messages[STATUS_CHAT, message_id]["text"] == "Turn 1: Anna ✅"

@@ -26,6 +26,7 @@ Chats are strings: ``"<chat id>"`` or ``"<chat id>/<forum topic id>"``.
 """
 
 import asyncio
+import logging
 import os
 from dataclasses import dataclass
 from datetime import timedelta
@@ -37,6 +38,8 @@ from service import board
 from service.config import get_settings
 from service.pipeline import outbox
 from service.store import keys
+
+log = logging.getLogger(__name__)
 
 DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 # Refusals that mean the player cannot be reached at all (deactivated, kicked the bot, never started it), as
@@ -253,9 +256,15 @@ class TelegramSender:
         chat = self.chat(chat)
         chat_id, thread_id = split_chat(chat)
         field = f"{chat}|{slot}"
-        living, shown = self.redis.hmget(slots_key(slot), [field, field + "|picture"]) if slot else (None, None)
+        living, shown, refused = (
+            self.redis.hmget(slots_key(slot), [field, field + "|picture", f"{chat}|no pictures"])
+            if slot
+            else (None, None, None)
+        )
+        if refused:
+            picture = None  # the chat refused a picture: the game's statuses there are text (`_refused`)
         if picture is not None or shown is not None:
-            result, showing = self._photo(chat_id, thread_id, living, shown, text, buttons, picture)
+            result, showing = self._photo(chat_id, thread_id, living, shown, text, buttons, picture, slot)
         else:
             result = edit(chat_id, int(living), text, buttons) if living else Result("edit_target_missing")
             if result.status == "edit_target_missing":
@@ -293,6 +302,7 @@ class TelegramSender:
         text: str,
         buttons: list | None,
         picture: dict | None,
+        slot: str | None,
     ) -> tuple[Result, str | None]:
         """A living message that is (or becomes) a board picture: the caption alone is edited while the picture
         is the one it shows (``shown``, its digest); another picture replaces it in place (``editMessageMedia``,
@@ -322,13 +332,29 @@ class TelegramSender:
             result = edit_caption(chat_id, int(living), caption, buttons)
         elif living:
             result = edit_media(chat_id, int(living), photo(), caption, buttons)
+            if result.status == "failed":  # the picture refused: the new words on what the message shows
+                self._refused(chat_id, thread_id, slot, result)
+                if shown_digest:
+                    return edit_caption(chat_id, int(living), caption, buttons), shown_digest
+                return edit(chat_id, int(living), text, buttons), None
         else:
             result = Result("edit_target_missing")
         if result.status == "edit_target_missing":
             result = send_photo(chat_id, photo(), caption, thread_id, buttons)
+            if result.status == "failed":  # a group that allows no photos (or a refused upload): the status as text
+                self._refused(chat_id, thread_id, slot, result)
+                return send(chat_id, text, buttons, thread_id), None
         if result.ok and result.file_id and not known:
             remember_file(self.redis, game_id, digest, result.file_id)
         return result, digest
+
+    def _refused(self, chat_id: int, thread_id: int | None, slot: str | None, result: Result) -> None:
+        """Telegram refused a status picture (a group whose members may send no photos, say): the game's statuses
+        in that chat are text from now on (``<chat>|no pictures`` beside its living messages' ids)."""
+        log.warning("status picture refused; the status goes as text", extra={"slot": slot, "detail": result.detail})
+        if slot:
+            chat = f"{chat_id}/{thread_id}" if thread_id else str(chat_id)
+            self.redis.hset(slots_key(slot), f"{chat}|no pictures", 1)
 
 
 def _text(raw: bytes | str | None) -> str | None:
