@@ -17,6 +17,7 @@ from service.ops import metrics
 from service.pipeline import ingest, news, records, scheduling, telling, watch
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
+from service.store.games import Absence, WindowState
 
 MAX_AUTOPLAY_STEPS = 200  # guards against an engine that never closes a window
 
@@ -191,26 +192,28 @@ def _tally(
 def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     """Resolve ``window`` if it is closed and not yet resolved; when bots answer the whole next window, go on
     resolving it in this same job (each window still commits on its own). -> "resolved" | "noop" | "lost"."""
-    outcome, snap = "noop", ctx.store.load(game_id)
+    outcome = "noop"
+    snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
-        committed = _resolve_once(ctx, snap)
+        committed = _resolve_once(ctx, snap, state, absent)
         if committed is None:
             return "lost" if outcome == "noop" else outcome
         outcome = "resolved"
-        scheduling.cancel_timers(ctx, game_id, window, snap.opened, snap.deadline)
         follow_up(ctx, game_id, committed, resolve_next=False)
-        if committed.window is None:
-            break  # the game is over: no next window to resolve
-        snap, window = committed, committed.window
+        if committed.window is None or committed.status != "resolving":
+            break  # the game is over, or its next window waits for answers
+        window = committed.window
+        snap, state, absent = ctx.store.resolution_inputs(game_id)
     return outcome
 
 
-def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
-    """Apply the answers of the closed window and commit. -> the new snapshot, or None if another run won."""
+def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Absence) -> Snapshot | None:
+    """Apply the answers of the closed window (``state``, ``absent``: `Store.resolution_inputs`) and commit.
+    -> the new snapshot, or None if another run won."""
     store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
-    answers, expected, streaks, meta = store.window_state(game_id)
-    answered_at, away, paused_until = store.absence(game_id)
+    answers, expected, streaks, meta = state
+    answered_at, away, paused_until = absent
 
     applied: list[tuple[int, dict]] = []
     events, plans = _apply_answers(game, window, answers, expected, applied)
@@ -238,8 +241,22 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     outgoing, news_after = telling.step_messages(ctx, step)
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
-    store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
-    commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news_after, tally=tally)
+    due = now + ctx.settings.resolve_grace_seconds  # the sweeper's net if we die before the follow-ups
+    timers = scheduling.timers(ctx, game_id, window, snap.opened, snap.deadline)
+    commit = _commit(
+        snap.version,
+        window,
+        game,
+        opening,
+        changed,
+        outgoing,
+        now,
+        applied,
+        news_after,
+        due,
+        tally=tally,
+        timers=timers,
+    )
     version = store.commit(game_id, commit)
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
@@ -256,8 +273,10 @@ def _commit(
     now,
     applied,
     news_after,
+    due: float,
     config: dict | None = None,
     tally: tuple[dict[str, int], dict[str, str]] = ({}, {}),
+    timers: tuple[str, list[str], list[str]] | None = None,
 ) -> Commit:
     return Commit(
         version=version,
@@ -276,6 +295,8 @@ def _commit(
         extra={"news": json.dumps(news_after)},
         tally=tally[0],
         tally_text=tally[1],
+        due=due,
+        timers=timers,
     )
 
 
@@ -299,8 +320,8 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
         game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1, news.empty_news(game.turn)
     )
     outgoing, news_after = telling.step_messages(ctx, step)
-    store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)
-    commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, config=config)
+    due = now + ctx.settings.resolve_grace_seconds
+    commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, due, config=config)
     version = store.commit(game_id, commit)
     if not version:
         raise GameExists(game_id)
