@@ -345,7 +345,9 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
 def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries, and its
     deadline and reminders, or its resolution when bots answered it all (unless the caller goes on resolving
-    it itself). Idempotent (deterministic job ids); the sweeper re-runs it for a commit not marked followed."""
+    it itself: then the follow-up of the caller's next commit marks this one followed too, and until then the due
+    time its commit set leaves it to the sweeper). Idempotent (deterministic job ids); the sweeper re-runs it for a
+    commit not marked followed."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
@@ -357,8 +359,9 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries
     elif snap.status == "resolving":
-        if resolve_next:
-            scheduling.resolve(ctx, game_id, snap.current_window)
+        if not resolve_next:
+            return
+        scheduling.resolve(ctx, game_id, snap.current_window)
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:
         due = None
