@@ -260,7 +260,7 @@ def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Abse
     version = store.commit(game_id, commit)
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
-    return commit.after(game_id, version) if version else None
+    return commit.after(game_id, version, snap.followed) if version else None
 
 
 def _commit(
@@ -343,24 +343,24 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
 
 
 def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
-    """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries, and its
-    deadline and reminders, or its resolution when bots answered it all (unless the caller goes on resolving
-    it itself: then the follow-up of the caller's next commit marks this one followed too, and until then the due
-    time its commit set leaves it to the sweeper). Idempotent (deterministic job ids); the sweeper re-runs it for a
-    commit not marked followed."""
+    """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries (with those of
+    the commits before it not marked followed), and its deadline and reminders, or its resolution when bots
+    answered it all — unless the caller goes on resolving it itself: then the follow-up of the caller's next commit
+    does this one's too, and until then the due time its commit set leaves it to the sweeper. Idempotent
+    (deterministic job ids); the sweeper re-runs it for a commit not marked followed."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
         return
-    scheduling.deliveries(ctx, game_id, batch_for_version(snap.version))
+    if snap.status == "resolving" and not resolve_next:
+        return
+    scheduling.deliveries(ctx, game_id, *(batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)))
     if snap.status == "collecting":
         answer_taken(ctx, game_id, snap)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries
     elif snap.status == "resolving":
-        if not resolve_next:
-            return
         scheduling.resolve(ctx, game_id, snap.current_window)
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:

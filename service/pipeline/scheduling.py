@@ -126,9 +126,11 @@ def timers(
     return ctx.queue.scheduled_job_registry.key, ids, [Job.key_for(job_id) for job_id in ids]
 
 
-def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
-    """One job drains the lanes of a batch's chats; only a lane that must wait gets a job of its own."""
-    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}")
+def deliveries(ctx: Context, game_id: str, *batches: str) -> bool:
+    """One job drains the lanes of the batches' chats (named after the last batch); only a lane that must wait gets
+    a job of its own."""
+    job_id = f"deliver-{game_id}-{batches[-1]}"
+    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, *batches), job_id)
 
 
 def drain(ctx: Context, game_id: str, chat: str, at: float) -> bool:

@@ -147,9 +147,10 @@ def sweep(ctx: Context) -> dict[str, int]:
     return done
 
 
-def deliver_batch(ctx: Context, game_id: str, batch: str) -> list[str]:
-    """Drain the lane of every chat the batch writes to (its messages, and any queued before them there)."""
-    return [status for chat in ctx.store.batch_chats(game_id, batch) for status in drain(ctx, game_id, chat)]
+def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
+    """Drain the lane of every chat the batches write to (their messages, and any queued before them there)."""
+    chats = dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch))
+    return [status for chat in chats for status in drain(ctx, game_id, chat)]
 
 
 def drain(ctx: Context, game_id: str, chat: str) -> list[str]:

@@ -71,8 +71,9 @@ class Commit:
     # and hash key (`service.pipeline.scheduling.timers`)
     timers: tuple[str, list[str], list[str]] | None = None
 
-    def after(self, game_id: str, version: int) -> Snapshot:
-        """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
+    def after(self, game_id: str, version: int, followed: int = 0) -> Snapshot:
+        """The snapshot this commit leaves behind as ``version`` (saves reading it back); ``followed``: the one it
+        replaced had (a commit leaves it as it was)."""
         return Snapshot(
             game_id=game_id,
             version=version,
@@ -81,7 +82,7 @@ class Commit:
             deadline=self.deadline,
             opened=self.now,
             closed=self.now if self.status == "resolving" else None,
-            followed=0,
+            followed=followed,
             json=self.engine_json,
             news=(self.extra or {}).get("news", ""),
         )
