@@ -40,6 +40,9 @@ def noop() -> None:
     """The baseline job."""
 
 
+NOOP = "bench.bench_pipeline.noop"  # by name: run as ``python -m bench.bench_pipeline``, this module is __main__
+
+
 def meta(players: int) -> dict:
     """Every Hunted is a person; the Creature is a bot."""
     return {
@@ -118,13 +121,13 @@ def resolution_round(ctx, ids: list[str]) -> tuple[float, float, int]:
         for seat in (1, 2):
             ctx.store.submit(g, 1, seat, answer(ctx, g, seat), None, time.time())
     for g in ids:
-        ctx.queue.enqueue(noop)
+        ctx.queue.enqueue(NOOP)
         scheduling.resolve(ctx, g, 1)
     worker = TimedWorker([ctx.queue], connection=ctx.store.redis, serializer=JSONSerializer)
     worker.work(burst=True, logging_level="WARNING")
     windows = sum(len(ctx.store.resolution_log(g)) - 1 for g in ids)
-    noop_name, resolve_name = f"{__name__}.noop", "workers.jobs.resolve"
-    noop_rate = worker.jobs[noop_name] / worker.seconds[noop_name]
+    resolve_name = "workers.jobs.resolve"
+    noop_rate = worker.jobs[NOOP] / worker.seconds[NOOP]
     return noop_rate, windows / worker.seconds[resolve_name], windows  # the first job, untimed, is a no-op
 
 
