@@ -17,7 +17,7 @@ from service.ops import metrics
 from service.pipeline import ingest, news, records, scheduling, telling, watch
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
-from service.store.games import Absence, WindowState
+from service.store.games import Absence, Marks, WindowState
 
 MAX_AUTOPLAY_STEPS = 200  # guards against an engine that never closes a window
 
@@ -195,11 +195,11 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     outcome = "noop"
     snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
-        committed = _resolve_once(ctx, snap, state, absent)
-        if committed is None:
+        done = _resolve_once(ctx, snap, state, absent)
+        if done is None:
             return "lost" if outcome == "noop" else outcome
-        outcome = "resolved"
-        follow_up(ctx, game_id, committed, resolve_next=False)
+        outcome, (committed, marks) = "resolved", done
+        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks)
         if committed.window is None or committed.status != "resolving":
             break  # the game is over, or its next window waits for answers
         window = committed.window
@@ -207,9 +207,9 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     return outcome
 
 
-def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Absence) -> Snapshot | None:
+def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Absence) -> tuple[Snapshot, Marks] | None:
     """Apply the answers of the closed window (``state``, ``absent``: `Store.resolution_inputs`) and commit.
-    -> the new snapshot, or None if another run won."""
+    -> (the new snapshot, the taken marks as the commit left them), or None if another run won."""
     store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
     answers, expected, streaks, meta = state
@@ -257,10 +257,10 @@ def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Abse
         tally=tally,
         timers=timers,
     )
-    version = store.commit(game_id, commit)
+    version, streaks_after, away_after = store.commit_with_marks(game_id, commit)
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
-    return commit.after(game_id, version, snap.followed) if version else None
+    return (commit.after(game_id, version, snap.followed), (streaks_after, away_after)) if version else None
 
 
 def _commit(
@@ -322,19 +322,20 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     outgoing, news_after = telling.step_messages(ctx, step)
     due = now + ctx.settings.resolve_grace_seconds
     commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, due, config=config)
-    version = store.commit(game_id, commit)
+    version, streaks, away = store.commit_with_marks(game_id, commit)
     if not version:
         raise GameExists(game_id)
-    follow_up(ctx, game_id, commit.after(game_id, version))
+    follow_up(ctx, game_id, commit.after(game_id, version), marks=(streaks, away))
 
 
-def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
+def answer_taken(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None = None) -> None:
     """The bot answers the seats it plays that the open window asks and that are still unanswered: a seat taken
     while the resolution that opened the window was running (its player went away, or was handed to the bot,
-    after the resolution had read the table) is not left waiting for its deadline."""
-    streaks, away = ctx.store.taken_marks(game_id)
+    after the resolution had read the table) is not left waiting for its deadline. ``marks``: the taken marks as
+    the commit that opened the window left them (`Store.commit_with_marks`; read here when not given)."""
+    streaks, away = marks or ctx.store.taken_marks(game_id)
     if not taken_seats({}, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after):
-        return  # most steps: one round trip
+        return  # most steps
     answers, expected, streaks, meta = ctx.store.window_state(game_id)
     taken = taken_seats(meta, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after)
     for seat in sorted((taken & expected) - set(answers)):
@@ -342,12 +343,15 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
         ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
 
 
-def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
+def follow_up(
+    ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True, marks: Marks | None = None
+) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries (with those of
     the commits before it not marked followed), and its deadline and reminders, or its resolution when bots
     answered it all — unless the caller goes on resolving it itself: then the follow-up of the caller's next commit
     does this one's too, and until then the due time its commit set leaves it to the sweeper. Idempotent
-    (deterministic job ids); the sweeper re-runs it for a commit not marked followed."""
+    (deterministic job ids); the sweeper re-runs it for a commit not marked followed. ``marks``: see
+    `answer_taken`."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
@@ -356,7 +360,7 @@ def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_
         return
     scheduling.deliveries(ctx, game_id, *(batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)))
     if snap.status == "collecting":
-        answer_taken(ctx, game_id, snap)
+        answer_taken(ctx, game_id, snap, marks)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries

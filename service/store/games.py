@@ -16,7 +16,9 @@ from service.store import keys, lua
 # A refresh job's pending mark outlives any queue wait but not a lost job: after that, answers queue a new one.
 REFRESH_MARK_SECONDS = 120
 
-# (answers, expected seats, auto-play streaks, meta) of the open window; (answer times, away until, paused until)
+# (answers, expected seats, auto-play streaks, meta) of the open window; (answer times, away until, paused until);
+# (auto-play streaks, away until): the marks of the seats the bot plays for their players
+Marks = tuple[dict[int, int], dict[int, float]]
 WindowState = tuple[dict[int, list[dict]], set[int], dict[int, int], dict]
 Absence = tuple[dict[int, float], dict[int, float], float | None]
 
@@ -176,7 +178,7 @@ class Store:
         replies = pipe.execute()
         return _snapshot(game_id, replies[0]), _window_state(replies[1:5]), _absence(replies[5:])
 
-    def taken_marks(self, game_id: str) -> tuple[dict[int, int], dict[int, float]]:
+    def taken_marks(self, game_id: str) -> Marks:
         """(auto-play streaks, until when each away seat is away), in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(keys.autoplays(game_id))
@@ -261,7 +263,12 @@ class Store:
 
     def commit(self, game_id: str, c: Commit) -> int:
         """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
-        version = self._acknowledged(
+        return self.commit_with_marks(game_id, c)[0]
+
+    def commit_with_marks(self, game_id: str, c: Commit) -> tuple[int, dict[int, int], dict[int, float]]:
+        """`commit`, -> (new version or 0, and the auto-play streaks and the away seats as it left them, read in
+        the same step: `taken_marks` without a round trip of its own)."""
+        reply = self._acknowledged(
             self._commit,
             keys=[
                 keys.snap(game_id),
@@ -276,6 +283,7 @@ class Store:
                 keys.answered_at(game_id),
                 keys.tally(game_id),
                 keys.DUE,
+                keys.away(game_id),
                 *lane_keys(game_id, c.messages),
                 *([c.timers[0], *c.timers[2]] if c.timers else []),
             ],
@@ -305,7 +313,10 @@ class Store:
                 json.dumps(c.timers[1] if c.timers else []),
             ],
         )
-        return int(version)
+        if not isinstance(reply, list):
+            return int(reply), {}, {}
+        version, streaks, away = reply
+        return int(version), _marks(streaks, int), _marks(away, float)
 
     def _acknowledged(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """Run a script; with ``ack_replicas``, on one connection followed by a WAIT for that many replicas (WAIT
@@ -732,6 +743,11 @@ def lane_keys(game_id: str, messages: list[dict]) -> list[str]:
 
 def batch_for_version(version: int) -> str:
     return f"v{version}"
+
+
+def _marks(flat: list, kind: Callable) -> dict:
+    """A hash read by a script (a flat list of fields and values) -> {seat: value}."""
+    return {int(flat[i]): kind(flat[i + 1]) for i in range(0, len(flat), 2)}
 
 
 def _read_window_state(pipe: Any, game_id: str) -> None:
