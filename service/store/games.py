@@ -18,9 +18,9 @@ REFRESH_MARK_SECONDS = 120
 
 # (answers, expected seats, auto-play streaks, meta) of the open window; (answer times, away until, paused until);
 # (auto-play streaks, away until): the marks of the seats the bot plays for their players
-Marks = tuple[dict[int, int], dict[int, float]]
 WindowState = tuple[dict[int, list[dict]], set[int], dict[int, int], dict]
 Absence = tuple[dict[int, float], dict[int, float], float | None]
+Marks = tuple[dict[int, int], dict[int, float]]
 
 
 @dataclass(frozen=True)
