@@ -3,7 +3,7 @@ without the ASCII-only setting.
 
 Bot games (``service.game.bots``) are played window by window; after each window closes, every seat gets what
 `service.channels.sms.render.step_messages` would send it (the question when asked, else the news when
-there is some), and "OK: …" for each answer stored before the window's last one (CONFIRM OFF, the default),
+there is some, else a marker that keeps held news one window longer), and "OK: …" for each answer stored before the window's last one (CONFIRM OFF, the default),
 delivered as the outbox delivers them (`Lane`: news that asks nothing and "OK: …" ride on the next message when
 they fit; news that does not fit goes alone, "OK: …" is dropped), and the segments of the texts sent are counted
 (`sms_text.cost`). The paid reply CONFIRM ON adds for each stored answer is not counted. Reported per setting: segments
@@ -75,8 +75,9 @@ class Lane:
     """One number's lane as the outbox delivers it (`outbox.hold`): a held message (news that asks nothing, or
     "OK: …" after an answer) rides on the next message written for the number when it fits (`outbox.fold_into`),
     else it goes alone ("OK: …" is dropped instead). The outbox holds it until the deadline of the window open
-    when it was written, and that window's resolution is the next step: a step that writes nothing for the
-    number sends it alone then (`flush`)."""
+    when it was written; a step that writes nothing else for the number writes a ``keep`` marker, which gives held
+    news one more window, once. Conservatively, every window here lasts until its deadline: news held twice and
+    met by another marker goes alone then, and "OK: …" met by a marker is dropped."""
 
     def __init__(self):
         self.held: dict | None = None
@@ -92,16 +93,13 @@ class Lane:
                 sent.append(self.held)
             message = merged or message
             self.held = None
+        if message.get("keep"):
+            return sent  # a marker that extended nothing is dropped
         if message.get("hold_until") is not None:
             self.held = message
         else:
             sent.append(message)
         return sent
-
-    def flush(self) -> list[dict]:
-        """The deadline passed with nothing written behind the held message."""
-        held, self.held = self.held, None
-        return [held] if held is not None and not held.get("fold_only") else []
 
 
 def measure(players: int, games: int) -> dict:
@@ -120,11 +118,8 @@ def measure(players: int, games: int) -> dict:
                     for _, actions, before in [a for a in accepted if a[0] == seat]:
                         ok = sms_messages.confirmation(chat, "K7QX", before, seat, actions, DEADLINE, prefs.fixed)
                         sent += lane.push(ok)
-                    mine = [m for m in written if m["seat"] == seat]
-                    for message in mine:
+                    for message in [m for m in written if m["seat"] == seat]:
                         sent += lane.push(message)
-                    if not mine:
-                        sent += lane.flush()
                     for message in sent:
                         body = outgoing(message["text"], prefs.fixed.ascii, prefs.fixed.accents)  # as the sender
                         segments = cost(body).segments

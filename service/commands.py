@@ -799,6 +799,8 @@ def _alternatives(field: str, values: list[Any], lang: str) -> "_Alt":
         rest = sorted({x for v in values for x in v} - set(common))
         n = len(values[0]) - len(common)
         chosen = {tuple(sorted(set(v) - set(common), key=_order)) for v in values}
+        if n == 0:  # one combination only ("play 2 3"): nothing to choose
+            return _Alt(" ".join(map(str, common)))
         if n == 1:
             choice = _numbers(rest, lang)
         elif len(chosen) == math.comb(len(rest), n):

@@ -118,6 +118,9 @@ class Settings(BaseSettings):
     # version that would replace it (service.pipeline.outbox): fewer edits, each counted by Telegram's flood
     # control. 0: send at once.
     edit_settle_seconds: float = 2.0
+    # The group's living status message as the board's picture with the status as its caption (docs/board.md);
+    # false: the status as text.
+    status_picture: bool = True
 
     # Which sender delivers the outbox: "auto" (by chat: Telegram chats through the Bot API when a token is set,
     # "sms:" chats through Twilio when an account is set, the rest to the console), "console", "recording"

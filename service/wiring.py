@@ -118,6 +118,11 @@ class RoutingSender:
             return TwilioSender(self.settings, Directory(self.redis, default_tz=self.settings.sms_default_tz))
         return self._fallback or ConsoleSender()
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None:
         kind = self.channel(chat)
-        self._sender(kind).send(chat, text, None if kind == "sms" else buttons, slot=slot)
+        if picture is not None and kind == "telegram":
+            self._sender(kind).send(chat, text, buttons, slot, picture)
+        else:
+            self._sender(kind).send(chat, text, None if kind == "sms" else buttons, slot=slot)

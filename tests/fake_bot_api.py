@@ -6,9 +6,10 @@ one method or chat: 429 with ``retry_after``, 403 (blocked), 5xx, "message is no
 not found", or ``migrate_to_chat_id``. Bodies may be form-urlencoded (what python-telegram-bot sends), multipart
 (a file uploaded: ``sendPhoto`` with the PNG's bytes) or JSON.
 
-``sendPhoto`` takes an upload or a ``file_id`` it gave before (an unknown one is refused, as Telegram does) and
-answers with the photo's sizes, each with that ``file_id``; ``uploads`` keeps each uploaded file by its id. A
-caption over 1024 UTF-16 code units is refused, as Telegram refuses it.
+``sendPhoto`` and ``editMessageMedia`` take an upload or a ``file_id`` it gave before (an unknown one is refused,
+as Telegram does) and answer with the photo's sizes, each with that ``file_id``; ``uploads`` keeps each uploaded
+file by its id. A caption over 1024 UTF-16 code units is refused, as Telegram refuses it; so are
+``editMessageText`` on a photo and ``editMessageCaption`` on a text message.
 
 ``serve(api)`` runs it under uvicorn on 127.0.0.1 in a background thread and yields the base URL to give the
 bot (``http://127.0.0.1:<port>/bot``).
@@ -175,14 +176,8 @@ class FakeBotAPI:
         caption = params.get("caption") or ""
         if len(caption.encode("utf-16-le")) // 2 > CAPTION_LIMIT:
             return 400, "Bad Request: message caption is too long"
-        photo = params.get("photo")
-        if isinstance(photo, Upload):
-            file_id = f"photo-{len(self.uploads) + 1}-{hashlib.sha256(photo.data).hexdigest()[:12]}"
-            with self._lock:
-                self.uploads[file_id] = photo.data
-        elif photo in self.uploads:
-            file_id = photo
-        else:
+        file_id = self._file(params.get("photo"))
+        if file_id is None:
             return 400, "Bad Request: wrong file identifier/HTTP URL specified"
         message_id = next(self._ids)
         with self._lock:
@@ -195,12 +190,29 @@ class FakeBotAPI:
         sent = {k: v for k, v in self._message(params["chat_id"], message_id, {}).items() if k != "text"}
         return 200, {**sent, "photo": sizes, "caption": caption}
 
-    def _edit(self, params, fields):
+    def _file(self, photo) -> str | None:
+        """The ``file_id`` of a photo given as an upload (stored: a new id) or as an id given before; None: unknown."""
+        if isinstance(photo, Upload):
+            file_id = f"photo-{len(self.uploads) + 1}-{hashlib.sha256(photo.data).hexdigest()[:12]}"
+            with self._lock:
+                self.uploads[file_id] = photo.data
+            return file_id
+        return photo if photo in self.uploads else None
+
+    def _edit(self, params, fields, needs: str | None = None):
+        """Edit ``fields`` of a delivered message; ``needs``: the field the message must have (a photo's caption
+        cannot be edited as text, nor a text as a caption: Telegram refuses both)."""
         key = (str(params.get("chat_id")), int(params.get("message_id", 0)))
         with self._lock:
             old = self.messages.get(key)
             if old is None:
                 return 400, "Bad Request: message to edit not found"
+            if needs == "text" and "photo" in old:
+                return 400, "Bad Request: there is no text in the message to edit"
+            if needs == "caption" and "photo" not in old:
+                return 400, "Bad Request: there is no caption in the message to edit"
+            if len((params.get("caption") or "").encode("utf-16-le")) // 2 > CAPTION_LIMIT:
+                return 400, "Bad Request: message caption is too long"
             new = {**old, **{f: params.get(f) for f in fields}}
             if new == old:
                 return 400, "Bad Request: message is not modified"
@@ -208,7 +220,31 @@ class FakeBotAPI:
         return 200, self._message(key[0], key[1], new)
 
     def _editMessageText(self, params):  # noqa: N802
-        return self._edit(params, ("text", "reply_markup"))
+        return self._edit(params, ("text", "reply_markup"), needs="text")
+
+    def _editMessageCaption(self, params):  # noqa: N802
+        return self._edit(params, ("caption", "reply_markup"), needs="caption")
+
+    def _editMessageMedia(self, params):  # noqa: N802
+        """A new photo (by ``file_id`` or attached: ``attach://<part>``) and caption; a text message becomes a photo,
+        as Telegram allows."""
+        media = params.get("media")
+        media = json.loads(media) if isinstance(media, str) else media
+        if not isinstance(media, dict) or media.get("type") != "photo":
+            return 400, "Bad Request: can't parse InputMedia"
+        photo = media.get("media", "")
+        if isinstance(photo, str) and photo.startswith("attach://"):
+            photo = params.get(photo.removeprefix("attach://"))
+        file_id = self._file(photo)
+        if file_id is None:
+            return 400, "Bad Request: wrong file identifier/HTTP URL specified"
+        edited = {"photo": file_id, "caption": media.get("caption") or "", "reply_markup": params.get("reply_markup")}
+        code, result = self._edit({**params, **edited}, ("photo", "caption", "reply_markup"))
+        if code != 200:
+            return code, result
+        sizes = [{"file_id": file_id, "file_unique_id": file_id[-12:], "width": w, "height": w} for w in (90, 800)]
+        message = {k: v for k, v in result.items() if k != "text"}
+        return 200, {**message, "photo": sizes, "caption": edited["caption"]}
 
     def _editMessageReplyMarkup(self, params):  # noqa: N802
         return self._edit(params, ("reply_markup",))

@@ -1,5 +1,6 @@
 """The board picture (`service.board`): what the SVG holds follows the public view (structural tests), the PNG
-matches a committed reference within a tolerance (golden images), and the replayer draws one.
+matches a committed reference within a tolerance (golden images) and resvg's drawing of the whole SVG (the PNG is
+drawn in cached layers), and the replayer draws one.
 
 The reference views are plain data (``tests/data/board/*.json``: public views of bot-played games), so a change
 of the engine's play never moves a golden image; only a change of the drawing does. After an intended change of
@@ -11,6 +12,7 @@ import io
 import json
 import os
 import pathlib
+import random
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -19,6 +21,7 @@ from PIL import Image, ImageChops
 from service import board
 from service.board import raster, svg
 from service.game import new_game
+from service.game.bots import choose
 from service.replay import main as replay_main
 
 DATA = pathlib.Path(__file__).parent / "data" / "board"
@@ -156,6 +159,95 @@ def test_the_golden_comparison_sees_a_moved_counter():
     view = view_of("two-side1-over")
     moved = board.Picture(svg.render({**view, "assimilation": view["assimilation"] + 3}, NAMES, "en")).png()
     assert differing_share(moved, DATA / "two-side1-over-en.png") > TOLERANCE
+
+
+# ---------------------------------------------------------------------------------------------- drawn in layers
+
+
+def games(count: int = 6, boards: int = 4) -> list[list[str]]:
+    """The SVGs of ``boards`` boards (a board every 9 actions) of each of ``count`` bot-played games: 2 to 7
+    players, both sides, English and Czech."""
+    out = []
+    for game_no in range(count):
+        game = new_game({"players": 2 + game_no % 6, "seed": 100 + game_no, "side": 1 + game_no % 2})
+        rng, lang, texts, step = random.Random(game_no), ("en", "cs")[game_no // 2 % 2], [], 0
+        while not game.is_over and len(texts) < boards:
+            seat = game.waiting_for()[0]
+            for action in choose(game, seat, rng):
+                game.apply(seat, action)
+                if game.is_over:
+                    break
+            step += 1
+            if step % 9 == 0 or game.is_over:
+                texts.append(svg.render(game.public_view(), NAMES, lang))
+        out.append(texts)
+    return out
+
+
+def largest_difference(png: bytes, other: bytes) -> int:
+    """The most any channel of any pixel moves from ``other`` to ``png``."""
+    new, old = Image.open(io.BytesIO(png)).convert("RGB"), Image.open(io.BytesIO(other)).convert("RGB")
+    assert new.size == old.size
+    return max(high for _, high in ImageChops.difference(new, old).getextrema())
+
+
+def still(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if not line.startswith(svg.LIVE))
+
+
+def test_the_layered_picture_is_resvgs_drawing_of_the_whole_board():
+    raster.forget()
+    texts = [text for game in games() for text in game]
+    assert len(texts) == 24 and len({ET.fromstring(t).get("height") for t in texts}) == 6  # 2 to 7 players
+    for text in texts:  # no pixel differs (the golden images' PIXEL_DELTA), however the caches stand
+        assert largest_difference(raster.png(text), raster.resvg_png(text)) <= PIXEL_DELTA
+    raster.forget()
+    assert largest_difference(raster.png(texts[-1]), raster.resvg_png(texts[-1])) <= PIXEL_DELTA  # cold
+
+
+def test_a_board_drawn_from_the_caches_is_the_board_drawn_cold():
+    texts = [text for game in games(3) for text in game]
+    raster.forget()
+    warm = [raster.png(text) for text in texts]
+    for text, picture in zip(texts, warm):
+        raster.forget()
+        assert raster.png(text) == picture
+
+
+def test_what_a_game_changes_on_the_board_is_live():
+    """The still layer, drawn once a table, is the same for every board of a game; each live line is one element."""
+    for game in games():
+        assert len({still(text) for text in game}) == 1
+        for text in game:
+            for line in text.split("\n"):
+                if line.startswith(svg.LIVE):
+                    ET.fromstring(line)
+
+
+def test_a_name_with_a_newline_stays_in_its_line():
+    text = svg.render(view_of("five-side2-reveal"), {**NAMES, 2: "Petr\nNovák"}, "en")
+    assert "Petr&#10;Novák" in text and "Petr\nNovák" not in text
+    assert largest_difference(raster.png(text), raster.resvg_png(text)) <= PIXEL_DELTA
+
+
+def test_a_live_element_that_cannot_be_measured_has_the_board_drawn_whole():
+    text = svg.render(view_of("five-side2-reveal"), NAMES, "en")
+    odd = text.replace(
+        "\n</svg>", f'\n{svg.LIVE}<ellipse cx="500" cy="500" rx="90" ry="40" fill="#d55e00"/></g>\n</svg>'
+    )
+    raster.forget()
+    assert raster.png(odd) == raster.resvg_png(odd) != raster.resvg_png(text)
+
+
+def test_a_sprite_whose_box_was_told_too_small_has_the_board_drawn_whole(monkeypatch):
+    class Narrow:
+        def getlength(self, text: str) -> float:
+            return 0.0  # every text measured empty: its box is its font size
+
+    monkeypatch.setattr(raster, "_font", lambda bold, size: Narrow())
+    text = svg.render(view_of("seven-side1-hunt"), NAMES, "en")
+    raster.forget()
+    assert raster.png(text) == raster.resvg_png(text)
 
 
 # ---------------------------------------------------------------------------------------------- replay

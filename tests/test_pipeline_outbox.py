@@ -379,6 +379,31 @@ def test_held_sms_news_is_folded_once_when_a_deliverer_dies_between_the_writes(c
     assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1."]
 
 
+def sms_keep(until):
+    """What a number gets at a step that has nothing for it: a marker (`service.channels.sms.render._keep`)."""
+    return sms_question("K7QX T3", 7) | {"hold_until": until, "keep": True}
+
+
+def test_held_sms_news_waits_one_window_longer_when_its_number_gets_nothing_at_the_next_step(ctx, clock):
+    write(ctx, "m1", [sms_keep(clock.now + 300)])
+    assert upkeep.drain(ctx, G, SMS) == ["superseded"]  # a marker alone is dropped at once, never sent
+    write(ctx, "m2", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600)])
+    write(ctx, "m3", [sms_keep(clock.now + 900)])
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "wait"]  # the news now waits for the marker's time limit
+    clock.advance(700)  # past the news's own time limit, within the marker's
+    assert upkeep.drain(ctx, G, SMS) == ["wait"]
+    write(ctx, "m4", [sms_question(QUESTION, len(QUESTION))])
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent"]
+    assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1."]
+
+
+def test_held_sms_news_is_kept_one_window_only(ctx, clock):
+    write(ctx, "n1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600), sms_keep(clock.now + 900)])
+    write(ctx, "n2", [sms_keep(clock.now + 1200)])
+    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent", "superseded"]  # a second marker: the news goes now
+    assert [text for chat, text in sent(ctx) if chat == SMS] == ["K7QX T2 Tokens: C1."]
+
+
 def sms_ok(text, until):
     return sms_news(f"K7QX T3 {text}", text, until) | {"fold_only": True}
 

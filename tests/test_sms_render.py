@@ -53,7 +53,12 @@ def test_a_seat_not_asked_gets_the_news_only_when_there_is_some_held_for_its_nex
         "fold_size": len("Places: p1 3, p2 5."),
     }
     assert "hold_until" not in out[0]  # a question is never held
-    assert [m["seat"] for m in step_messages(META, game, [], [1], DEADLINE, directory)] == [1]
+    quiet = step_messages(META, game, [], [1], DEADLINE + 600, directory)
+    assert [m["seat"] for m in quiet] == [1, 2]  # no news for seat 2: a marker, never sent (outbox.hold)
+    assert quiet[1]["keep"] and quiet[1]["hold_until"] == DEADLINE + 600
+    kept = fold_into(out[1], quiet[1], "b:1")  # its held news waits one window longer for the next question
+    assert kept == out[1] | {"hold_until": DEADLINE + 600, "extended": True, "folded": ["b:1"]}
+    assert fold_into(kept, quiet[1], "b:2") is None  # once: a second marker sends it
 
 
 def test_held_news_rides_on_the_question_after_it_when_it_fits(game, directory):

@@ -1,14 +1,19 @@
 """/board: the webhook (in process, fakeredis) never draws; the draw queue's job draws and uploads the picture to the
 fake Bot API over real HTTP; the next /board of the same picture is the webhook's own sendPhoto by file_id."""
 
+import json
+
+import fakeredis
 import pytest
 from pipeline_support import answer_all, run_jobs
 from rq.registry import ScheduledJobRegistry
 from test_telegram_webhook import GROUP, USERS, begin, chat, env, private  # noqa: F401 - fixtures
 
+from service import board
 from service.board import raster
 from service.channels.telegram import boards
 from service.channels.telegram import sender as tg
+from service.game import new_game
 from service.store import keys
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
@@ -116,3 +121,67 @@ def test_a_board_waits_for_the_group_budget_and_goes_out_later(chat, env, api):
     assert api.sent("sendPhoto") == []
     [later] = ScheduledJobRegistry(queue=env.ctx.draw_queue).get_job_ids()
     assert later.startswith(f"board-{game_id}-{group}-")
+
+
+# ---------------------------------------------------------------------------------------------- the status picture
+STATUS_CHAT, SLOT = "-100600", "G1:s1"
+
+
+def status_picture(game) -> dict:
+    return board.payload("G1", game.public_view(), {0: "Zora", 1: "Anna", 2: "Petr"}, "en")
+
+
+def test_the_status_picture_is_uploaded_once_then_only_its_caption_or_picture_is_edited(api, drawings):
+    """The group's status as a photo (`TelegramSender._photo`): sent with its caption; a version showing the same
+    picture edits the caption only; a new picture replaces the old in place (editMessageMedia, uploaded once, then
+    by file_id); the closing version (no picture) edits the caption of the photo it keeps."""
+    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    out = tg.TelegramSender(connection)
+    game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
+    first = status_picture(game)
+    out.send(STATUS_CHAT, "Turn 1: Anna ⏳", [[{"text": "👁 Watch", "url": "https://x.test/w/1"}]], SLOT, first)
+    [photo] = api.sent("sendPhoto", STATUS_CHAT)
+    assert photo["params"]["caption"] == "Turn 1: Anna ⏳" and photo["params"]["reply_markup"]["inline_keyboard"]
+    message_id = int(connection.hget(tg.slots_key(SLOT), f"{STATUS_CHAT}|{SLOT}"))
+    out.send(STATUS_CHAT, "Turn 1: Anna ✅", None, SLOT, status_picture(game))  # the same picture
+    assert [c["params"]["caption"] for c in api.sent("editMessageCaption", STATUS_CHAT)] == ["Turn 1: Anna ✅"]
+    assert len(drawings) == 1 and len(api.uploads) == 1
+
+    while board.picture(status_picture(game)).digest == board.picture(first).digest:  # another picture
+        seat = game.waiting_for()[0]
+        game.apply(seat, game.legal_actions(seat)[0])
+    out.send(STATUS_CHAT, "Turn 1: revealed", None, SLOT, status_picture(game))
+    [media] = api.sent("editMessageMedia", STATUS_CHAT)
+    assert int(media["params"]["message_id"]) == message_id and len(api.uploads) == 2 and len(drawings) == 2
+    assert api.messages[STATUS_CHAT, message_id]["caption"] == "Turn 1: revealed"
+    out.send(STATUS_CHAT, "Turn 1: closed", None, SLOT)  # the closing version keeps the picture
+    assert api.messages[STATUS_CHAT, message_id]["caption"] == "Turn 1: closed"
+    assert api.messages[STATUS_CHAT, message_id]["photo"] == media_file(api, media)
+    out.send(STATUS_CHAT, "Turn 2", None, "G1:s2", status_picture(game))  # a new status, a picture Telegram has
+    assert len(api.uploads) == 2 and len(drawings) == 2 and len(api.sent("sendPhoto", STATUS_CHAT)) == 2
+    assert api.sent("sendMessage") == [] and api.sent("editMessageText") == []
+
+
+def media_file(api, call) -> str:
+    return next(iter(f for f in api.uploads if api.uploads[f] == call["params"][call_part(call)].data))
+
+
+def call_part(call) -> str:
+    return json.loads(call["params"]["media"])["media"].removeprefix("attach://")
+
+
+def test_a_text_status_becomes_a_picture_and_a_long_status_gives_way_from_its_oldest_lines(api):
+    """A status message sent as text before (the setting was off) turns into the photo in place; a caption over
+    Telegram's 1024 UTF-16 units loses its oldest news lines first, "…" standing for them."""
+    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    out = tg.TelegramSender(connection)
+    game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
+    out.send(STATUS_CHAT, "Turn 1", None, SLOT)
+    [text] = api.sent("sendMessage", STATUS_CHAT)
+    news = [f"Anna plays card number {n} 🃏" for n in range(60)]
+    out.send(STATUS_CHAT, "\n".join([*news, "", "Turn 1: Anna ⏳"]), None, SLOT, status_picture(game))
+    [media] = api.sent("editMessageMedia", STATUS_CHAT)
+    caption = api.messages[STATUS_CHAT, text["params"] and int(media["params"]["message_id"])]["caption"]
+    assert caption.startswith("…\n") and caption.endswith("Turn 1: Anna ⏳") and news[-1] in caption
+    assert news[0] not in caption and len(caption.encode("utf-16-le")) // 2 <= tg.CAPTION_LIMIT
+    assert tg.caption_of("x" * 2000).endswith("…") and len(tg.caption_of("x" * 2000)) == tg.CAPTION_LIMIT

@@ -1,7 +1,7 @@
 """The board as a picture: what the group sees of a game, drawn from its public view only.
 
     svg.render(view, names, lang) -> str      the SVG (a web page can use it as it is)
-    raster.png(svg) -> bytes                  the PNG, drawn by resvg with the fonts shipped here
+    raster.png(svg) -> bytes                  the PNG, drawn by resvg with the fonts shipped here (in cached layers)
     picture(payload) -> Picture               both, with the digest that names the picture
 
 A *payload* is what an outgoing message carries to ask for a picture: ``{"game", "view", "names", "lang",

@@ -13,6 +13,11 @@ The colours are the Okabe–Ito palette (safe for the common colour blindnesses)
 every token and counter also has its own shape and a written label. Words come from gettext and
 `service.cardnames`; the font is the DejaVu Sans shipped beside this module (`service.board.raster`). The
 picture is a pure function of its arguments, so equal pictures have equal text (the cache keys on it).
+
+One element a line, and what changes during a game (counters, tokens, discs, pips, counts, cards played, the
+turn) is *live*: wrapped in ``<g class="live">`` on its own line. The rest depends only on the board side, the
+language, the number of players and their names, and no part of it is drawn over a live element, so
+`service.board.raster` may draw it once and compose the live elements over it.
 """
 
 import math
@@ -46,6 +51,9 @@ PLANET_TOP = 300
 PLACE_W, PLACE_H, PLACE_GAP = 180, 200, 10
 ROW_H = 78
 
+LIVE = '<g class="live">'
+NEWLINE = {"\n": "&#10;"}  # a newline in a name stays in its line (drawn the same: SVG drops it either way)
+
 PHASE_WORDS = {"explore": "phase1", "hunt": "phase2", "prereveal": "phase2", "reckoning": "phase3", "end": "phase4"}
 
 
@@ -54,8 +62,13 @@ def _text(
 ) -> str:
     return (
         f'<text x="{x:.0f}" y="{y:.0f}" font-size="{size}" font-weight="{weight}" fill="{fill}" '
-        f'text-anchor="{anchor}">{escape(text)}</text>'
+        f'text-anchor="{anchor}">{escape(text, NEWLINE)}</text>'
     )
+
+
+def _live(part: str) -> str:
+    """``part`` (one element, on one line) marked as changing during a game: drawn over the still layer."""
+    return f"{LIVE}{part}</g>"
 
 
 def _width(text: str, size: int, bold: bool = False) -> float:
@@ -160,7 +173,7 @@ def _header(view: dict, lang: str) -> list[str]:
     title = _("Turn {n}").format(n=view["turn"])
     if window and window["kind"] in PHASE_WORDS:
         title += " · " + word(PHASE_WORDS[window["kind"]], lang)
-    out = [_text(MARGIN, 46, title, 34, "bold")]
+    out = [_live(_text(MARGIN, 46, title, 34, "bold"))]
     if view.get("side"):
         out.append(
             _text(WIDTH - MARGIN, 46, _("Board side {side}").format(side=view["side"]), 24, "normal", MUTED, "end")
@@ -168,7 +181,7 @@ def _header(view: dict, lang: str) -> list[str]:
     if view.get("winner"):
         won = _("The Hunted win!") if view["winner"] == "hunted" else _("The Creature wins!")
         colour = HUNTED if view["winner"] == "hunted" else CREATURE
-        out.append(_text(WIDTH / 2, 46, won, 30, "bold", colour, "middle"))
+        out.append(_live(_text(WIDTH / 2, 46, won, 30, "bold", colour, "middle")))
     return out
 
 
@@ -184,13 +197,15 @@ def _track(view: dict, lang: str) -> list[str]:
     top = TRACK_TOP
     rescue_y, assim_y = top + 40, top + 40 + CELL + 16
     out = [
-        _text(
-            MARGIN,
-            top + 28,
-            _("Rescue:") + " " + (_("{n} spaces to the star").format(n=rescue) if rescue else _("on the star")),
-            24,
-            "bold",
-            HUNTED,
+        _live(
+            _text(
+                MARGIN,
+                top + 28,
+                _("Rescue:") + " " + (_("{n} spaces to the star").format(n=rescue) if rescue else _("on the star")),
+                24,
+                "bold",
+                HUNTED,
+            )
         )
     ]
     for d in range(1, RESCUE_SPACES + 1):
@@ -214,26 +229,32 @@ def _track(view: dict, lang: str) -> list[str]:
     out.append(star(star_x, (rescue_y + assim_y + CELL) / 2, 46))
     if 0 < rescue <= RESCUE_SPACES:
         out.append(
-            f'<g id="rescue-counter" data-distance="{rescue}">'
-            + ring(_space_x(rescue) + CELL / 2, rescue_y + CELL / 2, 24, HUNTED, str(rescue), 20)
-            + "</g>"
+            _live(
+                f'<g id="rescue-counter" data-distance="{rescue}">'
+                + ring(_space_x(rescue) + CELL / 2, rescue_y + CELL / 2, 24, HUNTED, str(rescue), 20)
+                + "</g>"
+            )
         )
     if 0 < assimilation <= ASSIMILATION_SPACES:
         out.append(
-            f'<g id="assimilation-counter" data-distance="{assimilation}">'
-            + square(_space_x(assimilation) + CELL / 2, assim_y + CELL / 2, 24, CREATURE, str(assimilation), 20)
-            + "</g>"
+            _live(
+                f'<g id="assimilation-counter" data-distance="{assimilation}">'
+                + square(_space_x(assimilation) + CELL / 2, assim_y + CELL / 2, 24, CREATURE, str(assimilation), 20)
+                + "</g>"
+            )
         )
     label = _("{n} spaces to the star").format(n=assimilation) if assimilation else _("on the star")
     out.append(_text(MARGIN, assim_y + 20, _("Assimilation:"), 20, "bold", CREATURE))
     out.append(
-        _text(
-            MARGIN,
-            assim_y + 44,
-            _fit(label, 20, _space_x(ASSIMILATION_SPACES) - MARGIN - 8, True),
-            20,
-            "bold",
-            CREATURE,
+        _live(
+            _text(
+                MARGIN,
+                assim_y + 44,
+                _fit(label, 20, _space_x(ASSIMILATION_SPACES) - MARGIN - 8, True),
+                20,
+                "bold",
+                CREATURE,
+            )
         )
     )
     if artemia:
@@ -281,34 +302,43 @@ def _places(view: dict, names: dict[int, str], lang: str) -> list[str]:
         if str(place) in reserve:
             left = reserve[str(place)]
             out.append(
-                _text(
-                    x + 12,
-                    y + PLACE_H - 12,
-                    _("Reserve: {n}").format(n=left) if left else _("Reserve: none"),
-                    17,
-                    "normal",
-                    MUTED,
+                _live(
+                    _text(
+                        x + 12,
+                        y + PLACE_H - 12,
+                        _("Reserve: {n}").format(n=left) if left else _("Reserve: none"),
+                        17,
+                        "normal",
+                        MUTED,
+                    )
                 )
             )
         row_y = y + 88
         for kind in ("creature", "target", "artemia"):
             if place in tokens.get(kind, []):
-                out.append(f'<g class="token" data-token="{kind}">' + token(kind, x + 26, row_y) + "</g>")
-                out.append(_text(x + 48, row_y + 7, _fit(_token_word(kind, lang), 19, PLACE_W - 56, True), 19, "bold"))
+                out.append(_live(f'<g class="token" data-token="{kind}">' + token(kind, x + 26, row_y) + "</g>"))
+                label = _fit(_token_word(kind, lang), 19, PLACE_W - 56, True)
+                out.append(_live(_text(x + 48, row_y + 7, label, 19, "bold")))
                 row_y += 34
         if place == 4 and view.get("marker_on_beach"):
-            out.append('<g id="marker" data-on-beach="1">' + triangle(x + 26, row_y, 14, MARKER) + "</g>")
-            out.append(_text(x + 48, row_y + 7, _fit(_("Marker"), 19, PLACE_W - 56, True), 19, "bold"))
+            out.append(_live('<g id="marker" data-on-beach="1">' + triangle(x + 26, row_y, 14, MARKER) + "</g>"))
+            out.append(_live(_text(x + 48, row_y + 7, _fit(_("Marker"), 19, PLACE_W - 56, True), 19, "bold")))
             row_y += 34
         seats = revealed.get(place, [])
         for i, seat in enumerate(seats):
             col, rank = i % 5, i // 5
             cx, cy = x + 22 + col * 34, max(row_y, y + 120) + rank * 34 + 8
-            out.append(f'<g class="revealed" data-seat="{seat}">' + disc(cx, cy, 15, HUNTED, str(seat), 18) + "</g>")
-        if place == 4 and not view.get("marker_on_beach"):  # beside the Beach: a hollow marker, said in words
-            out.append('<g id="marker" data-on-beach="0">' + triangle(x + 22, y + PLACE_H - 18, 10, CARD) + "</g>")
             out.append(
-                _text(x + 36, y + PLACE_H - 12, _fit(_("Marker: not here"), 15, PLACE_W - 40), 15, "normal", MUTED)
+                _live(f'<g class="revealed" data-seat="{seat}">' + disc(cx, cy, 15, HUNTED, str(seat), 18) + "</g>")
+            )
+        if place == 4 and not view.get("marker_on_beach"):  # beside the Beach: a hollow marker, said in words
+            out.append(
+                _live('<g id="marker" data-on-beach="0">' + triangle(x + 22, y + PLACE_H - 18, 10, CARD) + "</g>")
+            )
+            out.append(
+                _live(
+                    _text(x + 36, y + PLACE_H - 12, _fit(_("Marker: not here"), 15, PLACE_W - 40), 15, "normal", MUTED)
+                )
             )
         out.append("</g>")
     return out
@@ -339,12 +369,14 @@ def _hunted_rows(view: dict, names: dict[int, str], lang: str, top: float) -> li
             cx = will_x + _width(_("Will"), 18) + 18 + i * 26
             full = i < h["will"]
             out.append(
-                f'<circle cx="{cx:.0f}" cy="{y + 54:.0f}" r="10" fill="{HUNTED if full else CARD}" '
-                f'stroke="{HUNTED}" stroke-width="3"/>'
+                _live(
+                    f'<circle cx="{cx:.0f}" cy="{y + 54:.0f}" r="10" fill="{HUNTED if full else CARD}" '
+                    f'stroke="{HUNTED}" stroke-width="3"/>'
+                )
             )
         info_x = MARGIN + 330
         hand = _("Places in hand: {n}").format(n=h["hand"]) + " · " + _("Survival cards: {n}").format(n=h["survival"])
-        out.append(_text(info_x, y + 31, hand, 20))
+        out.append(_live(_text(info_x, y + 31, hand, 20)))
         played = h["played"]
         if isinstance(played, list):
             shown = _("Played: {cards}").format(cards=", ".join(f"{p} {name(p, lang)}" for p in played))
@@ -361,9 +393,9 @@ def _hunted_rows(view: dict, names: dict[int, str], lang: str, top: float) -> li
             pile = _("Discard: {cards}").format(cards=" ".join(map(str, discard)))
         else:
             pile = _("Discard: empty")
-        out.append(_text(info_x, y + 60, _fit(pile, 20, 290), 20, "normal", MUTED))
+        out.append(_live(_text(info_x, y + 60, _fit(pile, 20, 290), 20, "normal", MUTED)))
         if shown:
-            out.append(_text(WIDTH - MARGIN - 14, y + 60, _fit(shown, 20, 340, True), 20, "bold", HUNTED, "end"))
+            out.append(_live(_text(WIDTH - MARGIN - 14, y + 60, _fit(shown, 20, 340, True), 20, "bold", HUNTED, "end")))
         out.append("</g>")
         y += ROW_H
     return out
@@ -376,16 +408,11 @@ def _creature_row(view: dict, names: dict[int, str], lang: str, top: float) -> l
         f'stroke="{CREATURE}" stroke-width="3"/>',
         disc(MARGIN + 32, top + 34, 20, CREATURE),
         _text(MARGIN + 64, top + 40, _fit(seat_name(names, 0, lang), 24, 250, True), 24, "bold", CREATURE),
-        _text(
-            MARGIN + 330,
-            top + 40,
-            _("Hunt cards in hand: {n}").format(n=view["creature"]["hunt_cards"]),
-            20,
-        ),
+        _live(_text(MARGIN + 330, top + 40, _("Hunt cards in hand: {n}").format(n=view["creature"]["hunt_cards"]), 20)),
     ]
     played = [name(entry.get("card", ""), lang) for entry in view.get("hunt_cards_played") or []]
     line = _("Hunt cards this turn: {cards}").format(cards=", ".join(played)) if played else _("No Hunt card this turn")
-    out.append(_text(MARGIN + 64, top + 76, _fit(line, 20, WIDTH - 2 * MARGIN - 80), 20, "normal", INK))
+    out.append(_live(_text(MARGIN + 64, top + 76, _fit(line, 20, WIDTH - 2 * MARGIN - 80), 20, "normal", INK)))
     return out
 
 

@@ -13,7 +13,9 @@ class RecordingSender:
     def __init__(self, connection):
         self.redis = connection
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None:
         failure = self.redis.get(f"test:fail:{chat}")
         if failure:
             kind, _, arg = failure.decode().partition(":")
@@ -26,7 +28,16 @@ class RecordingSender:
                 raise RuntimeError("the delivery job died mid-batch")
             raise PermanentSendError("Forbidden: bot was blocked by the user")
         self.redis.rpush(
-            SENT_KEY, json.dumps({"chat": chat, "text": text, "buttons": buttons, **({"slot": slot} if slot else {})})
+            SENT_KEY,
+            json.dumps(
+                {
+                    "chat": chat,
+                    "text": text,
+                    "buttons": buttons,
+                    **({"slot": slot} if slot else {}),
+                    **({"picture": picture["version"]} if picture else {}),  # the state it shows
+                }
+            ),
         )
 
     def sent(self) -> list[dict]:

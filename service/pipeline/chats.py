@@ -22,6 +22,11 @@ def chat_kind(chat: str | None) -> ChatKind:
     return "telegram" if _TELEGRAM_CHAT.match(chat) else "console"
 
 
+def is_group(chat: str) -> bool:
+    """A Telegram group or forum topic (a private chat's id is positive)."""
+    return chat_kind(chat) == "telegram" and chat.startswith("-")
+
+
 def budget_chat(chat: str) -> str:
     """The chat whose send budget a message to ``chat`` spends: a forum topic's is its group's."""
     return chat.partition("/")[0] if chat_kind(chat) == "telegram" else chat

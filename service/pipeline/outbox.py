@@ -46,7 +46,9 @@ from service.store import LaneEntry, Store, keys
 class Sender(Protocol):
     """``slot`` is passed only for messages that have one (a sender without living messages may ignore it)."""
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None: ...
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None: ...
 
 
 class RetryAfter(Exception):
@@ -96,6 +98,7 @@ DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
 MAX_FOLDED_LINES = 80  # the most news lines a status message keeps with lines folded into it (the newest)
 FOLD_ROOM = 2000  # a fold leaves a message at most this long, so that its later versions still fit
+FOLD_ROOM_PICTURE = 900  # the same for a photo's caption, which holds 1024 UTF-16 units (Telegram's limit)
 DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreachable")
 
 
@@ -113,8 +116,10 @@ def backoff(attempt: int) -> float:
 
 
 def digest(message: dict) -> str:
-    """What a reader of a living message sees: its text and buttons."""
-    raw = json.dumps([message["text"], message.get("buttons")], sort_keys=True).encode()
+    """What a reader of a living message sees: its text and buttons, and the state its picture shows."""
+    picture = message.get("picture") or {}
+    shows = [picture.get(k) for k in ("view", "names", "lang")] if picture else None
+    raw = json.dumps([message["text"], message.get("buttons"), shows], sort_keys=True).encode()
     return hashlib.blake2b(raw, digest_size=8).hexdigest()
 
 
@@ -260,7 +265,8 @@ def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, 
     shown = store.shown_news_lines(game_id, chat, message["slot"])
     tail = message["text"].split("\n")[shown : message.get("news", 0)]
     prefix = store.prefix(game_id, chat, nxt["slot"])
-    if len("\n".join(prefix + tail + [nxt["text"]])) > FOLD_ROOM:
+    room = FOLD_ROOM_PICTURE if nxt.get("picture") else FOLD_ROOM
+    if len("\n".join(prefix + tail + [nxt["text"]]).encode("utf-16-le")) // 2 > room:
         return False  # the next message would have no room left to grow: the edit is worth its call
     store.add_prefix(game_id, chat, nxt["slot"], f"{head.batch}:{head.index}", tail)
     store.mark_sent(game_id, head.batch, head.index)
@@ -273,11 +279,16 @@ def hold(
     """A held message (``hold_until``: an SMS that only tells news and asks nothing) is not sent on its own while
     it may ride on the chat's next message: with a message behind it that has room (`fold_into`) it goes into
     that message and is not sent ("folded"); with nothing behind it, it waits until ``hold_until`` (the deadline
-    of the window open when it was written, so the news is never later than that) and then goes alone; with a
-    message behind it that has no room, it goes alone at once. One marked ``fold_only`` (an SMS player's "OK: play
-    3." when the number did not ask for confirmations) is dropped instead of going alone, and rides only on a
-    message that is sent. -> the outcome, or None: send it now. The folded message records its source, so a
-    deliverer killed between the two writes does not fold it twice."""
+    of the window open when it was written) and then goes alone; with a message behind it that has no room, it
+    goes alone at once. A ``keep`` marker behind it (its number gets nothing at the next step) gives it the
+    marker's time limit, the next window's deadline, once: so news is never later than the deadline of the
+    window after the one it was written in. A marker with nothing held before it is dropped. One marked
+    ``fold_only`` (an SMS player's "OK: play 3." when the number did not ask for confirmations) is dropped
+    instead of going alone, and rides only on a message that is sent. -> the outcome, or None: send it now. The
+    folded message records its source, so a deliverer killed between the two writes does not fold it twice."""
+    if message.get("keep"):
+        store.mark_sent(game_id, head.batch, head.index)
+        return Outcome("superseded")  # a marker: it only moves the time limit of a held message before it
     if not behind and now < message["hold_until"]:
         return Outcome("wait", message["hold_until"] - now)
     nxt = store.message(game_id, behind[0].batch, behind[0].index) if behind else None
@@ -303,11 +314,16 @@ def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
     """``nxt`` with the held message's text (``fold_text``, ``fold_size`` units) put in at its fold point
     (``fold_at``: after the part it must start with, before its own news), if that fits in the room its
     segments have left (``fold_room``, units) and does not change its encoding (``fold_gsm``); None when not.
-    The channel (`service.channels.sms.render`) sets these fields."""
-    if nxt.get("fold_at") is None or held["fold_size"] + 1 > nxt.get("fold_room", 0):
-        return None
+    The channel (`service.channels.sms.render`) sets these fields. Behind a ``keep`` marker: the held message
+    itself with the marker's time limit, unless it had one extra window already."""
     if held.get("fold_only") and nxt.get("hold_until") is not None:
         return None  # an "OK: …" rides only on a message that is sent: news held in turn says the game went on
+    if nxt.get("keep"):  # nothing to ride on: the held message waits for the marker's time limit instead, once
+        if held.get("extended"):
+            return None
+        return {**held, "hold_until": nxt["hold_until"], "extended": True, "folded": [*held.get("folded", []), source]}
+    if nxt.get("fold_at") is None or held["fold_size"] + 1 > nxt.get("fold_room", 0):
+        return None
     if nxt.get("fold_gsm") and not held.get("fold_gsm"):
         return None  # GSM-7 text made UCS-2 would cost more segments
     at, text = nxt["fold_at"], nxt["text"]
@@ -351,7 +367,15 @@ def _send(
 ) -> Outcome:
     batch, index = head.batch, head.index
     try:
-        if message.get("slot"):
+        if message.get("picture"):
+            sender.send(
+                message["chat"],
+                message["text"],
+                message.get("buttons"),
+                message.get("slot"),
+                picture=message["picture"],
+            )
+        elif message.get("slot"):
             sender.send(message["chat"], message["text"], message.get("buttons"), slot=message["slot"])
         else:
             sender.send(message["chat"], message["text"], message.get("buttons"))

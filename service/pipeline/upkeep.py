@@ -15,7 +15,7 @@ import logging
 
 from service.game import Game
 from service.pipeline import news, outbox, scheduling, seats, telling
-from service.pipeline.chats import chat_kind
+from service.pipeline.chats import chat_kind, is_group
 from service.pipeline.context import Context
 from service.pipeline.resolution import follow_up, resolve_window
 from service.store import Snapshot, batch_for_version, keys
@@ -148,9 +148,10 @@ def sweep(ctx: Context) -> dict[str, int]:
 
 
 def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
-    """Drain the lane of every chat the batches write to (their messages, and any queued before them there)."""
+    """Drain the lane of every chat the batches write to (their messages, and any queued before them there); the
+    groups' lanes last: a group's status picture may have to be drawn first, and no seat's question waits for it."""
     chats = dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch))
-    return [status for chat in chats for status in drain(ctx, game_id, chat)]
+    return [status for chat in sorted(chats, key=is_group) for status in drain(ctx, game_id, chat)]
 
 
 def drain(ctx: Context, game_id: str, chat: str) -> list[str]:

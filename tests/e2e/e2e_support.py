@@ -199,12 +199,24 @@ class Users:
     # --- what the bot sent ----------------------------------------------------------------------------------
 
     def messages(self, chat_id: int) -> dict[int, dict]:
-        """message id -> {"text", "reply_markup"} of every message the bot has in this chat (edits applied)."""
+        """message id -> {"text", "reply_markup"} (a photo: {"photo", "caption", "reply_markup"}) of every message
+        the bot has in this chat (edits applied)."""
         with self.api._lock:
             return {mid: dict(m) for (chat, mid), m in self.api.messages.items() if chat == str(chat_id)}
 
+    def sends(self, chat_id: int | str) -> list[str]:
+        """The text of every new message sent to the chat, in order: a message's text or a photo's caption."""
+        calls = sorted(self.api.sent("sendMessage", chat_id) + self.api.sent("sendPhoto", chat_id), key=at)
+        return [c["params"].get("text") or c["params"].get("caption") or "" for c in calls]
+
     def group_sends(self) -> list[str]:
-        return [c["params"]["text"] for c in self.api.sent("sendMessage", self.group["id"])]
+        return self.sends(self.group["id"])
+
+    def group_edits(self) -> list[str]:
+        """The text of every edit of the group's messages, in order: the status's text, or its picture's caption."""
+        methods = ("editMessageText", "editMessageCaption", "editMessageMedia")
+        calls = sorted((c for m in methods for c in self.api.sent(m, self.group["id"])), key=at)
+        return [c["params"].get("text") or c["params"].get("caption") or caption_of_media(c) for c in calls]
 
     def open_decision(self, who: dict, done: set) -> tuple[int, int, list[dict]] | None:
         """(message id, window, buttons) of the newest decision (a turn message asking a question) not yet
@@ -226,6 +238,20 @@ class Users:
             if best is None or window > best[1]:
                 best = (mid, window, buttons)
         return best
+
+
+def at(call: dict) -> float:
+    return call["at"]
+
+
+def caption_of_media(call: dict) -> str:
+    media = call["params"].get("media")
+    return (json.loads(media) if isinstance(media, str) else media or {}).get("caption") or ""
+
+
+def shown_text(message: dict) -> str:
+    """What a message shows as text: its text, or its photo's caption."""
+    return message.get("text") or message.get("caption") or ""
 
 
 def choose(rng: random.Random, buttons: list[dict]) -> dict:

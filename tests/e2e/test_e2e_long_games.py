@@ -229,7 +229,7 @@ def test_a_forum_hosts_one_table_per_topic_and_commands_act_on_their_topic(redis
     assert store.game_of_chat(f"{FORUM}/7") == first and store.game_of_chat(f"{FORUM}/9") == second
 
     def threads():  # every message the bot sent to the forum, by topic
-        sends = api.sent("sendMessage", FORUM)
+        sends = api.sent("sendMessage", FORUM) + api.sent("sendPhoto", FORUM)
         return [int(c["params"].get("message_thread_id") or 0) for c in sends]
 
     wait_for(lambda: {7, 9} <= set(threads()), 20, "each table's status in its own topic")

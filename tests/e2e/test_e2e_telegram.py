@@ -8,8 +8,9 @@ import random
 
 import pytest
 import redis
-from e2e_support import Stack, Users, choose, play_by_buttons, user, wait_for
+from e2e_support import Stack, Users, choose, play_by_buttons, shown_text, user, wait_for
 
+from service.channels.telegram.sender import caption_of
 from service.game import Game
 from service.pipeline import export
 from service.pipeline.outbox import with_prefix
@@ -69,7 +70,13 @@ def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_
     others = [t for t in sends if "🔦" not in t and "🏁" not in t]
     assert len(others) == 1 and "begins" in others[0] and "🌍 Turn 0" in others[0], others
     assert sum("🏁" in t for t in sends) == 1
-    assert len(api.sent("editMessageText", group)) > turns  # the status is edited as the turn goes
+    assert len(users.group_edits()) > turns  # the status is edited as the turn goes
+    # the status is the board's picture (the default): sent as photos, edited in place, each picture uploaded once
+    assert api.sent("sendMessage", group) == [c for c in api.sent("sendMessage", group) if "🏁" in c["params"]["text"]]
+    assert len(api.sent("sendPhoto", group)) == len(sends) - 1 and api.sent("editMessageText", group) == []
+    pictures = [m["photo"] for m in users.messages(group).values() if "photo" in m]
+    assert api.sent("editMessageMedia", group) and len(pictures) == len(api.sent("sendPhoto", group))
+    assert len(api.uploads) == len(set(api.uploads.values())) > len(pictures)
     # (these players press at once, so the ticks and "locked in" edits are mostly replaced before they leave:
     # test_while_a_window_waits_the_table_sees_who_answered_and_the_answerer_sees_it_locked_in shows them)
     czech = " ".join(c["params"].get("text") or "" for c in api.sent("editMessageText", petr["id"]))
@@ -110,7 +117,7 @@ def test_while_a_window_waits_the_table_sees_who_answered_and_the_answerer_sees_
     answer_fully(users, anna, random.Random(1), done)
 
     def tick_shown():
-        return any("✅ Anna" in (c["params"].get("text") or "") for c in api.sent("editMessageText", users.group["id"]))
+        return any("✅ Anna" in text for text in users.group_edits())
 
     def locked_in_shown():
         return any("✅ Locked in" in (m.get("text") or "") for m in users.messages(anna["id"]).values())
@@ -132,11 +139,7 @@ def test_a_deadline_plays_for_the_silent_players_and_bots_take_over(redis_url, b
 
     resolved = [int(e.split(":")[1]) for e in store.resolution_log(game_id)[1:]]
     assert len(resolved) == len(set(resolved)) >= 3  # each window resolved once
-    texts = [
-        c["params"]["text"]
-        for c in api.calls
-        if c["method"] in ("sendMessage", "editMessageText") and str(c["params"]["chat_id"]) == str(users.group["id"])
-    ]
+    texts = users.group_sends() + users.group_edits()
     assert any("missed 3 deadlines in a row" in t for t in texts)  # the table is told
     for who in (anna, petr, eva):  # everyone was asked (a question with buttons) before the bot took over
         assert any(
@@ -172,8 +175,10 @@ def test_a_player_who_blocked_the_bot_is_covered_and_the_group_told_how_to_fix_i
 
 def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_api, stacks):
     api, base_url = bot_api
-    for method in ("sendMessage", "editMessageText"):
-        api.fail("retry_after", 1, times=15, method=method)
+    for method in ("sendMessage", "editMessageText"):  # the seats' messages, and the texts of the group
+        api.fail("retry_after", 1, times=12, method=method)
+    for method in ("sendPhoto", "editMessageCaption", "editMessageMedia"):  # the group's status picture
+        api.fail("retry_after", 1, times=2, method=method)
     # audit mode: delivered batches are kept, so every stored message can be checked against what arrived
     stack = stacks(Stack(redis_url, api, base_url, ARTEMIA_OUTBOX_KEEP_SENT="1"))
     users = Users(stack.webhook, api, group_id=-100558)
@@ -188,14 +193,16 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
         return stored and all(store.send_state(game_id, b, i) == "sent" for b, i, _ in stored) and stored
 
     stored = wait_for(all_sent, 60, "every stored message to be delivered")
-    assert sum(c["code"] == 429 for c in api.calls) == 30
+    fired = collections.Counter(c["method"] for c in api.calls if c["code"] == 429)
+    assert fired["sendMessage"] == fired["editMessageText"] == 12 and fired["sendPhoto"] == 2, fired
+    assert fired["editMessageCaption"] + fired["editMessageMedia"] >= 2, fired
 
     chats = {m["chat"] for _, _, m in stored}
     for chat in chats:
         mine = [(b, i, m) for b, i, m in stored if m["chat"] == chat]
         plain = collections.Counter(m["text"] for _, _, m in mine if not m.get("slot"))
         slots = {m["slot"] for _, _, m in mine if m.get("slot")}
-        new = [c["params"]["text"] for c in api.sent("sendMessage", chat)]
+        new = users.sends(chat)
         # a closed status message that had to wait for the group's budget was folded into the next one
         # (`outbox.fold`): its slot may never have been sent at all
         sent_slots = {slot for slot in slots if store.shown(game_id, chat, slot)}
@@ -205,11 +212,13 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
         assert collections.Counter(t for t in new if t in plain) == plain, chat
         # every living message shows its newest version (with the lines folded into it on top), or that version
         # was folded on, and each of its news lines is shown in the chat
-        shown = {m["text"] for m in users.messages(int(chat)).values()}
+        shown = {shown_text(m) for m in users.messages(int(chat)).values()}
         lines_shown = {line for text in shown for line in text.split("\n")}
         for slot in slots:
             newest = max((m for _, _, m in mine if m.get("slot") == slot), key=lambda m: m["seq"])
             newest = with_prefix(store, game_id, chat, newest)
+            if newest.get("picture"):
+                newest = {**newest, "text": caption_of(newest["text"])}  # a photo's caption: at most 1024 units
             if newest["text"] not in shown:
                 assert newest.get("fold"), (chat, slot)
                 assert set(newest["text"].split("\n")[: newest["news"]]) <= lines_shown, (chat, slot)
@@ -218,10 +227,11 @@ def test_a_storm_of_429s_loses_no_message_and_sends_none_twice(redis_url, bot_ap
 
 
 def test_board_is_drawn_by_a_worker_once_and_then_sent_by_its_file_id(redis_url, bot_api, stacks):
-    """/board through the web app: the first is drawn and uploaded by a worker (the draw queue), the second of the
-    same state is the webhook's own reply by file_id, in the group and in private; nothing is uploaded twice."""
+    """/board through the web app, the status as text: the first is drawn and uploaded by a worker (the draw
+    queue), the second of the same state is the webhook's own reply by file_id, in the group and in private;
+    nothing is uploaded twice."""
     api, base_url = bot_api
-    stack = stacks(Stack(redis_url, api, base_url))
+    stack = stacks(Stack(redis_url, api, base_url, ARTEMIA_STATUS_PICTURE="0"))
     users = Users(stack.webhook, api, group_id=-100557)
     anna, petr = user(21, "Anna"), user(22, "Petr")
     users.open_table(anna, [petr], settings=["deadline 1h"])
@@ -241,3 +251,23 @@ def test_board_is_drawn_by_a_worker_once_and_then_sent_by_its_file_id(redis_url,
     mine = users.say(petr, "/board", private=True)
     assert mine["method"] == "sendPhoto" and mine["photo"] == file_id and mine["chat_id"] == petr["id"]
     assert len(api.uploads) == 1 and len(api.sent("sendPhoto")) == 1  # the replies went in the webhook's answers
+
+
+def test_board_sends_the_status_picture_telegram_has_already(redis_url, bot_api, stacks):
+    """With the status as the board's picture (the default), /board of the state the status shows is the webhook's
+    own reply by the file_id the status's upload got: nothing drawn or uploaded again."""
+    api, base_url = bot_api
+    stack = stacks(Stack(redis_url, api, base_url))
+    users = Users(stack.webhook, api, group_id=-100560)
+    anna, petr = user(41, "Anna"), user(42, "Petr")
+    users.open_table(anna, [petr], settings=["deadline 1h"])
+    store = store_of(redis_url)
+    game_id = store.game_of_chat(str(users.group["id"]))
+    [status] = wait_for(lambda: api.sent("sendPhoto", users.group["id"]), 30, "the status picture")
+    file_id = next(iter(api.uploads))
+    assert status["params"]["caption"].startswith("🌍") or "Turn" in status["params"]["caption"]
+    assert store.redis.hvals(keys.telegram_boards(game_id)) == [file_id.encode()]
+
+    mine = users.say(petr, "/board", private=True)  # the game waits for the Creature: the state is the status's
+    assert mine["method"] == "sendPhoto" and mine["photo"] == file_id and mine["chat_id"] == petr["id"]
+    assert len(api.uploads) == 1 and len(api.sent("sendPhoto")) == 1  # the reply went in the webhook's answer

@@ -13,7 +13,10 @@ class ConsoleSender:
         self.labels = labels or {}
         self._lock = threading.Lock()
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None:
+        """``text`` as lines (a picture is not drawn in a terminal: its caption, the text, says what it shows)."""
         label = self.labels.get(chat, chat)
         lines = text.splitlines() or [""]
         with self._lock:

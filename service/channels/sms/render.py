@@ -1,12 +1,14 @@
-"""Outbox messages for the SMS seats of a game: one standalone text per number per step, or none.
+"""Outbox messages for the SMS seats of a game: one standalone text per number per step, or a marker.
 
 For a seat whose chat is ``sms:<number>`` (`SmsChannel`, the pipeline's channel for SMS): a seat that
 is asked gets the question with the news (`sms_text.step_text`); a seat that is not asked gets the news only
 when there is some, and that message is held (`_held`): it rides on the number's next message of the game when
 it fits in that message's segments (after the question, before its own news: `service.pipeline.outbox.hold`),
 and goes alone only when nothing follows it before the deadline of the window then open, or when the next
-message has no room; everyone gets the end of the game. Each is worded in the number's language and time zone
-and fitted to its ASCII setting. The game code is ``meta["code"]`` (set by `service.pipeline.lobby`), else ``game_id``.
+message has no room. A seat that gets nothing at a step gets a marker (`_keep`), never sent: news still held on
+its lane waits one window longer for the number's next message. Everyone gets the end of the game. Each is
+worded in the number's language and time zone and fitted to its ASCII setting. The game code is
+``meta["code"]`` (set by `service.pipeline.lobby`), else ``game_id``.
 """
 
 import re
@@ -64,6 +66,14 @@ def _held(message: dict, news: str, until: float) -> dict:
     }
 
 
+def _keep(message: dict, until: float) -> dict:
+    """A marker for a number that gets nothing at this step: news held on its lane, written at the step before
+    and not yet gone, is held until ``until`` (the deadline of the window now open) instead, once, so that it
+    rides on the number's next question rather than going alone while the others play a window the number has
+    no part in. The marker itself is never sent (`service.pipeline.outbox.hold`)."""
+    return {**message, "hold_until": until, "keep": True}
+
+
 def step_messages(
     meta: dict, game, events: list[dict], asked: list[int], deadline: float, directory: Directory, game_id: str = ""
 ) -> list[dict]:
@@ -82,6 +92,8 @@ def step_messages(
         elif said:
             text = sms_text.compose(f"{head} {said}", [], prefs.ascii)
             out.append(_held(_message(chat, seat, text, len(head)), sms_text.prepare(said, prefs.ascii), deadline))
+        else:
+            out.append(_keep(_message(chat, seat, head, len(head)), deadline))
     return out
 
 

@@ -37,7 +37,10 @@ class TwilioSender:
         base = settings.twilio_api_base_url.rstrip("/")
         self.url = f"{base}/2010-04-01/Accounts/{settings.twilio_account_sid}/Messages.json"
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None:
+        """``text`` by SMS (buttons, slots and pictures are Telegram's: an SMS is plain text)."""
         number = number_of(chat)
         if number is None:
             raise PermanentSendError(f"not an SMS chat: {chat}")

@@ -21,17 +21,14 @@ import math
 from service import board, i18n
 from service.board import Picture
 from service.channels.telegram import sender as telegram_send
-from service.channels.telegram.sender import TelegramSender, split_chat
+from service.channels.telegram.sender import CAPTION_LIMIT, TelegramSender, known_file, remember_file, split_chat
 from service.game import Game
 from service.pipeline import outbox, scheduling
 from service.pipeline.chats import budget_chat
 from service.pipeline.context import Context
-from service.store import keys
 
 log = logging.getLogger(__name__)
 
-CAPTION_LIMIT = 1024  # Telegram's, in UTF-16 code units
-TTL = 30 * 86400  # the file_ids of a game's pictures: as long as its living messages' ids
 SHORT_WAIT = 5.0  # a budget wait up to this long is slept through; a longer one reschedules the job
 
 
@@ -53,18 +50,6 @@ def caption(code: str, view: dict, lang: str) -> str:
     return text
 
 
-def file_id(ctx: Context, game_id: str, picture: Picture) -> str | None:
-    known = ctx.store.redis.hget(keys.telegram_boards(game_id), picture.digest)
-    return known.decode() if isinstance(known, bytes) else known
-
-
-def remember(ctx: Context, game_id: str, picture: Picture, file: str) -> None:
-    pipe = ctx.store.redis.pipeline(transaction=False)
-    pipe.hset(keys.telegram_boards(game_id), picture.digest, file)
-    pipe.expire(keys.telegram_boards(game_id), TTL)
-    pipe.execute()
-
-
 def reply(ctx: Context, game_id: str, chat: str) -> dict | None:
     """The webhook's answer to /board in ``chat`` (``"<id>"`` or ``"<id>/<topic>"``): a ``sendPhoto`` by ``file_id``
     when Telegram has the picture, else None after queueing the job that draws and sends it."""
@@ -72,7 +57,7 @@ def reply(ctx: Context, game_id: str, chat: str) -> dict | None:
     if found is None:
         return None
     picture, text = found
-    known = file_id(ctx, game_id, picture)
+    known = known_file(ctx.store.redis, game_id, picture.digest)
     if known is None:
         job_id = f"board-{game_id}-{chat.replace('/', '-')}-{picture.digest}"
         scheduling.enqueue(ctx.draw_queue, ctx, "workers.jobs.board", (game_id, chat), job_id)
@@ -104,11 +89,11 @@ def send(ctx: Context, game_id: str, chat: str) -> str:
                 f"board-{game_id}-{chat.replace('/', '-')}-{picture.digest}-{math.ceil(ctx.clock() + wait)}",
             )
             return "later"
-        ctx.sleep(wait)
+        ctx.sleep(max(wait, outbox.MIN_SLEEP))  # a wait of 1e-12 s would not move a test's clock
         waited += wait
     chat = TelegramSender(ctx.store.redis).chat(chat)  # a group that became a supergroup
     chat_id, thread_id = split_chat(chat)
-    known = file_id(ctx, game_id, picture)
+    known = known_file(ctx.store.redis, game_id, picture.digest)
     result = telegram_send.send_photo(chat_id, known or picture.png(), text, thread_id)
     if result.status == "retry_after":
         ctx.store.pause_sending(ctx.clock(), result.retry_after)
@@ -119,5 +104,5 @@ def send(ctx: Context, game_id: str, chat: str) -> str:
         log.warning("board not sent", extra={"game": game_id, "status": result.status, "detail": result.detail})
         return result.status
     if result.file_id and not known:
-        remember(ctx, game_id, picture, result.file_id)
+        remember_file(ctx.store.redis, game_id, picture.digest, result.file_id)
     return "sent by file_id" if known else "uploaded"

@@ -10,6 +10,10 @@
       then lives on, edited by every later step and after every accepted answer (who has answered, never what),
       through the rest of the turn and the next turn's first windows, until the next reveal. The **end of the
       game** comes with its reveal, or as a new message. So a turn costs the group one new message, and edits.
+      With ``status_picture`` (the default) the status message is the board's picture (`service.board`) with
+      the status as its caption: a version whose picture is unchanged edits the caption only (the sender
+      compares the pictures' digests), a new picture replaces the old in place; the closing version keeps the
+      picture and updates the caption.
 A private chat of a player who blocked the bot (`news.Readers.unreachable`) gets nothing until they press Start.
 A game without a group tells each player what the table would be, in plain lines (`service.channels.plain`);
 plain lines are also the fallback when a screen cannot be drawn.
@@ -21,6 +25,7 @@ from functools import partial
 
 import redis
 
+from service import board
 from service.channels import plain
 from service.channels.telegram import ui
 from service.config import Settings
@@ -54,10 +59,11 @@ def status_text(
     lang: str,
     news: list[str],
     meta: dict | None = None,
+    pictured: bool = False,
 ) -> str:
     """The news since the last reveal (in order: what happened), then `ui.status` (where the game is now), its
-    times as the table's ``meta`` shows them (`ui.clock_of`)."""
-    block = ui.status(view, names, asked, answered, deadline, lang, (), **ui.clock_of(meta or {}))
+    times as the table's ``meta`` shows them (`ui.clock_of`); ``pictured``: the caption of the board's picture."""
+    block = ui.status(view, names, asked, answered, deadline, lang, (), **ui.clock_of(meta or {}), pictured=pictured)
     return "\n\n".join(["\n".join(news), block]) if news else block
 
 
@@ -121,6 +127,10 @@ class TelegramChannel:
             )
         return out
 
+    def _picture(self, game_id: str, view: dict, names: dict[int, str], lang: str, version: int) -> dict | None:
+        """The board payload a group status message shows as its photo, or None: a text status."""
+        return board.payload(game_id, view, names, lang, version) if self.settings.status_picture else None
+
     def _group(self, news: StepNews) -> list[dict]:
         """The living status message; a reveal starts a new one (see the module docstring)."""
         step, readers, segment, closed = news.step, news.readers, news.segment, news.closed
@@ -135,7 +145,7 @@ class TelegramChannel:
             out.append(
                 message(
                     group,
-                    status_text(past, names, [], set(), None, lang, lines),
+                    status_text(past, names, [], set(), None, lang, lines, pictured=self.settings.status_picture),
                     None,
                     True,
                     buttons=watch_button(self.settings, meta, lang),
@@ -147,14 +157,27 @@ class TelegramChannel:
             )
         asked = step.asked if game.window and not game.is_over else []
         lines = plain.news_lines(segment.items, meta, lang, news.bot_username)
-        text = status_text(view, names, asked, set(), step.deadline if asked else None, lang, lines, meta)
+        deadline = step.deadline if asked else None
+        text = status_text(view, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
         if game.is_over and closed is not None:
             text = "\n\n".join([text, game_over(view, names, lang)])
         slot = status_slot(step.game_id, segment.start)
         ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
         keyboard = watch_button(self.settings, meta, lang)
+        picture = self._picture(step.game_id, view, names, lang, step.version)
         out.append(
-            message(group, text, None, True, keyboard, slot=slot, seq=seq, news_lines=text_lines(lines), fold=ending)
+            message(
+                group,
+                text,
+                None,
+                True,
+                keyboard,
+                slot=slot,
+                seq=seq,
+                news_lines=text_lines(lines),
+                fold=ending,
+                picture=picture,
+            )
         )
         if ending:  # a slot of its own, so that the closing lines can be folded into it (`outbox.fold`)
             over = f"{step.game_id}:over"
@@ -227,8 +250,9 @@ class TelegramChannel:
             lang = readers.group_lang()
             segment = current_segment(refresh.news)
             lines = plain.news_lines(segment["items"], meta, lang, refresh.bot_username)
+            view = game.public_view()
             text = status_text(
-                game.public_view(),
+                view,
                 names_of(meta),
                 sorted(refresh.expected),
                 refresh.answered,
@@ -236,9 +260,11 @@ class TelegramChannel:
                 lang,
                 lines,
                 meta,
+                self.settings.status_picture,
             )
             slot = status_slot(refresh.game_id, segment["start"])
             keyboard = watch_button(self.settings, meta, lang)
+            picture = self._picture(refresh.game_id, view, names_of(meta), lang, refresh.snap.version)
             out.append(
                 message(
                     group,
@@ -250,6 +276,7 @@ class TelegramChannel:
                     seq=refresh.seq,
                     news_lines=text_lines(lines),
                     settle=True,
+                    picture=picture,
                 )
             )
         chat = readers.chat(seat)

@@ -18,7 +18,8 @@ is one of
     failed               any other refusal (bad request, bad token): do not retry
 
 `TelegramSender` adapts this to the pipeline's ``Sender`` (``service.pipeline.outbox``): it follows migrated chats,
-edits a "living" message in place when the outgoing message names a slot, and raises the outbox's exceptions:
+edits a "living" message in place when the outgoing message names a slot, shows a message that carries a board
+``picture`` as that photo with its text as the caption (`TelegramSender._photo`), and raises the outbox's exceptions:
 ``blocked`` -> `PermanentSendError` (the player cannot be reached), ``failed`` -> `RejectedSendError` (this one
 message is refused), ``network`` -> `TransientSendError`, 429 -> `RetryAfter`.
 Chats are strings: ``"<chat id>"`` or ``"<chat id>/<forum topic id>"``.
@@ -29,9 +30,10 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from service import board
 from service.config import get_settings
 from service.pipeline import outbox
 from service.store import keys
@@ -40,6 +42,10 @@ DEFAULT_BASE_URL = "https://api.telegram.org/bot"
 # Refusals that mean the player cannot be reached at all (deactivated, kicked the bot, never started it), as
 # opposed to a refusal of one message (a 400 about its text or markup).
 UNREACHABLE_WORDS = ("blocked", "deactivated", "kicked", "initiate")
+# Refusals of an edit that mean the message is of the other kind (text vs photo): a new message is sent instead.
+WRONG_KIND_WORDS = ("there is no text in the message", "there is no media in the message", "there is no caption")
+CAPTION_LIMIT = 1024  # a photo's caption, in UTF-16 code units
+FILE_TTL = 30 * 86400  # the file_ids of a game's pictures: as long as its living messages' ids
 
 
 @dataclass(frozen=True)
@@ -113,6 +119,8 @@ def _call(make_coroutine) -> Result:
             return Result("not_modified", detail=exc.message)
         if "message to edit not found" in text or "message can't be edited" in text:
             return Result("edit_target_missing", detail=exc.message)
+        if any(words in text for words in WRONG_KIND_WORDS):
+            return Result("edit_target_missing", detail=exc.message)
         if any(word in text for word in UNREACHABLE_WORDS):
             return Result("blocked", detail=exc.message)
         return Result("failed", detail=exc.message)
@@ -131,16 +139,75 @@ def send(
     return _call(lambda bot: bot.send_message(chat_id, text, reply_markup=markup(buttons), message_thread_id=thread_id))
 
 
-def send_photo(chat_id: int | str, photo: str | bytes, caption: str, thread_id: int | None = None) -> Result:
+def _photo_file(photo: str | bytes) -> str | InputFile:
+    return photo if isinstance(photo, str) else InputFile(photo, filename="board.png")
+
+
+def send_photo(
+    chat_id: int | str,
+    photo: str | bytes,
+    caption: str,
+    thread_id: int | None = None,
+    buttons: list[list[dict]] | None = None,
+) -> Result:
     """``photo``: a ``file_id`` Telegram gave for a photo sent before, or the PNG's bytes (a multipart upload)."""
     return _call(
         lambda bot: bot.send_photo(
-            chat_id,
-            photo if isinstance(photo, str) else InputFile(photo, filename="board.png"),
-            caption=caption,
-            message_thread_id=thread_id,
+            chat_id, _photo_file(photo), caption=caption, message_thread_id=thread_id, reply_markup=markup(buttons)
         )
     )
+
+
+def edit_media(
+    chat_id: int | str, message_id: int, photo: str | bytes, caption: str, buttons: list[list[dict]] | None = None
+) -> Result:
+    """A photo message shows another photo (by ``file_id`` or uploaded) and caption."""
+    # bytes, not an InputFile: PTB then attaches the upload as "attach://…", as Telegram wants it in InputMedia
+    media = InputMediaPhoto(photo, caption=caption, filename=None if isinstance(photo, str) else "board.png")
+    return _call(
+        lambda bot: bot.edit_message_media(media, chat_id=chat_id, message_id=message_id, reply_markup=markup(buttons))
+    )
+
+
+def edit_caption(chat_id: int | str, message_id: int, caption: str, buttons: list[list[dict]] | None = None) -> Result:
+    return _call(
+        lambda bot: bot.edit_message_caption(
+            chat_id=chat_id, message_id=message_id, caption=caption, reply_markup=markup(buttons)
+        )
+    )
+
+
+def caption_of(text: str) -> str:
+    """``text`` as a photo's caption: its first lines (the oldest news) give way until it fits in 1024 UTF-16
+    units, "…" standing for them; a caption that still does not fit is cut at its end."""
+
+    def units(s: str) -> int:
+        return len(s.encode("utf-16-le")) // 2
+
+    lines = text.split("\n")
+    cut = False
+    while len(lines) > 1 and units("\n".join(lines)) > CAPTION_LIMIT - 2:
+        lines, cut = lines[1:], True
+    caption = ("…\n" if cut else "") + "\n".join(lines).lstrip("\n")
+    if units(caption) > CAPTION_LIMIT:
+        cut_to = caption[: CAPTION_LIMIT - 1]  # characters: at least as many UTF-16 units
+        while units(cut_to) > CAPTION_LIMIT - 1:
+            cut_to = cut_to[:-1]
+        caption = cut_to + "…"
+    return caption
+
+
+def known_file(connection, game_id: str, digest: str) -> str | None:
+    """The ``file_id`` of a picture of the game Telegram has already (`service.board.Picture.digest`)."""
+    known = connection.hget(keys.telegram_boards(game_id), digest)
+    return known.decode() if isinstance(known, bytes) else known
+
+
+def remember_file(connection, game_id: str, digest: str, file: str) -> None:
+    pipe = connection.pipeline(transaction=False)
+    pipe.hset(keys.telegram_boards(game_id), digest, file)
+    pipe.expire(keys.telegram_boards(game_id), FILE_TTL)
+    pipe.execute()
 
 
 def edit(chat_id: int | str, message_id: int, text: str, buttons: list[list[dict]] | None = None) -> Result:
@@ -178,18 +245,24 @@ class TelegramSender:
         moved = self.redis.get(keys.telegram_moved(chat))
         return moved.decode() if moved else chat
 
-    def send(self, chat: str, text: str, buttons: list | None = None, slot: str | None = None) -> None:
+    def send(
+        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
+    ) -> None:
         chat = self.chat(chat)
         chat_id, thread_id = split_chat(chat)
         field = f"{chat}|{slot}"
-        living = self.redis.hget(slots_key(slot), field) if slot else None
-        result = edit(chat_id, int(living), text, buttons) if living else Result("edit_target_missing")
-        if result.status == "edit_target_missing":
-            result = send(chat_id, text, buttons, thread_id)
+        living, shown = self.redis.hmget(slots_key(slot), [field, field + "|picture"]) if slot else (None, None)
+        if picture is not None or shown is not None:
+            result, showing = self._photo(chat_id, thread_id, living, shown, text, buttons, picture)
+        else:
+            result = edit(chat_id, int(living), text, buttons) if living else Result("edit_target_missing")
+            if result.status == "edit_target_missing":
+                result = send(chat_id, text, buttons, thread_id)
+            showing = None
         if result.status == "migrated":
             moved = f"{result.new_chat_id}/{thread_id}" if thread_id else str(result.new_chat_id)
             self.redis.set(keys.telegram_moved(chat), moved, ex=self.ttl)
-            return self.send(moved, text, buttons, slot)
+            return self.send(moved, text, buttons, slot, picture)
         if result.status == "retry_after":
             raise outbox.RetryAfter(result.retry_after)
         if result.status == "network":
@@ -198,11 +271,58 @@ class TelegramSender:
             raise outbox.PermanentSendError(result.detail)
         if result.status == "failed":
             raise outbox.RejectedSendError(result.detail)
-        if slot and result.message_id:
+        if slot and (result.message_id or showing != _text(shown)):
             pipe = self.redis.pipeline(transaction=False)
-            pipe.hset(slots_key(slot), field, result.message_id)
+            if result.message_id:
+                pipe.hset(slots_key(slot), field, result.message_id)
+            if showing:
+                pipe.hset(slots_key(slot), field + "|picture", showing)
+            else:
+                pipe.hdel(slots_key(slot), field + "|picture")
             pipe.expire(slots_key(slot), self.ttl)
             pipe.execute()
+
+    def _photo(
+        self,
+        chat_id: int,
+        thread_id: int | None,
+        living: bytes | None,
+        shown: bytes | None,
+        text: str,
+        buttons: list | None,
+        picture: dict | None,
+    ) -> tuple[Result, str | None]:
+        """A living message that is (or becomes) a board picture: the caption alone is edited while the picture
+        is the one it shows (``shown``, its digest); another picture replaces it in place (``editMessageMedia``,
+        which also turns a text message into a photo), by ``file_id`` when Telegram has it, else drawn here and
+        uploaded. ``picture`` None: a last version of a photo message (the status closed at a reveal) — its
+        caption (a photo cannot become a text message). -> the result, and the digest of the picture now shown
+        (None: a text message)."""
+        caption = caption_of(text)
+        shown_digest = _text(shown)
+        if picture is None:
+            result = edit_caption(chat_id, int(living), caption, buttons) if living else Result("edit_target_missing")
+            if result.status != "edit_target_missing":
+                return result, shown_digest
+            return send(chat_id, text, buttons, thread_id), None
+        drawing = board.picture(picture)
+        game_id, digest = picture["game"], drawing.digest
+        known = known_file(self.redis, game_id, digest)
+        if living and shown_digest == digest:
+            result = edit_caption(chat_id, int(living), caption, buttons)
+        elif living:
+            result = edit_media(chat_id, int(living), known or drawing.png(), caption, buttons)
+        else:
+            result = Result("edit_target_missing")
+        if result.status == "edit_target_missing":
+            result = send_photo(chat_id, known or drawing.png(), caption, thread_id, buttons)
+        if result.ok and result.file_id and not known:
+            remember_file(self.redis, game_id, digest, result.file_id)
+        return result, digest
+
+
+def _text(raw: bytes | str | None) -> str | None:
+    return raw.decode() if isinstance(raw, bytes) else raw
 
 
 def make(connection) -> TelegramSender:

@@ -439,10 +439,12 @@ def status(
     tz: str | None = None,
     precise: bool = False,
     bots: Collection[int] = (),
+    pictured: bool = False,
 ) -> str:
     """The group's living status message of the current turn, from ``game.public_view()``: who has answered
     (never what; 🤖 for a player's seat a bot plays, ``bots``), the deadline, the track (`events.track`: both
-    counters, the Artemia symbols), the Beach marker, Will, tokens, and ``news``: the result lines so far."""
+    counters, the Artemia symbols), the Beach marker, Will, tokens, and ``news``: the result lines so far.
+    ``pictured``: the caption of the board's picture, which shows the track, the Marker, Will and the tokens."""
     _ = translator(lang).gettext
     window = view["window"]
     head = _("Turn {n}").format(n=view["turn"])
@@ -467,6 +469,8 @@ def status(
         )
     if view["winner"]:
         lines.append(winner(view, lang))
+    if pictured:
+        return "\n".join(lines + list(news))
     lines.append(track(view, lang))
     lines.append(
         "📡 "
