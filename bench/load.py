@@ -20,9 +20,11 @@ Figures (printed, and written as JSON with ``--json``):
 * ``webhook``: updates/s of one web process answering real game answers (button presses that replace a seat's
   answer in an open window: the full path — secret, parse, dedup, snapshot, ui.follow, ingest's engine check,
   the submit script, the status refresh job) against the same server answering a no-op request (``GET`` of an unrouted
-  path: uvicorn, Starlette and the middleware, no handler), same client and concurrency, interleaved, in the
-  same run, with the workers paused (SIGSTOP) during both so that the web process has the same machine. Per web process: the figure is divided by ``--web`` when several serve behind the client's
-  round robin.
+  path: uvicorn, Starlette and the middleware, no handler), same client and concurrency, in one-second slices
+  that alternate (the machine is shared: both kinds see its load), with the workers paused (SIGSTOP) during both
+  so that the web process has the same machine. The client sends prebuilt bodies, so that it pays about as much
+  per answer as per no-op. Per web process: the figure is divided by ``--web`` when several serve behind the
+  client's round robin. With it, the CPU time per request of the web processes and of the client, per kind.
 * ``resolutions``: windows resolved per second per worker while the games were played (audit log entries
   ``{g:G}:log`` over the play time / workers) — a figure of this load, not a saturation rate.
 * ``latency``: the last answer of a window (the webhook's 200) -> the first message of the next window at the
@@ -574,9 +576,32 @@ async def rate(client: httpx.AsyncClient, make_request, seconds: float, concurre
     return done / (time.perf_counter() - started)
 
 
-async def measure_webhook(driver: Driver, games: list[str], seconds: float, concurrency: int) -> dict:
-    """Real answers (replacing a seat's answer in an open window) vs a no-op request, interleaved."""
-    presses = []  # (user, complete data) for all but one missing seat of each game
+def press_template(driver: Driver, user: int, data: str) -> list[bytes]:
+    """A press's JSON body split where its update id goes (``str(n).encode().join(parts)`` is a new press): the
+    client then pays as little per answer as per no-op request, so that the ratio is the server's."""
+    marker = 987654321987
+    body = driver.press(user, data)
+    body["update_id"], body["callback_query"]["id"] = marker, f"q{marker}"
+    return json.dumps(body).encode().split(str(marker).encode())
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds these processes have used so far (Linux's /proc; 0 where it cannot be read)."""
+    total = 0
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime (the 14th and 15th fields)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+async def measure_webhook(
+    driver: Driver, games: list[str], seconds: float, concurrency: int, web_pids: list[int]
+) -> dict:
+    """Real answers (replacing a seat's answer in an open window) vs a no-op request, in one-second slices that
+    alternate (``seconds`` twice over of each), so that both see the same machine: it is shared. Also the CPU time
+    per request of the web processes and of this client, per kind: where the time goes."""
+    presses = []  # the body template of a press for all but one missing seat of each game
     for game_id in games:
         raw = driver.redis.hgetall("{g:" + game_id + "}:snap")
         if raw.get(b"status") != b"collecting":
@@ -587,40 +612,49 @@ async def measure_webhook(driver: Driver, games: list[str], seconds: float, conc
         for seat in asked[:-1]:
             data = driver.complete_choice(game_id, window, seat)
             if data:
-                presses.append((driver.games[game_id]["users"][seat], data))
+                presses.append(press_template(driver, driver.games[game_id]["users"][seat], data))
     if not presses:
         return {}
     client, noop, real = driver.client, [], []
+    headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
 
     async def noop_request():
         return await client.get(driver.url() + "/load-noop")
 
     async def answer_request():
-        user, data = presses[driver.rng.randrange(len(presses))]
-        response = await client.post(
-            driver.url() + "/telegram/webhook",
-            json=driver.press(user, data),
-            headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
-        )
-        if response.status_code != 200 or "Locked in" not in response.text:
-            driver.errors[f"webhook answer {response.status_code}: {response.text[:80]}"] += 1
+        body = str(next(driver.ids)).encode().join(presses[driver.rng.randrange(len(presses))])
+        response = await client.post(driver.url() + "/telegram/webhook", content=body, headers=headers)
+        if response.status_code != 200 or b"Locked in" not in response.content:
+            driver.errors[f"webhook answer {response.status_code}: {response.content[:80]!r}"] += 1
         return response
 
-    answered = sum(driver.statuses.values())
-    for _ in range(2):
-        noop.append(await rate(client, noop_request, seconds, concurrency))
-        before = time.perf_counter()
-        real.append(await rate(client, answer_request, seconds, concurrency))
-        answered += int(real[-1] * (time.perf_counter() - before))
+    slices = max(1, round(2 * seconds))
+    cpu = {kind: {"web": 0.0, "client": 0.0, "requests": 0} for kind in ("noop", "answers")}
+
+    async def timed(kind: str, make_request, rates: list[float]) -> None:
+        web_before, client_before, started = cpu_seconds(web_pids), time.process_time(), time.perf_counter()
+        rates.append(await rate(client, make_request, 2 * seconds / slices, concurrency))
+        cpu[kind]["requests"] += int(rates[-1] * (time.perf_counter() - started))
+        cpu[kind]["web"] += cpu_seconds(web_pids) - web_before
+        cpu[kind]["client"] += time.process_time() - client_before
+
+    for _ in range(slices):
+        await timed("noop", noop_request, noop)
+        await timed("answers", answer_request, real)
     web = len(driver.urls)
     return {
         "answers_per_s": statistics.mean(real) / web,
         "noop_per_s": statistics.mean(noop) / web,
         "ratio": statistics.mean(real) / statistics.mean(noop),
         "concurrency": concurrency,
+        "seconds": seconds,
         "presses": len(presses),
-        "answers": answered - sum(driver.statuses.values()),
+        "answers": cpu["answers"]["requests"],
         "runs": {"noop": noop, "answers": real},
+        "cpu_ms_per_request": {
+            kind: {side: 1000 * c[side] / max(1, c["requests"]) for side in ("web", "client")}
+            for kind, c in cpu.items()
+        },
     }
 
 
@@ -834,7 +868,8 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             # cores the workers running the answers' refresh jobs would otherwise take CPU from one run only)
             cluster.pause_workers(True)
             try:
-                figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency)
+                web_pids = [proc.pid for proc, _ in cluster.web]
+                figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency, web_pids)
             finally:
                 cluster.pause_workers(False)
             for game_id in spare:
@@ -997,8 +1032,15 @@ def report(f: dict) -> None:
     if w:
         print(
             f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
-            f"  ratio {w['ratio']:.2f} (goal >= 0.5; concurrency {w['concurrency']}; workers paused; they then took "
+            f"  ratio {w['ratio']:.2f} (goal >= 0.9; concurrency {w['concurrency']}; workers paused; they then took "
             f"{w.get('drain_s', 0):.0f} s for the {w['answers']} status refresh jobs it queued)"
+        )
+        cpu = w["cpu_ms_per_request"]
+        print(
+            f"    CPU ms per request: web {cpu['answers']['web']:.2f} per answer vs {cpu['noop']['web']:.2f} per no-op; "
+            f"this client {cpu['answers']['client']:.2f} vs {cpu['noop']['client']:.2f}; slices of "
+            f"{2 * w['seconds'] / len(w['runs']['noop']):.1f} s, answers/no-op each: "
+            + ", ".join(f"{a / n:.2f}" for a, n in zip(w["runs"]["answers"], w["runs"]["noop"], strict=True))
         )
     print(
         f"  games over {f['games_over']}/{f['games']} in {f['play_s']:.1f} s (setup {f['setup_s']:.1f} s), "
@@ -1065,7 +1107,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--web", type=int, default=1)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--concurrency", type=int, default=32)
-    p.add_argument("--rate-seconds", type=float, default=5.0, help="per run of the webhook rate (4 runs)")
+    p.add_argument(
+        "--rate-seconds",
+        type=float,
+        default=5.0,
+        help="of each request kind in the webhook rate (in alternating slices)",
+    )
     p.add_argument("--rate-games", type=int, default=20)
     p.add_argument("--deadline", type=int, default=3600, help="seconds per window")
     p.add_argument("--timeout", type=float, default=600, help="give up playing after this many seconds")

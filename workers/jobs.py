@@ -22,8 +22,8 @@ def remind(game_id: str, window: int, n: int) -> bool:
     return upkeep.remind(current(), game_id, window, n)
 
 
-def deliver(game_id: str, batch: str) -> list[str]:
-    return upkeep.deliver_batch(current(), game_id, batch)
+def deliver(game_id: str, *batches: str) -> list[str]:
+    return upkeep.deliver_batch(current(), game_id, *batches)
 
 
 def drain(game_id: str, chat: str) -> list[str]:

@@ -17,6 +17,7 @@ from service.ops import metrics
 from service.pipeline import ingest, news, records, scheduling, telling, watch
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
+from service.store.games import Absence, Marks, WindowState
 
 MAX_AUTOPLAY_STEPS = 200  # guards against an engine that never closes a window
 
@@ -191,26 +192,28 @@ def _tally(
 def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     """Resolve ``window`` if it is closed and not yet resolved; when bots answer the whole next window, go on
     resolving it in this same job (each window still commits on its own). -> "resolved" | "noop" | "lost"."""
-    outcome, snap = "noop", ctx.store.load(game_id)
+    outcome = "noop"
+    snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
-        committed = _resolve_once(ctx, snap)
-        if committed is None:
+        done = _resolve_once(ctx, snap, state, absent)
+        if done is None:
             return "lost" if outcome == "noop" else outcome
-        outcome = "resolved"
-        scheduling.cancel_timers(ctx, game_id, window, snap.opened, snap.deadline)
-        follow_up(ctx, game_id, committed, resolve_next=False)
-        if committed.window is None:
-            break  # the game is over: no next window to resolve
-        snap, window = committed, committed.window
+        outcome, (committed, marks) = "resolved", done
+        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks)
+        if committed.window is None or committed.status != "resolving":
+            break  # the game is over, or its next window waits for answers
+        window = committed.window
+        snap, state, absent = ctx.store.resolution_inputs(game_id)
     return outcome
 
 
-def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
-    """Apply the answers of the closed window and commit. -> the new snapshot, or None if another run won."""
+def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Absence) -> tuple[Snapshot, Marks] | None:
+    """Apply the answers of the closed window (``state``, ``absent``: `Store.resolution_inputs`) and commit.
+    -> (the new snapshot, the taken marks as the commit left them), or None if another run won."""
     store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
-    answers, expected, streaks, meta = store.window_state(game_id)
-    answered_at, away, paused_until = store.absence(game_id)
+    answers, expected, streaks, meta = state
+    answered_at, away, paused_until = absent
 
     applied: list[tuple[int, dict]] = []
     events, plans = _apply_answers(game, window, answers, expected, applied)
@@ -238,12 +241,26 @@ def _resolve_once(ctx: Context, snap: Snapshot) -> Snapshot | None:
     outgoing, news_after = telling.step_messages(ctx, step)
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
-    store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)  # the sweeper's net if we die below
-    commit = _commit(snap.version, window, game, opening, changed, outgoing, now, applied, news_after, tally=tally)
-    version = store.commit(game_id, commit)
+    due = now + ctx.settings.resolve_grace_seconds  # the sweeper's net if we die before the follow-ups
+    timers = scheduling.timers(ctx, game_id, window, snap.opened, snap.deadline)
+    commit = _commit(
+        snap.version,
+        window,
+        game,
+        opening,
+        changed,
+        outgoing,
+        now,
+        applied,
+        news_after,
+        due,
+        tally=tally,
+        timers=timers,
+    )
+    version, streaks_after, away_after = store.commit_with_marks(game_id, commit)
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
-    return commit.after(game_id, version) if version else None
+    return (commit.after(game_id, version, snap.followed), (streaks_after, away_after)) if version else None
 
 
 def _commit(
@@ -256,8 +273,10 @@ def _commit(
     now,
     applied,
     news_after,
+    due: float,
     config: dict | None = None,
     tally: tuple[dict[str, int], dict[str, str]] = ({}, {}),
+    timers: tuple[str, list[str], list[str]] | None = None,
 ) -> Commit:
     return Commit(
         version=version,
@@ -276,6 +295,8 @@ def _commit(
         extra={"news": json.dumps(news_after)},
         tally=tally[0],
         tally_text=tally[1],
+        due=due,
+        timers=timers,
     )
 
 
@@ -299,21 +320,22 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
         game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1, news.empty_news(game.turn)
     )
     outgoing, news_after = telling.step_messages(ctx, step)
-    store.set_due(game_id, now + ctx.settings.resolve_grace_seconds)
-    commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, config=config)
-    version = store.commit(game_id, commit)
+    due = now + ctx.settings.resolve_grace_seconds
+    commit = _commit(0, None, game, opening, {}, outgoing, now, [], news_after, due, config=config)
+    version, streaks, away = store.commit_with_marks(game_id, commit)
     if not version:
         raise GameExists(game_id)
-    follow_up(ctx, game_id, commit.after(game_id, version))
+    follow_up(ctx, game_id, commit.after(game_id, version), marks=(streaks, away))
 
 
-def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
+def answer_taken(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None = None) -> None:
     """The bot answers the seats it plays that the open window asks and that are still unanswered: a seat taken
     while the resolution that opened the window was running (its player went away, or was handed to the bot,
-    after the resolution had read the table) is not left waiting for its deadline."""
-    streaks, away = ctx.store.taken_marks(game_id)
+    after the resolution had read the table) is not left waiting for its deadline. ``marks``: the taken marks as
+    the commit that opened the window left them (`Store.commit_with_marks`; read here when not given)."""
+    streaks, away = marks or ctx.store.taken_marks(game_id)
     if not taken_seats({}, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after):
-        return  # most steps: one round trip
+        return  # most steps
     answers, expected, streaks, meta = ctx.store.window_state(game_id)
     taken = taken_seats(meta, streaks, away, ctx.clock(), ctx.settings.autoplay_bot_after)
     for seat in sorted((taken & expected) - set(answers)):
@@ -321,23 +343,29 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot) -> None:
         ingest.submit(ctx, game_id, seat, answer, snap.current_window, snap=snap, by_bot=True)
 
 
-def follow_up(ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True) -> None:
-    """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries, and its
-    deadline and reminders, or its resolution when bots answered it all (unless the caller goes on resolving
-    it itself). Idempotent (deterministic job ids); the sweeper re-runs it for a commit not marked followed."""
+def follow_up(
+    ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True, marks: Marks | None = None
+) -> None:
+    """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries (with those of
+    the commits before it not marked followed), and its deadline and reminders, or its resolution when bots
+    answered it all — unless the caller goes on resolving it itself: then the follow-up of the caller's next commit
+    does this one's too, and until then the due time its commit set leaves it to the sweeper. Idempotent
+    (deterministic job ids); the sweeper re-runs it for a commit not marked followed. ``marks``: see
+    `answer_taken`."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
         return
-    scheduling.deliveries(ctx, game_id, batch_for_version(snap.version))
+    if snap.status == "resolving" and not resolve_next:
+        return
+    scheduling.deliveries(ctx, game_id, *(batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)))
     if snap.status == "collecting":
-        answer_taken(ctx, game_id, snap)
+        answer_taken(ctx, game_id, snap, marks)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
         due = min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries
     elif snap.status == "resolving":
-        if resolve_next:
-            scheduling.resolve(ctx, game_id, snap.current_window)
+        scheduling.resolve(ctx, game_id, snap.current_window)
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:
         due = None

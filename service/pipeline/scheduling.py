@@ -111,27 +111,26 @@ def _reminder_at(opened: float, deadline_at: float, point: float) -> float:
     return deadline_at - point * (deadline_at - opened)
 
 
-def cancel_timers(ctx: Context, game_id: str, window: int, opened: float, deadline_at: float) -> int:
-    """Drop the deadline and reminder jobs still waiting for a window that has closed (they would find nothing
-    to do, but would sit in Redis until their time, an hour or a day). A job the scheduler has already moved to
-    the queue is left to run as a no-op. -> how many were dropped."""
+def timers(
+    ctx: Context, game_id: str, window: int, opened: float, deadline_at: float
+) -> tuple[str, list[str], list[str]]:
+    """The deadline and reminder jobs that may wait for a window, for its commit to drop once it has closed (they
+    would find nothing to do, but would sit in Redis until their time, an hour or a day): (the scheduled-job
+    registry's key, the jobs' ids, their hash keys). A job the scheduler has already moved to the queue runs as a
+    no-op."""
     ids = [f"deadline-{game_id}-{window}-{ms(deadline_at)}"]
     ids += [
         f"remind-{game_id}-{window}-{k}-{ms(_reminder_at(opened, deadline_at, point))}"
         for k, point in enumerate(ctx.settings.reminder_points)
     ]
-    registry = ctx.queue.scheduled_job_registry
-    dropped = 0
-    for job_id in ids:
-        if ctx.store.redis.zrem(registry.key, job_id):  # whoever removes it from the registry owns it
-            ctx.store.redis.delete(Job.key_for(job_id))
-            dropped += 1
-    return dropped
+    return ctx.queue.scheduled_job_registry.key, ids, [Job.key_for(job_id) for job_id in ids]
 
 
-def deliveries(ctx: Context, game_id: str, batch: str) -> bool:
-    """One job drains the lanes of a batch's chats; only a lane that must wait gets a job of its own."""
-    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, batch), f"deliver-{game_id}-{batch}")
+def deliveries(ctx: Context, game_id: str, *batches: str) -> bool:
+    """One job drains the lanes of the batches' chats (named after the last batch); only a lane that must wait gets
+    a job of its own."""
+    job_id = f"deliver-{game_id}-{batches[-1]}"
+    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, *batches), job_id)
 
 
 def drain(ctx: Context, game_id: str, chat: str, at: float) -> bool:

@@ -147,11 +147,11 @@ def sweep(ctx: Context) -> dict[str, int]:
     return done
 
 
-def deliver_batch(ctx: Context, game_id: str, batch: str) -> list[str]:
-    """Drain the lane of every chat the batch writes to (its messages, and any queued before them there); the
+def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
+    """Drain the lane of every chat the batches write to (their messages, and any queued before them there); the
     groups' lanes last: a group's status picture may have to be drawn first, and no seat's question waits for it."""
-    chats = sorted(ctx.store.batch_chats(game_id, batch), key=is_group)
-    return [status for chat in chats for status in drain(ctx, game_id, chat)]
+    chats = dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch))
+    return [status for chat in sorted(chats, key=is_group) for status in drain(ctx, game_id, chat)]
 
 
 def drain(ctx: Context, game_id: str, chat: str) -> list[str]:

@@ -16,6 +16,12 @@ from service.store import keys, lua
 # A refresh job's pending mark outlives any queue wait but not a lost job: after that, answers queue a new one.
 REFRESH_MARK_SECONDS = 120
 
+# (answers, expected seats, auto-play streaks, meta) of the open window; (answer times, away until, paused until);
+# (auto-play streaks, away until): the marks of the seats the bot plays for their players
+WindowState = tuple[dict[int, list[dict]], set[int], dict[int, int], dict]
+Absence = tuple[dict[int, float], dict[int, float], float | None]
+Marks = tuple[dict[int, int], dict[int, float]]
+
 
 @dataclass(frozen=True)
 class Snapshot:
@@ -62,9 +68,14 @@ class Commit:
     # the players' tally of the resolved window (`service.pipeline.records`): counts to add, answer times to append
     tally: dict[str, int] = field(default_factory=dict)
     tally_text: dict[str, str] = field(default_factory=dict)
+    due: float | None = None  # when the sweeper is to look at the game next (None: as it was)
+    # the resolved window's timers to drop once it is committed: the scheduled-job registry's key, and each job's id
+    # and hash key (`service.pipeline.scheduling.timers`)
+    timers: tuple[str, list[str], list[str]] | None = None
 
-    def after(self, game_id: str, version: int) -> Snapshot:
-        """The snapshot this commit leaves behind as ``version`` (saves reading it back)."""
+    def after(self, game_id: str, version: int, followed: int = 0) -> Snapshot:
+        """The snapshot this commit leaves behind as ``version`` (saves reading it back); ``followed``: the one it
+        replaced had (a commit leaves it as it was)."""
         return Snapshot(
             game_id=game_id,
             version=version,
@@ -73,7 +84,7 @@ class Commit:
             deadline=self.deadline,
             opened=self.now,
             closed=self.now if self.status == "resolving" else None,
-            followed=0,
+            followed=followed,
             json=self.engine_json,
             news=(self.extra or {}).get("news", ""),
         )
@@ -145,36 +156,29 @@ class Store:
         raw, meta = pipe.execute()
         return _snapshot(game_id, raw), json.loads(meta) if meta else {}
 
-    def window_state(self, game_id: str) -> tuple[dict[int, list[dict]], set[int], dict[int, int], dict]:
+    def window_state(self, game_id: str) -> WindowState:
         """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(keys.answers(game_id))
-        pipe.smembers(keys.expected(game_id))
-        pipe.hgetall(keys.autoplays(game_id))
-        pipe.hget(keys.meta(game_id), "json")
-        answers, expected, streaks, meta = pipe.execute()
-        return (
-            {int(s): json.loads(a) for s, a in answers.items()},
-            {int(s) for s in expected},
-            {int(s): int(n) for s, n in streaks.items()},
-            json.loads(meta) if meta else {},
-        )
+        _read_window_state(pipe, game_id)
+        return _window_state(pipe.execute())
 
-    def absence(self, game_id: str) -> tuple[dict[int, float], dict[int, float], float | None]:
+    def absence(self, game_id: str) -> Absence:
         """(when each seat first answered the open window, until when each away seat is away, until when the table
         is paused or None), in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
-        pipe.hgetall(keys.answered_at(game_id))
-        pipe.hgetall(keys.away(game_id))
-        pipe.hget(keys.pause(game_id), "until")
-        answered, away, paused = pipe.execute()
-        return (
-            {int(s): float(t) for s, t in answered.items()},
-            {int(s): float(t) for s, t in away.items()},
-            float(paused) if paused else None,
-        )
+        _read_absence(pipe, game_id)
+        return _absence(pipe.execute())
 
-    def taken_marks(self, game_id: str) -> tuple[dict[int, int], dict[int, float]]:
+    def resolution_inputs(self, game_id: str) -> tuple[Snapshot | None, WindowState, Absence]:
+        """What a resolution reads — the snapshot, `window_state` and `absence` — in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hgetall(keys.snap(game_id))
+        _read_window_state(pipe, game_id)
+        _read_absence(pipe, game_id)
+        replies = pipe.execute()
+        return _snapshot(game_id, replies[0]), _window_state(replies[1:5]), _absence(replies[5:])
+
+    def taken_marks(self, game_id: str) -> Marks:
         """(auto-play streaks, until when each away seat is away), in one round trip."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.hgetall(keys.autoplays(game_id))
@@ -259,7 +263,12 @@ class Store:
 
     def commit(self, game_id: str, c: Commit) -> int:
         """Compare-and-set the game from ``c.version`` to the next one. -> new version, or 0 if it lost."""
-        version = self._acknowledged(
+        return self.commit_with_marks(game_id, c)[0]
+
+    def commit_with_marks(self, game_id: str, c: Commit) -> tuple[int, dict[int, int], dict[int, float]]:
+        """`commit`, -> (new version or 0, and the auto-play streaks and the away seats as it left them, read in
+        the same step: `taken_marks` without a round trip of its own)."""
+        reply = self._acknowledged(
             self._commit,
             keys=[
                 keys.snap(game_id),
@@ -273,7 +282,10 @@ class Store:
                 keys.dedup_previous(game_id),
                 keys.answered_at(game_id),
                 keys.tally(game_id),
+                keys.DUE,
+                keys.away(game_id),
                 *lane_keys(game_id, c.messages),
+                *([c.timers[0], *c.timers[2]] if c.timers else []),
             ],
             args=[
                 c.version,
@@ -296,9 +308,15 @@ class Store:
                 json.dumps(lane_entries(batch_for_version(c.version + 1), c.messages)),
                 json.dumps(c.tally),
                 json.dumps(c.tally_text),
+                "" if c.due is None else repr(c.due),
+                game_id,
+                json.dumps(c.timers[1] if c.timers else []),
             ],
         )
-        return int(version)
+        if not isinstance(reply, list):
+            return int(reply), {}, {}
+        version, streaks, away = reply
+        return int(version), _marks(streaks, int), _marks(away, float)
 
     def _acknowledged(self, script: Any, keys: list[str], args: list[Any]) -> Any:
         """Run a script; with ``ack_replicas``, on one connection followed by a WAIT for that many replicas (WAIT
@@ -725,6 +743,43 @@ def lane_keys(game_id: str, messages: list[dict]) -> list[str]:
 
 def batch_for_version(version: int) -> str:
     return f"v{version}"
+
+
+def _marks(flat: list, kind: Callable) -> dict:
+    """A hash read by a script (a flat list of fields and values) -> {seat: value}."""
+    return {int(flat[i]): kind(flat[i + 1]) for i in range(0, len(flat), 2)}
+
+
+def _read_window_state(pipe: Any, game_id: str) -> None:
+    pipe.hgetall(keys.answers(game_id))
+    pipe.smembers(keys.expected(game_id))
+    pipe.hgetall(keys.autoplays(game_id))
+    pipe.hget(keys.meta(game_id), "json")
+
+
+def _window_state(replies: list) -> WindowState:
+    answers, expected, streaks, meta = replies
+    return (
+        {int(s): json.loads(a) for s, a in answers.items()},
+        {int(s) for s in expected},
+        {int(s): int(n) for s, n in streaks.items()},
+        json.loads(meta) if meta else {},
+    )
+
+
+def _read_absence(pipe: Any, game_id: str) -> None:
+    pipe.hgetall(keys.answered_at(game_id))
+    pipe.hgetall(keys.away(game_id))
+    pipe.hget(keys.pause(game_id), "until")
+
+
+def _absence(replies: list) -> Absence:
+    answered, away, paused = replies
+    return (
+        {int(s): float(t) for s, t in answered.items()},
+        {int(s): float(t) for s, t in away.items()},
+        float(paused) if paused else None,
+    )
 
 
 def _snapshot(game_id: str, raw: dict) -> Snapshot | None:

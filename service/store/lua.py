@@ -81,16 +81,24 @@ return {'CLOSED'}
 """
 
 # KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, the previous window's dedup set,
-#       answered-at, tally, then the lane of each outgoing message
+#       answered-at, tally, the due set, away, then the lane of each outgoing message, then the scheduled-job
+#       registry and the hash of each job to drop (none: no keys)
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
 #       [10] JSON {seat: auto-plays in a row}, [11] JSON list of outgoing messages, [12] outbox TTL,
 #       [13] JSON list of action-log lines to append (the config line first, then "[seat, action]" lines),
 #       [14] JSON {field: string} of extra snapshot fields (e.g. the status message's news),
-#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[11 + i], see `push_lanes`),
-#       [16] JSON {tally field: count to add}, [17] JSON {tally field: text to append}
-# -> the new version, or 0 when the compare-and-set failed (another resolution won).
+#       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[13 + i], see `push_lanes`),
+#       [16] JSON {tally field: count to add}, [17] JSON {tally field: text to append},
+#       [18] when the sweeper is to look at the game next ("": as it was), [19] game id (its member in the due set),
+#       [20] JSON list of the ids of the scheduled jobs to drop (the resolved window's deadline and reminders)
+# -> {the new version, the auto-play streaks and the away seats after it (flat hashes)}: the seats the bot plays
+# in the new window, read in the same step; or 0 when the compare-and-set failed (another resolution won). The
+# due time is set in the
+# same step, so that a process that dies after the commit, before its follow-ups, leaves the game to the sweeper.
+# A scheduled job is dropped with its hash only if this removed it from the registry: whoever removes it owns it
+# (the scheduler may have moved it to its queue meanwhile; it then runs, and finds nothing to do).
 COMMIT = (
     PUSH_LANES
     + """
@@ -112,7 +120,8 @@ for seat, n in pairs(cjson.decode(ARGV[10])) do
 end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
-push_lanes(KEYS, 11, cjson.decode(ARGV[15]), ARGV[12])
+local lanes = cjson.decode(ARGV[15])
+push_lanes(KEYS, 13, lanes, ARGV[12])
 for field, n in pairs(cjson.decode(ARGV[16])) do redis.call('HINCRBY', KEYS[11], field, n) end
 for field, text in pairs(cjson.decode(ARGV[17])) do
   redis.call('HSET', KEYS[11], field, (redis.call('HGET', KEYS[11], field) or '') .. text)
@@ -120,7 +129,12 @@ end
 for _, entry in ipairs(cjson.decode(ARGV[13])) do redis.call('RPUSH', KEYS[7], entry) end
 for field, value in pairs(cjson.decode(ARGV[14])) do redis.call('HSET', KEYS[1], field, value) end
 redis.call('RPUSH', KEYS[5], v .. ':' .. ARGV[2])
-return v
+if ARGV[18] ~= '' then redis.call('ZADD', KEYS[12], ARGV[18], ARGV[19]) end
+local registry = 13 + #lanes + 1
+for i, job_id in ipairs(cjson.decode(ARGV[20])) do
+  if redis.call('ZREM', KEYS[registry], job_id) == 1 then redis.call('DEL', KEYS[registry + i]) end
+end
+return {v, redis.call('HGETALL', KEYS[4]), redis.call('HGETALL', KEYS[13])}
 """
 )
 

@@ -110,12 +110,11 @@ def _flooded(env: Env, user, lang: str) -> tuple[bool, str | None]:
 def handle(update: Update, env: Env) -> dict | None:
     if update.callback_query:
         query = update.callback_query
-        lang = i18n.choose(env.tables.lang(query.sender.id), None, query.sender.language_code)
+        lang = i18n.choose(env.tables.pressed(query.sender.id), None, query.sender.language_code)
         flooded, said = _flooded(env, query.sender, lang)
         if flooded:
             return answer_query(query, said) if said else None
-        env.tables.set_started(query.sender.id)  # a button of our private message: a chat exists
-        return on_button(query, env)
+        return on_button(query, lang, env)
     if update.my_chat_member and update.my_chat_member.chat.type == "private":
         env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
         if not update.my_chat_member.blocked:
@@ -912,8 +911,7 @@ def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env) -> dict:
     return answer_query(query, _t(lang, "Welcome back! I will ask you from the next question on."))
 
 
-def on_button(query: CallbackQuery, env: Env) -> dict:
-    lang = i18n.choose(env.tables.lang(query.sender.id), None, query.sender.language_code)
+def on_button(query: CallbackQuery, lang: str, env: Env) -> dict:
     back = ui.back_game(query.data)
     if back is not None:
         return on_back(query, back, lang, env)
