@@ -122,7 +122,5 @@ class RoutingSender:
         self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
     ) -> None:
         kind = self.channel(chat)
-        if picture is not None and kind == "telegram":
-            self._sender(kind).send(chat, text, buttons, slot, picture)
-        else:
-            self._sender(kind).send(chat, text, None if kind == "sms" else buttons, slot=slot)
+        shown = {"picture": picture} if picture is not None and kind == "telegram" else {}  # pictures: Telegram's
+        self._sender(kind).send(chat, text, None if kind == "sms" else buttons, slot=slot, **shown)

@@ -367,18 +367,8 @@ def _send(
 ) -> Outcome:
     batch, index = head.batch, head.index
     try:
-        if message.get("picture"):
-            sender.send(
-                message["chat"],
-                message["text"],
-                message.get("buttons"),
-                message.get("slot"),
-                picture=message["picture"],
-            )
-        elif message.get("slot"):
-            sender.send(message["chat"], message["text"], message.get("buttons"), slot=message["slot"])
-        else:
-            sender.send(message["chat"], message["text"], message.get("buttons"))
+        living = {key: message[key] for key in ("slot", "picture") if message.get(key)}  # only where it has them
+        sender.send(message["chat"], message["text"], message.get("buttons"), **living)
     except RetryAfter as exc:
         metrics.throttled(store.redis)
         store.pause_sending(now, exc.seconds)
