@@ -217,6 +217,50 @@ def test_the_procfile_worker_class_counts_a_whole_bot_game(ctx):
     assert got["artemia_resolution_latency_seconds_count", (("trigger", "answers"),)] >= 1
     assert got["artemia_deliveries_total", (("status", "sent"),)] >= 1
     assert got["artemia_job_seconds_count", (("job", "deliver"),)] >= 1
+    # where the jobs' time went: each stage of a resolution and of a delivery, and the wait in the queue
+    stage = lambda job, name: got.get(("artemia_job_stage_seconds_count", (("job", job), ("stage", name))), 0)  # noqa
+    resolutions = got["artemia_job_seconds_count", (("job", "resolve"),)]
+    for name in ("wait", "rq", "read", "engine", "render", "commit", "enqueue"):
+        assert stage("resolve", name) == resolutions, name
+    assert stage("deliver", "send") >= 1 and stage("deliver", "outbox") >= 1
+    assert stage("deliver", "engine") == 0
+
+
+def test_a_job_s_stages_add_up_to_its_laps_and_nothing_is_timed_outside_one():
+    metrics.lap("engine")  # no job is being timed: nothing happens
+    with metrics.timing_stages() as stages:
+        time.sleep(0.01)
+        metrics.lap("read")
+        with metrics.stage("send", before="outbox"):
+            time.sleep(0.02)
+        metrics.lap("outbox")
+        time.sleep(0.01)
+        metrics.lap("read")
+    assert set(stages.spent) == {"read", "send", "outbox"}
+    assert stages.spent["read"] >= 0.02 and stages.spent["send"] >= 0.02 and stages.spent["outbox"] < 0.01
+    metrics.lap("engine")
+    assert "engine" not in stages.spent
+
+
+def test_a_tally_writes_its_counts_and_observations_in_one_round_trip(ctx):
+    trips = []
+    pipeline = ctx.store.redis.pipeline
+
+    def counted(*args, **kwargs):
+        trips.append(1)
+        return pipeline(*args, **kwargs)
+
+    ctx.store.redis.pipeline = counted
+    tally = (
+        metrics.Tally().count("jobs", job="resolve", outcome="resolved").count("windows_resolved", trigger="answers")
+    )
+    tally.observe("job_stage_seconds", 0.0007, job="resolve", stage="engine").write(ctx.store.redis)
+    del ctx.store.redis.pipeline
+    assert len(trips) == 1
+    got = samples(health.render_metrics(ctx.store.redis, ctx.settings).decode())
+    assert got["artemia_windows_resolved_total", (("trigger", "answers"),)] == 1
+    bucket = ("artemia_job_stage_seconds_bucket", (("job", "resolve"), ("le", "0.001"), ("stage", "engine")))
+    assert got[bucket] == 1
 
 
 def test_job_log_context_names_game_and_window_never_arguments():

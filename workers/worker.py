@@ -15,9 +15,9 @@ from rq.scheduler import RQScheduler
 
 from service import wiring
 from service.config import get_settings
-from service.ops import logs
+from service.ops import logs, metrics
 from service.ops.health import age
-from service.ops.metrics import count, observe
+from service.ops.metrics import Stages, Tally, timing_stages
 from service.pipeline import scheduling
 
 log = logging.getLogger(__name__)
@@ -36,8 +36,11 @@ def job_ids(job) -> dict:
     return ids
 
 
-def record_job(connection, job, outcome, seconds: float, now: float | None = None) -> None:
-    """Count one job's outcome and what it tells: windows resolved, latency, deadlines fired, deliveries."""
+def record_job(
+    connection, job, outcome, seconds: float, now: float | None = None, stages: Stages | None = None
+) -> None:
+    """Count one job's outcome and what it tells — windows resolved, latency, deadlines fired, deliveries — and
+    where its time went (``stages``, and its wait in the queue), in one round trip."""
     now = time.time() if now is None else now
     name = job.func_name.rsplit(".", 1)[-1]
     if isinstance(outcome, bool):
@@ -46,24 +49,29 @@ def record_job(connection, job, outcome, seconds: float, now: float | None = Non
         label = outcome
     else:
         label = "ok" if outcome is not None else "none"
-    count(connection, "jobs", job=name, outcome=label)
-    observe(connection, "job_seconds", seconds, job=name)
+    tally = Tally().count("jobs", job=name, outcome=label).observe("job_seconds", seconds, job=name)
+    if job.enqueued_at and job.started_at:
+        waited = age(now, job.enqueued_at) - age(now, job.started_at)
+        tally.observe("job_stage_seconds", waited, job=name, stage="wait")
+    for stage, spent in sorted((stages.spent if stages else {}).items()):
+        tally.observe("job_stage_seconds", spent, job=name, stage=stage)
     if name == "resolve" and outcome == "resolved":
-        count(connection, "windows_resolved", trigger="answers")
+        tally.count("windows_resolved", trigger="answers")
         if job.enqueued_at:
-            observe(connection, "resolution_latency_seconds", age(now, job.enqueued_at), trigger="answers")
+            tally.observe("resolution_latency_seconds", age(now, job.enqueued_at), trigger="answers")
     elif name == "deadline" and outcome in ("resolved", "lost"):
-        count(connection, "deadlines_fired")
+        tally.count("deadlines_fired")
         if outcome == "resolved":
-            count(connection, "windows_resolved", trigger="deadline")
+            tally.count("windows_resolved", trigger="deadline")
             due_ms = job.id.rsplit("-", 1)[-1]
             if due_ms.isdigit():
-                observe(connection, "resolution_latency_seconds", now - int(due_ms) / 1000, trigger="deadline")
+                tally.observe("resolution_latency_seconds", now - int(due_ms) / 1000, trigger="deadline")
     elif name == "sweep" and isinstance(outcome, dict):
-        count(connection, "windows_resolved", outcome.get("resolved", 0), trigger="sweeper")
+        tally.count("windows_resolved", outcome.get("resolved", 0), trigger="sweeper")
     elif name in ("deliver", "drain"):
         for status in outcome if isinstance(outcome, list) else [outcome]:
-            count(connection, "deliveries", status=status)
+            tally.count("deliveries", status=status)
+    tally.write(connection)
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -178,13 +186,18 @@ class OpsMixin:
         if self.scheduler.acquired_locks:
             self.scheduler.start()
 
+    def prepare_job_execution(self, job, *args, **kwargs):
+        super().prepare_job_execution(job, *args, **kwargs)
+        metrics.lap("rq")  # the job's bookkeeping before its body
+
     def perform_job(self, job, queue):
         started = time.perf_counter()
-        with logs.bind(**job_ids(job)):
+        with logs.bind(**job_ids(job)), timing_stages() as stages:
             ok = super().perform_job(job, queue)
             try:
+                stages.lap("rq")  # the job's bookkeeping after its body
                 outcome = getattr(job, "_result", None) if ok else "failed"
-                record_job(self.connection, job, outcome, time.perf_counter() - started)
+                record_job(self.connection, job, outcome, time.perf_counter() - started, stages=stages)
             except Exception as exc:
                 log.debug("job metrics not recorded: %s", exc)
         return ok

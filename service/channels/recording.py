@@ -1,8 +1,9 @@
-"""A sender for tests: records every send in a Redis list, so tests can read what workers in other processes
-sent; it can also be told to fail for a chat (``test:fail:<chat>`` = "retry_after:<s>" | "transient" | "crash" |
-"blocked")."""
+"""A sender for tests: records every send in a Redis list (with the time it was sent), so tests can read what
+workers in other processes sent; it can also be told to fail for a chat (``test:fail:<chat>`` = "retry_after:<s>" |
+"transient" | "crash" | "blocked")."""
 
 import json
+import time
 
 from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
 
@@ -34,6 +35,7 @@ class RecordingSender:
                     "chat": chat,
                     "text": text,
                     "buttons": buttons,
+                    "at": time.time(),
                     **({"slot": slot} if slot else {}),
                     **({"picture": picture} if picture else {}),
                 }

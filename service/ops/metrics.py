@@ -11,16 +11,21 @@ debug level and lost. Counters survive restarts; Prometheus handles a reset (a f
 
 Where the numbers come from: the web's middleware (`service.ops.web`, request counts added up in the process by
 `BufferedCounts` and written once a second), the worker class (`workers.worker`: job outcomes and run times,
-windows resolved, resolution latency, deadlines fired, deliveries), and the hooks below, called where no job
-result shows the event: `answer_stored` (ingest), `autoplayed` (resolution), `throttled` (outbox, a channel's
-429 / retry-after).
+windows resolved, resolution latency, deadlines fired, deliveries, and where each job's time went by stage, from
+the `lap` calls in the pipeline; a job's metrics are one `Tally`, one round trip), and the hooks below, called
+where no job result shows the event: `answer_stored` (ingest), `autoplayed` (resolution), `throttled` (outbox, a
+channel's 429 / retry-after).
 
 A leaf: it imports nothing of the project but the key names.
 """
 
 import logging
 import threading
+import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from service.store.keys import METRICS_COUNTERS as COUNTERS_KEY
 from service.store.keys import metrics_histogram
@@ -39,6 +44,7 @@ COUNTERS = {
     "jobs": ("RQ jobs run, by job and outcome.", ("job", "outcome")),
 }
 LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
+STAGE_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 # name -> (help, label names, buckets). Exposed as artemia_<name>.
 HISTOGRAMS = {
     "resolution_latency_seconds": (
@@ -47,6 +53,23 @@ HISTOGRAMS = {
         LATENCY_BUCKETS,
     ),
     "job_seconds": ("Run time of RQ jobs.", ("job",), LATENCY_BUCKETS),
+    "job_stage_seconds": (
+        "Where a job's time goes, per stage (see STAGES in service/ops/metrics.py).",
+        ("job", "stage"),
+        STAGE_BUCKETS,
+    ),
+}
+# The stages a job's time is split into (`lap`): what the code between two laps spends its time on.
+STAGES = {
+    "wait": "queued: from enqueued to started (RQ's timestamps)",
+    "rq": "RQ's bookkeeping of the job, before and after its body",
+    "read": "a resolution's Redis reads of the closed window",
+    "engine": "the engine applying the answers and opening the next window, with the bots' answers",
+    "render": "writing each chat's messages of the step",
+    "commit": "the commit script (and the wait for a replica, when set)",
+    "enqueue": "scheduling the follow-ups: deliveries, deadline, reminders",
+    "outbox": "a delivery's Redis bookkeeping: lanes, claims, marks",
+    "send": "the channel's send calls",
 }
 
 
@@ -62,14 +85,47 @@ def parse_field(text: str) -> tuple[str, dict]:
     return name, dict(pair.split("=", 1) for pair in rest.split(",") if pair)
 
 
+class Tally:
+    """Counts and observations gathered while one piece of work runs, written with one pipelined round trip
+    (a resolution job's six used to cost four)."""
+
+    def __init__(self) -> None:
+        self.counts: Counter = Counter()
+        self.observations: list[tuple[str, float, str]] = []
+
+    def count(self, name: str, n: int = 1, **labels) -> "Tally":
+        """Add ``n`` to counter ``name`` (one of `COUNTERS`)."""
+        if n:
+            self.counts[_field(name, {k: str(v) for k, v in labels.items()})] += int(n)
+        return self
+
+    def observe(self, name: str, seconds: float, **labels) -> "Tally":
+        """One observation of histogram ``name`` (one of `HISTOGRAMS`)."""
+        self.observations.append((name, seconds, _field("", {k: str(v) for k, v in labels.items()})[1:]))
+        return self
+
+    def write(self, connection) -> None:
+        """Never raises: a failed write is logged at debug level and lost."""
+        if not self.counts and not self.observations:
+            return
+        try:
+            pipe = connection.pipeline(transaction=False)
+            for field, n in self.counts.items():
+                pipe.hincrby(COUNTERS_KEY, field, n)
+            for name, seconds, labelled in self.observations:
+                buckets = HISTOGRAMS[name][2]
+                index = next((i for i, bound in enumerate(buckets) if seconds <= bound), len(buckets))
+                pipe.hincrby(metrics_histogram(name), f"b{index}|{labelled}", 1)
+                pipe.hincrbyfloat(metrics_histogram(name), f"sum|{labelled}", max(0.0, seconds))
+                pipe.hincrby(metrics_histogram(name), f"count|{labelled}", 1)
+            pipe.execute()
+        except Exception as exc:  # metrics must never break the work they count
+            log.debug("metrics not written (%d counts, %d observed): %s", len(self.counts), len(self.observations), exc)
+
+
 def count(connection, name: str, n: int = 1, **labels) -> None:
     """Add ``n`` to counter ``name`` (one of `COUNTERS`). Never raises."""
-    if not n:
-        return
-    try:
-        connection.hincrby(COUNTERS_KEY, _field(name, {k: str(v) for k, v in labels.items()}), int(n))
-    except Exception as exc:  # metrics must never break the work they count
-        log.debug("metric %s not counted: %s", name, exc)
+    Tally().count(name, n, **labels).write(connection)
 
 
 class BufferedCounts:
@@ -91,30 +147,62 @@ class BufferedCounts:
         """Write the pending counts. Never raises: on failure they are logged at debug level and lost."""
         with self.lock:
             pending, self.pending = self.pending, Counter()
-        if not pending:
-            return
-        try:
-            pipe = connection.pipeline(transaction=False)
-            for field, n in pending.items():
-                pipe.hincrby(COUNTERS_KEY, field, n)
-            pipe.execute()
-        except Exception as exc:  # metrics must never break the work they count
-            log.debug("%d counts not written: %s", sum(pending.values()), exc)
+        tally = Tally()
+        tally.counts = pending
+        tally.write(connection)
 
 
 def observe(connection, name: str, seconds: float, **labels) -> None:
     """Record one observation in histogram ``name`` (one of `HISTOGRAMS`). Never raises."""
-    buckets = HISTOGRAMS[name][2]
-    index = next((i for i, bound in enumerate(buckets) if seconds <= bound), len(buckets))
-    labelled = _field("", {k: str(v) for k, v in labels.items()})[1:]
+    Tally().observe(name, seconds, **labels).write(connection)
+
+
+# ------------------------------------------------------------------------------------------ stages of a job
+
+
+class Stages:
+    """The time of one job, split by stage: each `lap` charges the time since the one before to its stage."""
+
+    def __init__(self) -> None:
+        self.last = time.perf_counter()
+        self.spent: dict[str, float] = {}
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.spent[stage] = self.spent.get(stage, 0.0) + now - self.last
+        self.last = now
+
+
+_timing: ContextVar[Stages | None] = ContextVar("artemia_stages", default=None)
+
+
+@contextmanager
+def timing_stages() -> Iterator[Stages]:
+    """Time the stages of the work run inside (the worker wraps each job in it)."""
+    stages = Stages()
+    token = _timing.set(stages)
     try:
-        pipe = connection.pipeline(transaction=False)
-        pipe.hincrby(metrics_histogram(name), f"b{index}|{labelled}", 1)
-        pipe.hincrbyfloat(metrics_histogram(name), f"sum|{labelled}", max(0.0, seconds))
-        pipe.hincrby(metrics_histogram(name), f"count|{labelled}", 1)
-        pipe.execute()
-    except Exception as exc:
-        log.debug("metric %s not observed: %s", name, exc)
+        yield stages
+    finally:
+        _timing.reset(token)
+
+
+def lap(stage: str) -> None:
+    """Charge the time since the last lap to ``stage`` (one of `STAGES`) when the running job is being timed;
+    outside one (the web, tests) it does nothing."""
+    stages = _timing.get()
+    if stages is not None:
+        stages.lap(stage)
+
+
+@contextmanager
+def stage(name: str, before: str) -> Iterator[None]:
+    """Charge the time until here to ``before`` and the time inside to ``name``."""
+    lap(before)
+    try:
+        yield
+    finally:
+        lap(name)
 
 
 # The hooks other modules call (one line each, see the module docstring).

@@ -93,6 +93,7 @@ class Drained:
 # mid-send leaves it behind, and the lane waits for it to expire. A drain sleeps through short waits (a private
 # chat's 1 s) and hands over to a job of its own after DRAIN_SECONDS, so one busy chat never holds a worker long.
 LANE_LEASE_SECONDS = 20
+LEASE_RENEWAL_SECONDS = 1.0
 SHORT_WAIT = 1.0
 DRAIN_SECONDS = 5.0
 MIN_SLEEP = 0.01
@@ -175,7 +176,10 @@ def drain(
 
 
 def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock) -> bool:
-    """The loop of `drain` while holding the lane. -> True when the lane was emptied."""
+    """The loop of `drain` while holding the lane. -> True when the lane was emptied. The lease is renewed
+    before a message once a second has passed since it was last renewed: a send that starts then still has
+    the rest of the lease (``LANE_LEASE_SECONDS``), and a burst of messages costs no renewals."""
+    renewed = clock()
     while True:
         lane = store.lane(game_id, chat)
         if not lane:
@@ -185,6 +189,7 @@ def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, d
         if short and clock() - started + outcome.delay <= DRAIN_SECONDS:
             sleep(max(outcome.delay, MIN_SLEEP))  # a wait of 1e-12 s would not move the clock
             lock.reacquire()
+            renewed = clock()
             continue
         drained.outcomes.append(outcome)
         if outcome.status not in DONE:
@@ -194,7 +199,9 @@ def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, d
         if clock() - started > DRAIN_SECONDS:
             drained.again = 0.0  # hand over: a job of its own goes on
             return False
-        lock.reacquire()
+        if clock() - renewed > LEASE_RENEWAL_SECONDS:
+            lock.reacquire()
+            renewed = clock()
 
 
 def _head(
@@ -209,21 +216,21 @@ def _head(
 ) -> Outcome:
     """Send (or skip) the head of a lane once; every skip comes before the send token."""
     batch, index = head.batch, head.index
-    message = store.message(game_id, batch, index)
-    if message is None or store.send_state(game_id, batch, index) in ("sent", "failed"):
+    read = store.head_state(game_id, chat, head)
+    if read.message is None or read.state in ("sent", "failed"):
         return Outcome("done")
-    message = with_prefix(store, game_id, chat, message)
+    message = prefixed(read.message, read.prefix)
     slot = message.get("slot")
     if superseded(head, behind):
         store.mark_sent(game_id, batch, index)
         return Outcome("superseded")
-    if slot and message.get("until") is not None and store.slot_seq(game_id, chat, slot) >= int(message["until"]):
+    if slot and message.get("until") is not None and read.slot_seq >= int(message["until"]):
         store.mark_sent(game_id, batch, index)
         return Outcome("superseded")  # a screen made moot: a later step's question is on the message
-    if slot and message.get("seq") is not None and store.slot_seq(game_id, chat, slot) > int(message["seq"]):
+    if slot and message.get("seq") is not None and read.slot_seq > int(message["seq"]):
         store.mark_sent(game_id, batch, index)
         return Outcome("superseded")  # older than what the slot shows already
-    if slot and store.shown(game_id, chat, slot) == digest(message):
+    if slot and read.shown == digest(message):
         if message.get("seq") is not None:
             store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
         store.mark_sent(game_id, batch, index)
@@ -232,7 +239,7 @@ def _head(
         held = hold(store, game_id, chat, message, head, behind, now)
         if held is not None:
             return held
-    failures, not_before = store.lane_failures(game_id, chat, head)
+    failures, not_before = read.failures
     settling = failures == 0 and not_before > 0  # (a settling version is recorded as a wait with no failure)
     if message.get("settle") and not settling and not behind and settings.edit_settle_seconds > 0:
         store.set_lane_failures(game_id, chat, head, 0, now + settings.edit_settle_seconds)
@@ -342,8 +349,12 @@ def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
 
 def with_prefix(store: Store, game_id: str, chat: str, message: dict) -> dict:
     """A status message as it is sent: the lines folded into its slot (`fold`) on top of its own news lines."""
-    prefix = store.prefix(game_id, chat, message["slot"]) if message.get("slot") and "news" in message else []
-    if not prefix:
+    return prefixed(message, store.prefix(game_id, chat, message["slot"]) if message.get("slot") else [])
+
+
+def prefixed(message: dict, prefix: list[str]) -> dict:
+    """``message`` with ``prefix``, the lines folded into its slot, on top of its own news lines (a status)."""
+    if not prefix or "news" not in message:
         return message
     own = message["text"].split("\n")[: message["news"]]
     body = message["text"].split("\n")[message["news"] :]
@@ -368,7 +379,8 @@ def _send(
     batch, index = head.batch, head.index
     try:
         living = {key: message[key] for key in ("slot", "picture") if message.get(key)}  # only where it has them
-        sender.send(message["chat"], message["text"], message.get("buttons"), **living)
+        with metrics.stage("send", before="outbox"):
+            sender.send(message["chat"], message["text"], message.get("buttons"), **living)
     except RetryAfter as exc:
         metrics.throttled(store.redis)
         store.pause_sending(now, exc.seconds)
@@ -385,7 +397,6 @@ def _send(
     except PermanentSendError:
         store.mark_sent(game_id, batch, index, "failed")  # never try this one again
         return Outcome("unreachable", seat=message.get("seat"))
-    if message.get("slot"):
-        store.set_shown(game_id, chat, message["slot"], digest(message), message.get("news"))
-    store.mark_sent(game_id, batch, index)
+    shown = (message["slot"], digest(message), message.get("news")) if message.get("slot") else None
+    store.delivered(game_id, chat, batch, index, shown)
     return Outcome("sent")

@@ -195,11 +195,13 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     outcome = "noop"
     snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
+        metrics.lap("read")
         done = _resolve_once(ctx, snap, state, absent)
         if done is None:
             return "lost" if outcome == "noop" else outcome
         outcome, (committed, marks) = "resolved", done
         follow_up(ctx, game_id, committed, resolve_next=False, marks=marks)
+        metrics.lap("enqueue")
         if committed.window is None or committed.status != "resolving":
             break  # the game is over, or its next window waits for answers
         window = committed.window
@@ -238,7 +240,9 @@ def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Abse
     step = news.Step(
         game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1, news.load_news(snap.news)
     )
+    metrics.lap("engine")
     outgoing, news_after = telling.step_messages(ctx, step)
+    metrics.lap("render")
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
     due = now + ctx.settings.resolve_grace_seconds  # the sweeper's net if we die before the follow-ups
@@ -258,6 +262,7 @@ def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Abse
         timers=timers,
     )
     version, streaks_after, away_after = store.commit_with_marks(game_id, commit)
+    metrics.lap("commit")
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
     return (commit.after(game_id, version, snap.followed), (streaks_after, away_after)) if version else None

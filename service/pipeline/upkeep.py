@@ -14,6 +14,7 @@
 import logging
 
 from service.game import Game
+from service.ops import metrics
 from service.pipeline import news, outbox, scheduling, seats, telling
 from service.pipeline.chats import chat_kind, is_group
 from service.pipeline.context import Context
@@ -157,6 +158,7 @@ def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
 def drain(ctx: Context, game_id: str, chat: str) -> list[str]:
     """Send a chat's lane in order (`outbox.drain`); when it must wait, a job of its own drains it again then."""
     drained = outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep)
+    metrics.lap("outbox")
     for outcome in drained.outcomes:
         if outcome.status == "unreachable" and outcome.seat is not None:
             unreachable(ctx, game_id, outcome.seat)

@@ -642,10 +642,26 @@ class Store:
 
     def lane_failures(self, game_id: str, chat: str, head: "LaneEntry") -> tuple[int, float]:
         """(failed tries, not before when) of the head of a lane (0, 0.0 when it has not failed)."""
-        raw = cast(bytes | None, self.redis.hget(keys.lane_failures(game_id), chat))
-        entry, _, rest = (raw or b"").decode().rpartition("|")
-        entry, _, failures = entry.rpartition("|")
-        return (int(failures), float(rest)) if raw and entry == head.raw else (0, 0.0)
+        return _failures(cast(bytes | None, self.redis.hget(keys.lane_failures(game_id), chat)), head)
+
+    def head_state(self, game_id: str, chat: str, head: "LaneEntry") -> "HeadState":
+        """Everything a deliverer holding the lane reads of its head before sending it, in one round trip."""
+        living = f"{chat}|{head.slot}"
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(keys.outbox(game_id, head.batch), head.index)
+        pipe.get(keys.sent(game_id, head.batch, head.index))
+        pipe.hget(keys.slot_seqs(game_id), living)
+        pipe.hmget(keys.shown(game_id), living, f"{living}|prefix")
+        pipe.hget(keys.lane_failures(game_id), chat)
+        message, state, seq, (shown, prefix), failures = pipe.execute()
+        return HeadState(
+            message=json.loads(message) if message else None,
+            state=state.decode() if state else None,
+            slot_seq=int(seq) if seq else -1,
+            shown=shown.decode() if shown else None,
+            prefix=json.loads(prefix)["lines"] if prefix else [],
+            failures=_failures(failures, head),
+        )
 
     def set_lane_failures(self, game_id: str, chat: str, head: "LaneEntry", failures: int, not_before: float) -> None:
         pipe = self.redis.pipeline(transaction=False)
@@ -661,11 +677,14 @@ class Store:
     def set_shown(self, game_id: str, chat: str, slot: str, digest: str, news_lines: int | None = None) -> None:
         """What a living message shows now: its digest, and how many of its first lines are news."""
         pipe = self.redis.pipeline(transaction=False)
+        self._set_shown_on(pipe, game_id, chat, slot, digest, news_lines)
+        pipe.execute()
+
+    def _set_shown_on(self, pipe, game_id: str, chat: str, slot: str, digest: str, news_lines: int | None) -> None:
         pipe.hset(keys.shown(game_id), f"{chat}|{slot}", digest)
         if news_lines is not None:
             pipe.hset(keys.shown(game_id), f"{chat}|{slot}|news", news_lines)
         pipe.expire(keys.shown(game_id), self.outbox_ttl)
-        pipe.execute()
 
     def shown_news_lines(self, game_id: str, chat: str, slot: str) -> int:
         """How many news lines a living message shows (0: none, or never sent)."""
@@ -698,16 +717,46 @@ class Store:
     def mark_sent(self, game_id: str, batch: str, index: int, state: str = "sent") -> bool:
         """Mark one message done ("sent", or "failed": given up); -> True when that completed its batch, which
         is then deleted with its markers (unless the store keeps sent batches)."""
-        return bool(
-            self._mark_done(
-                keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
-                args=[state, self.outbox_ttl, keys.sent(game_id, batch, ""), int(self.keep_sent)],
-            )
+        return bool(self._mark_sent_on(self.redis, game_id, batch, index, state))
+
+    def delivered(self, game_id: str, chat: str, batch: str, index: int, shown: tuple[str, str, int | None] | None):
+        """A message was sent: mark it (`mark_sent`) and, for a living message, record what it shows now
+        (``shown``: slot, digest, news lines; `set_shown`), in one round trip."""
+        pipe = self.redis.pipeline(transaction=False)
+        if shown is not None:
+            self._set_shown_on(pipe, game_id, chat, *shown)
+        self._mark_sent_on(pipe, game_id, batch, index, "sent")
+        pipe.execute()
+
+    def _mark_sent_on(self, client, game_id: str, batch: str, index: int, state: str):
+        return self._mark_done(
+            keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
+            args=[state, self.outbox_ttl, keys.sent(game_id, batch, ""), int(self.keep_sent)],
+            client=client,
         )
 
     def send_state(self, game_id: str, batch: str, index: int) -> str | None:
         state = cast(bytes | None, self.redis.get(keys.sent(game_id, batch, index)))
         return state.decode() if state else None
+
+
+@dataclass(frozen=True)
+class HeadState:
+    """What a deliverer reads of a lane's head before sending it (`Store.head_state`)."""
+
+    message: dict | None
+    state: str | None  # "sent" | "failed" once done
+    slot_seq: int  # the newest seq delivered to its living message (-1: none, or not a living message)
+    shown: str | None  # the digest of what its living message shows
+    prefix: list[str]  # the lines folded into its living message
+    failures: tuple[int, float]  # (failed tries, not before when) of this head
+
+
+def _failures(raw: bytes | None, head: "LaneEntry") -> tuple[int, float]:
+    """(failed tries, not before when) from a lane's failure record, when it is that of ``head``; else (0, 0.0)."""
+    entry, _, rest = (raw or b"").decode().rpartition("|")
+    entry, _, failures = entry.rpartition("|")
+    return (int(failures), float(rest)) if raw and entry == head.raw else (0, 0.0)
 
 
 @dataclass(frozen=True)

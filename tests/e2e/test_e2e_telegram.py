@@ -270,7 +270,9 @@ def test_board_sends_the_status_picture_telegram_has_already(redis_url, bot_api,
     [status] = wait_for(lambda: api.sent("sendPhoto", users.group["id"]), 30, "the status picture")
     file_id = next(iter(api.uploads))
     assert status["params"]["caption"].startswith("🌍") or "Turn" in status["params"]["caption"]
-    assert store.redis.hvals(keys.telegram_boards(game_id)) == [file_id.encode()]
+    # the worker keeps the file_id once Telegram's answer is back: just after the fake Bot API recorded the call
+    remembered = wait_for(lambda: store.redis.hvals(keys.telegram_boards(game_id)), 10, "the status's file_id kept")
+    assert remembered == [file_id.encode()]
 
     mine = users.say(petr, "/board", private=True)  # the game waits for the Creature: the state is the status's
     assert mine["method"] == "sendPhoto" and mine["photo"] == file_id and mine["chat_id"] == petr["id"]
