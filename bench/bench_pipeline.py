@@ -2,8 +2,9 @@
 
 1. submits/s through ``service.pipeline.ingest.submit`` vs a plain Redis SET loop;
 2. window resolutions/s of one worker vs RQ's own no-op job rate, same worker class (SimpleWorker, in-process);
-3. latency from the last answer of a window to its first outgoing message (the commit that writes the outbox),
-   with 200 concurrent games and two real ``rq worker`` processes: all 200 at once, then a steady 40 answers/s.
+3. latency from the last answer of a window to its first outgoing message (and to the commit that writes it), with
+   200 concurrent games and two real ``rq worker`` processes of the Procfile's worker class: all 200 at once, then a
+   steady 40 answers/s; with where the jobs' time went, by stage (the workers' ``job_stage_seconds`` histogram).
 
 Needs a redis-server: ``ARTEMIA_TEST_REDIS_URL`` (``make bench`` starts a private one) or ``REDIS_URL``; uses
 database 14 of it and flushes it. Prints figures; asserts nothing.
@@ -26,8 +27,10 @@ from service import wiring
 from service.channels.recording import RecordingSender
 from service.config import Settings
 from service.game import Game
+from service.ops.metrics import HISTOGRAMS, STAGES
 from service.pipeline import context, ingest, scheduling
 from service.pipeline.resolution import bot_answer, start_game
+from service.store.keys import metrics_histogram
 from workers import jobs  # noqa: F401  (loaded before the clock starts, as workers.rqconfig loads it in a worker)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -43,11 +46,13 @@ def noop() -> None:
 NOOP = "bench.bench_pipeline.noop"  # by name: run as ``python -m bench.bench_pipeline``, this module is __main__
 
 
-def meta(players: int) -> dict:
-    """Every Hunted is a person; the Creature is a bot."""
+def meta(players: int, chats: str = "") -> dict:
+    """Every Hunted is a person; the Creature is a bot. ``chats``: what the game's chat ids start with."""
     return {
-        "players": {str(s): {"name": f"P{s}", "chat": f"c{s}" if s else None, "user": None} for s in range(players)},
-        "group": "grp",
+        "players": {
+            str(s): {"name": f"P{s}", "chat": f"{chats}c{s}" if s else None, "user": None} for s in range(players)
+        },
+        "group": f"{chats}grp",
         "deadline_seconds": 3600,
         "lang": "en",
         "bots": [0],
@@ -163,7 +168,7 @@ def start_workers(url: str, n: int) -> list[subprocess.Popen]:
         "json",
         "--with-scheduler",
         "-w",
-        "rq.worker.SimpleWorker",
+        "workers.worker.OpsSimpleWorker",
         "--logging_level",
         "WARNING",
         "-u",
@@ -180,12 +185,15 @@ def start_workers(url: str, n: int) -> list[subprocess.Popen]:
     return procs
 
 
-def latencies(ctx, games: list[str], gap: float) -> list[float]:
-    """Send the last answer of each game's first window, ``gap`` seconds apart; -> ms until each commit."""
+def latencies(ctx, games: list[str], gap: float) -> tuple[list[float], list[float]]:
+    """Send the last answer of each game's first window, ``gap`` seconds apart. -> ms from each to the commit,
+    and to the first message of the step sent (each game's chats start with its id and a dash)."""
     for g in games:
         ingest.submit(ctx, g, 1, answer(ctx, g, 1), 1)
     last = {g: answer(ctx, g, 2) for g in games}
     sent_at: dict[str, float] = {}
+    recorder = RecordingSender(ctx.store.redis)
+    before = len(recorder.sent())
 
     def send(part):
         for g in part:
@@ -199,10 +207,46 @@ def latencies(ctx, games: list[str], gap: float) -> list[float]:
         t.start()
     for t in threads:
         t.join()
-    while any(ctx.store.load(g).version < 2 for g in games):
-        time.sleep(0.02)
+    first: dict[str, float] = {}
+    while len(first) < len(games):
+        for message in recorder.sent()[before:]:
+            g = message["chat"].split("-")[0]
+            if g in sent_at and message["at"] > sent_at[g]:
+                first[g] = min(first.get(g, message["at"]), message["at"])
+        time.sleep(0.05)
     # the resolution records its commit time as the new window's opening time
-    return sorted((ctx.store.load(g).opened - sent_at[g]) * 1000 for g in games)
+    commits = sorted((ctx.store.load(g).opened - sent_at[g]) * 1000 for g in games)
+    return commits, sorted((first[g] - sent_at[g]) * 1000 for g in games)
+
+
+def stage_report(connection) -> list[str]:
+    """Where the jobs' time went (the workers' ``job_stage_seconds``): per job, the mean ms of each stage, and the
+    bucket under which 99 % of them fall."""
+    name = "job_stage_seconds"
+    series: dict[tuple[str, str], dict[str, float]] = {}
+    for raw, value in connection.hgetall(metrics_histogram(name)).items():
+        kind, _, labelled = raw.decode().partition("|")
+        labels = dict(pair.split("=", 1) for pair in labelled.split(","))
+        series.setdefault((labels["job"], labels["stage"]), {})[kind] = float(value)
+    buckets = HISTOGRAMS[name][2]
+    lines = []
+    for job in sorted({job for job, _ in series}):
+        parts = []
+        for stage in STAGES:
+            data = series.get((job, stage))
+            if not data:
+                continue
+            n, cumulative = data["count"], 0.0
+            p99 = next(
+                (b for i, b in enumerate(buckets) if (cumulative := cumulative + data.get(f"b{i}", 0)) >= 0.99 * n),
+                None,
+            )
+            p99_text = f"<= {p99 * 1000:g}" if p99 is not None else f"> {buckets[-1] * 1000:g}"
+            parts.append(f"{stage} {data['sum'] / n * 1000:.2f} (p99 {p99_text})")
+        lines.append(
+            f"  {job:8} x{int(series[job, 'rq']['count']) if (job, 'rq') in series else 0:<4} " + ", ".join(parts)
+        )
+    return lines
 
 
 def bench_latency(url: str, games: int = 200) -> None:
@@ -212,18 +256,26 @@ def bench_latency(url: str, games: int = 200) -> None:
         for label, gap in (("all at once", 0.0), ("steady 40/s", 0.1)):
             ids = [f"l{label[0]}{i}" for i in range(games)]
             for i, g in enumerate(ids):
-                start_game(ctx, g, {**CONFIG, "seed": i}, meta(3))
-            ms = latencies(ctx, ids, gap)
-            p99 = ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+                start_game(ctx, g, {**CONFIG, "seed": i}, meta(3, chats=f"{g}-"))
+            time.sleep(0.5)  # the first windows' deliveries
+            ctx.store.redis.delete(metrics_histogram("job_stage_seconds"))
+            commits, sends = latencies(ctx, ids, gap)
             print(
-                f"last answer -> first outgoing message, {games} games {label:12}: "
-                f"p50 {statistics.median(ms):6.1f} ms   p99 {p99:6.1f} ms (goal p99 <= 250 ms)"
+                f"last answer -> first outgoing message, {games} games {label:12}: p50 {statistics.median(sends):6.1f} "
+                f"ms   p99 {percentile(sends, 0.99):6.1f} ms (goal p99 <= 250 ms); to the commit: p50 "
+                f"{statistics.median(commits):6.1f} ms   p99 {percentile(commits, 0.99):6.1f} ms"
             )
+            print("  where the jobs' time went, mean ms per job by stage:")
+            print("\n".join(stage_report(ctx.store.redis)))
     finally:
         for proc in procs:
             proc.terminate()
         for proc in procs:
             proc.wait()
+
+
+def percentile(ms: list[float], q: float) -> float:
+    return ms[min(len(ms) - 1, int(len(ms) * q))]
 
 
 def main() -> None:
