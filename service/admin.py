@@ -53,10 +53,13 @@ def _iso(ts: float | None) -> str | None:
 
 
 def list_games(ctx) -> list[dict]:
-    """Every game with a snapshot (SCAN over the keyspace: an operator's command, not a request path)."""
-    r, out = ctx.store.redis, []
-    for key in r.scan_iter(match="{g:*}:snap", count=1000):
+    """Every game with a snapshot (SCAN over the keyspace of every shard: an operator's command, not a request
+    path)."""
+    out = []
+    found = (key for shard in ctx.store.shards for key in shard.scan_iter(match="{g:*}:snap", count=1000))
+    for key in found:
         game_id = key.decode()[3 : -len("}:snap")]
+        r = ctx.store.at(game_id)
         snap = ctx.store.load(game_id)
         if snap is None:
             continue
@@ -86,7 +89,7 @@ def describe(ctx, game_id: str) -> dict:
     meta = store.meta(game_id)
     asked = sorted(store.expected(game_id)) if snap.status != "over" else []
     answered = sorted(store.answers(game_id)) if snap.status != "over" else []
-    r = store.redis
+    r = store.at(game_id)
     return {
         "game": game_id,
         "status": snap.status,
@@ -128,7 +131,7 @@ def export(ctx, game_id: str) -> tuple[str, bool]:
     snap = ctx.store.load(game_id)
     if snap is None:
         raise AdminError(f"no game {game_id!r}")
-    raw = ctx.store.redis.lrange(_actions_key(game_id), 0, -1)
+    raw = ctx.store.at(game_id).lrange(_actions_key(game_id), 0, -1)
     header = f"# game {game_id}, version {snap.version}, status {snap.status}, exported {_iso(time.time())}\n"
     header += "# holds every hidden pick and hand: treat this file as a secret\n"
     if raw:
@@ -247,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     if not connect.configured(settings):
         parser.error("REDIS_URL is not set (nor ARTEMIA_REDIS_SENTINELS; or give --redis-url)")
     logs.configure("admin")
-    ctx = wiring.build(connect.connect(settings), settings)
+    ctx = wiring.from_settings(settings)
     try:
         return run(ctx, args)
     except AdminError as exc:
@@ -283,7 +286,7 @@ def run(ctx, args) -> int:
             return 1
         print(cancel(ctx, args.game, args.reason, notify=not args.quiet))
     elif args.command == "health":
-        result = health.health(ctx.store.redis, ctx.settings)
+        result = health.health_of(ctx.store.redis, ctx.store.shards, ctx.settings)
         print(json.dumps(ops_web.finite(result), indent=1))
         return 0 if result["ok"] else 1
     elif args.command == "seed-sweeper":

@@ -32,6 +32,13 @@ class Settings(BaseSettings):
     # have it (Redis WAIT, at most redis_ack_timeout_ms); 0 confirms on the primary's word alone.
     redis_ack_replicas: int = 0
     redis_ack_timeout_ms: int = 1000
+    # Game shards: "redis://a/0,redis://b/0,..." — each game's keys, due set, sweeper and RQ queues live on one of
+    # these primaries (`service.store.keys.shard_of`); REDIS_URL (or the sentinels) then holds only the global
+    # indexes. Empty: one Redis holds everything. The list is fixed for a deployment's life (its order names the
+    # shards; adding one would move games). ``shard``: the shard a worker process serves (``python -m workers
+    # --shard N``, or ARTEMIA_SHARD for ``rq worker -c workers.rqconfig``).
+    redis_shards: str = ""
+    shard: int = 0
     telegram_bot_token: str | None = Field(
         None, validation_alias=AliasChoices("TELEGRAM_BOT_TOKEN", "ARTEMIA_TELEGRAM_BOT_TOKEN")
     )

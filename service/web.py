@@ -42,10 +42,8 @@ def default_env() -> telegram.Env:
     settings = get_settings()
     if not connect.configured(settings):
         raise SystemExit("REDIS_URL is not set (nor ARTEMIA_REDIS_SENTINELS)")
-    connection = connect.connect(settings)
-    return telegram.Env(
-        wiring.build(connection, settings), Tables(connection, settings.dedup_ttl_seconds), settings.bot_username
-    )
+    ctx = wiring.from_settings(settings)  # with game shards, it routes each game to its own (`Context.at`)
+    return telegram.Env(ctx, Tables(ctx.store.redis, settings.dedup_ttl_seconds), settings.bot_username)
 
 
 def handle_update(env: telegram.Env, update) -> dict | None:

@@ -8,6 +8,7 @@ every chat through one sender.
 """
 
 import importlib
+from collections.abc import Callable
 
 import redis
 from rq import get_current_job
@@ -22,6 +23,7 @@ from service.pipeline import context
 from service.pipeline.chats import ChatKind, chat_kind
 from service.pipeline.context import Channel, Context
 from service.pipeline.outbox import Sender
+from service.store import connect as connecting
 
 SENDERS = {"console": "service.channels.console.sender:make", "recording": "service.channels.recording:make"}
 
@@ -35,14 +37,31 @@ def channels(connection: redis.Redis, settings: Settings) -> dict[ChatKind, Chan
     }
 
 
-def build(connection: redis.Redis, settings: Settings, sender: Sender | None = None) -> Context:
-    """A context with the real channels; ``sender`` replaces the one the settings name (tests, the sandbox)."""
-    return context.build(
+def build(
+    connection: redis.Redis, settings: Settings, sender: Sender | None = None, shards: list[redis.Redis] | None = None
+) -> Context:
+    """A context with the real channels (of the first shard, when ``shards`` hold the games: `Context.on`);
+    ``sender`` replaces the one the settings name (tests, the sandbox)."""
+    built = context.build(
         connection,
         settings,
         channels(connection, settings),
-        (lambda: sender) if sender is not None else (lambda: load_sender(settings.sender, connection, settings)),
+        (lambda: sender) if sender is not None else (lambda: load_sender(settings.sender, connection, settings, built)),
+        shards=shards,
     )
+    return built
+
+
+def from_settings(settings: Settings, connection: redis.Redis | None = None) -> Context:
+    """The context of a process from its settings: the index Redis (``REDIS_URL`` or the sentinels) and the game
+    shards (``ARTEMIA_REDIS_SHARDS``) -> the context of shard ``ARTEMIA_SHARD`` (a worker's; the web routes every
+    game to its own). ``connection``: the worker's own connection to that shard (or to the one Redis), reused."""
+    if not connecting.shard_urls(settings):
+        return build(connection or connecting.connect(settings), settings)
+    shards, own = connecting.connect_shards(settings), connecting.own_shard(settings)
+    if connection is not None:
+        shards[own] = connection
+    return build(connecting.connect(settings), settings, shards=shards).on(own)
 
 
 def connect(redis_url: str | None) -> redis.Redis:
@@ -64,20 +83,25 @@ def job_connection() -> redis.Redis:
 
 
 def current() -> Context:
-    """The context of the running RQ job: the one registered for its connection, else one built from the
-    environment's settings."""
-    connection = job_connection()
+    """The context of the running RQ job (`of_connection`)."""
+    return of_connection(job_connection())
+
+
+def of_connection(connection: redis.Redis) -> Context:
+    """The context of a worker's connection: the one registered for it, else one built from the environment's
+    settings (with shards, for the shard ``ARTEMIA_SHARD`` that the connection reaches)."""
     found = context.lookup(connection)
     if found is None:
-        found = build(connection, get_settings())
+        found = from_settings(get_settings(), connection)
         context.register(found)
     return found
 
 
-def load_sender(spec: str, connection: redis.Redis, settings: Settings) -> Sender:
-    """A sender from its name ("auto", "console", "recording") or a "package.module:factory" path."""
+def load_sender(spec: str, connection: redis.Redis, settings: Settings, ctx: Context | None = None) -> Sender:
+    """A sender from its name ("auto", "console", "recording") or a "package.module:factory" path (which gets
+    the index connection); ``ctx``: whose store routes a game's keys to its shard."""
     if spec == "auto":
-        return RoutingSender(connection, settings)
+        return RoutingSender(connection, settings, games=ctx.store.at if ctx else None)
     module, _, factory = SENDERS.get(spec, spec).partition(":")
     sender: Sender = getattr(importlib.import_module(module), factory)(connection)
     return sender
@@ -87,8 +111,15 @@ class RoutingSender:
     """Sends each message through its chat's channel (see the module docstring); a channel's sender is made on
     its first message, in the process that sends (the Telegram bot's event loop must not cross a fork)."""
 
-    def __init__(self, connection: redis.Redis, settings: Settings, fallback: Sender | None = None):
+    def __init__(
+        self,
+        connection: redis.Redis,
+        settings: Settings,
+        fallback: Sender | None = None,
+        games: Callable[[str], redis.Redis] | None = None,
+    ):
         self.redis = connection
+        self.games = games  # a game's shard (`Store.at`): where the Telegram sender keeps the game's maps
         self.settings = settings
         self._fallback = fallback
         self._senders: dict[str, Sender] = {}
@@ -111,7 +142,7 @@ class RoutingSender:
         if kind == "telegram":
             from service.channels.telegram.sender import TelegramSender  # python-telegram-bot: only where it sends
 
-            return TelegramSender(self.redis)
+            return TelegramSender(self.redis, games=self.games)
         if kind == "sms":
             from service.channels.sms.sender import TwilioSender
 

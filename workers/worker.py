@@ -197,7 +197,9 @@ class OpsMixin:
             try:
                 stages.lap("rq")  # the job's bookkeeping after its body
                 outcome = getattr(job, "_result", None) if ok else "failed"
-                record_job(self.connection, job, outcome, time.perf_counter() - started, stages=stages)
+                # the counters are global: on the index Redis (the worker's own connection reaches its shard)
+                index = wiring.of_connection(self.connection).store.redis
+                record_job(index, job, outcome, time.perf_counter() - started, stages=stages)
             except Exception as exc:
                 log.debug("job metrics not recorded: %s", exc)
         return ok
@@ -227,6 +229,6 @@ def preload() -> None:
 
 
 def seed_sweeper(connection) -> bool:
-    """Schedule the periodic sweep now (idempotent: one sweep per slot whoever asks)."""
-    ctx = wiring.build(connection, get_settings())
+    """Schedule the periodic sweep of the worker's shard now (idempotent: one sweep per slot whoever asks)."""
+    ctx = wiring.of_connection(connection)
     return scheduling.sweep(ctx, ctx.clock())

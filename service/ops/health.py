@@ -5,6 +5,10 @@ sweeper's heartbeat, open and overdue games, and the shared counters (`service.o
 worker with a fresh heartbeat (a sender does not stand in for the worker), no RQ scheduler holding its lock, the
 sweeper's heartbeat stale, an outbox backlog, games overdue (a due time long past: the sweeper cannot handle
 them). Thresholds: the ``health_*`` settings.
+
+With game shards (``ARTEMIA_REDIS_SHARDS``) each shard has its own queues, workers, scheduler, sweeper and due set:
+`health_of` checks each shard so (and that the index Redis answers), and the gauges of /metrics add the shards up
+(the oldest age of any); the counters are on the index.
 """
 
 import math
@@ -131,15 +135,56 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
     return {"ok": not reasons, "reasons": reasons, "checks": checks}
 
 
+def health_of(index, shards: list, settings: Settings, now: float | None = None) -> dict:
+    """`health` of every game shard, its reasons named by shard (one Redis: `health` itself)."""
+    if shards == [index]:
+        return health(index, settings, now)
+    try:
+        index.ping()
+    except redis.RedisError as exc:
+        return {"ok": False, "reasons": [f"index redis unreachable: {exc.__class__.__name__}: {exc}"], "checks": {}}
+    each = [health(shard, settings, now) for shard in shards]
+    return {
+        "ok": all(result["ok"] for result in each),
+        "reasons": [f"shard {i}: {reason}" for i, result in enumerate(each) for reason in result["reasons"]],
+        "checks": {"shards": [result["checks"] for result in each]},
+    }
+
+
+def snapshot_of(shards: list, settings: Settings, now: float | None = None) -> dict:
+    """`snapshot` of every game shard, added up: counts summed, the oldest age of any."""
+    each = [snapshot(shard, settings, now) for shard in shards]
+    if len(each) == 1:
+        return each[0]
+    total = each[0]
+    for other in each[1:]:
+        for name, queue in other["queues"].items():
+            mine = total["queues"][name]
+            mine.update({k: mine[k] + queue[k] for k in ("queued", "started", "scheduled", "failed")})
+            mine["scheduler_lock"] = mine["scheduler_lock"] and queue["scheduler_lock"]
+        total["workers"] += other["workers"]
+        total["outbox"] = {
+            "queued": total["outbox"]["queued"] + other["outbox"]["queued"],
+            "redeliveries_scheduled": total["outbox"]["redeliveries_scheduled"]
+            + other["outbox"]["redeliveries_scheduled"],
+            "oldest_age": max(total["outbox"]["oldest_age"], other["outbox"]["oldest_age"]),
+        }
+        total["sweeper_heartbeat_age"] = max(total["sweeper_heartbeat_age"], other["sweeper_heartbeat_age"])
+        total["games_open"] += other["games_open"]
+        total["games_due"] += other["games_due"]
+    return total
+
+
 # ------------------------------------------------------------------------------------------ /metrics
 
 
 class RedisCollector:
     """prometheus-client collector reading the shared counters and the live gauges from Redis."""
 
-    def __init__(self, connection, settings):
+    def __init__(self, connection, settings, shards: list | None = None):
         self.connection = connection
         self.settings = settings
+        self.shards = shards or [connection]
 
     def collect(self):
         r = self.connection
@@ -174,7 +219,7 @@ class RedisCollector:
         return family
 
     def _gauges(self):
-        checks = snapshot(self.connection, self.settings)
+        checks = snapshot_of(self.shards, self.settings)
         per_queue = {
             key: GaugeMetricFamily(f"artemia_queue_{key}", f"RQ jobs {key}, per queue.", labels=["queue"])
             for key in ("queued", "started", "scheduled", "failed")
@@ -225,7 +270,7 @@ def _le(bound: float) -> str:
     return repr(float(bound))
 
 
-def render_metrics(connection, settings) -> bytes:
+def render_metrics(connection, settings, shards: list | None = None) -> bytes:
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(RedisCollector(connection, settings))
+    registry.register(RedisCollector(connection, settings, shards))
     return generate_latest(registry)

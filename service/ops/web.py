@@ -16,28 +16,29 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from service.ops.health import health, render_metrics
+from service.ops.health import health_of, render_metrics
 
 
 def _ops_target(app):
-    """(redis connection, settings) of the app: its pipeline context's (see service.web.create_app)."""
+    """(the index Redis, the game shards, settings) of the app: its pipeline context's (see
+    service.web.create_app)."""
     ctx = app.state.env.ctx
-    return ctx.store.redis, ctx.settings
+    return ctx.store.redis, ctx.store.shards, ctx.settings
 
 
 async def healthz(request: Request) -> Response:
-    connection, settings = _ops_target(request.app)
-    result = await run_in_threadpool(health, connection, settings)
+    connection, shards, settings = _ops_target(request.app)
+    result = await run_in_threadpool(health_of, connection, shards, settings)
     return JSONResponse(finite(result), status_code=200 if result["ok"] else 503)
 
 
 async def metrics(request: Request) -> Response:
-    connection, settings = _ops_target(request.app)
+    connection, shards, settings = _ops_target(request.app)
     counts = getattr(request.app.state, "counts", None)
     if counts is not None:
         await run_in_threadpool(counts.flush, connection)
     try:
-        body = await run_in_threadpool(render_metrics, connection, settings)
+        body = await run_in_threadpool(render_metrics, connection, settings, shards)
     except redis.RedisError as exc:
         return Response(f"redis unreachable: {exc}\n", status_code=503, media_type="text/plain")
     return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -185,7 +185,12 @@ def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days: int
         raise AbsenceError("no_game")
     _moved(ctx, game_id, deadline)
     scheduling.schedule(
-        ctx.queue, ctx, until, "workers.jobs.end_pause", (game_id, until), f"pause-{game_id}-{scheduling.ms(until)}"
+        ctx.at(game_id).queue,
+        ctx,
+        until,
+        "workers.jobs.end_pause",
+        (game_id, until),
+        f"pause-{game_id}-{scheduling.ms(until)}",
     )
     text = N_(
         "The table is paused until {time} ({name}). Every deadline moves by the pause; answers are still welcome."

@@ -45,7 +45,9 @@ def cancel(
     asked = store.expected(game_id)  # their turn messages hold the question's buttons (the script forgets them)
     script = store.redis.register_script(CANCEL)
     result = script(
-        keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id)], args=[repr(now), reason]
+        keys=[keys.snap(game_id), keys.expected(game_id), keys.answers(game_id)],
+        args=[repr(now), reason],
+        client=store.at(game_id),
     ).decode()
     if result == "NOGAME":
         raise NoSuchGame(game_id)

@@ -1,6 +1,10 @@
 """What a step of the pipeline needs, built once per Redis connection: the store, the queues, the settings, the
 channels (each renders the news for its own chats) and the sender that delivers the outbox.
 
+With game shards there is a context per shard, all on one store: its queues are the shard's, where the jobs of
+the shard's games wait (`Context.at` gives a game's), and its sweeper sweeps the shard's games. RQ jobs find the
+context of the shard they run on by their connection (`register`, `lookup`).
+
 The pipeline knows channels only through the `Channel` protocol (`service.pipeline.news`); the composition root
 (`service.wiring`) builds a context with the real ones, tests and the sandbox with theirs.
 """
@@ -33,6 +37,15 @@ class Context:
     make_sender: Callable[[], Sender]
     clock: Callable[[], float] = field(default=time.time)
     sleep: Callable[[float], None] = field(default=time.sleep)
+    shard: int = 0  # the shard whose queues these are (`Store.shards`)
+    shard_contexts: list["Context"] = field(default_factory=list, repr=False)  # every shard's, this one included
+
+    def at(self, game_id: str) -> "Context":
+        """The context of ``game_id``'s shard: the one whose queues take that game's jobs."""
+        return self.on(self.store.shard_of(game_id))
+
+    def on(self, shard: int) -> "Context":
+        return self.shard_contexts[shard] if self.shard_contexts else self
 
     @property
     def queues(self) -> list[Queue]:
@@ -47,33 +60,51 @@ class Context:
 
 
 def build(
-    connection: redis.Redis, settings: Settings, channels: dict[ChatKind, Channel], make_sender: Callable[[], Sender]
+    connection: redis.Redis,
+    settings: Settings,
+    channels: dict[ChatKind, Channel],
+    make_sender: Callable[[], Sender],
+    shards: list[redis.Redis] | None = None,
 ) -> Context:
-    return Context(
-        store=Store(
-            connection,
-            outbox_ttl=settings.outbox_ttl_seconds,
-            dedup_ttl=settings.dedup_ttl_seconds,
-            keep_sent=settings.outbox_keep_sent,
-            ack_replicas=settings.redis_ack_replicas,
-            ack_timeout_ms=settings.redis_ack_timeout_ms,
-        ),
-        queue=Queue(settings.queue_name, connection=connection, serializer=JSONSerializer),
-        send_queue=Queue(settings.send_queue_name, connection=connection, serializer=JSONSerializer),
-        refresh_queue=Queue(settings.refresh_queue_name, connection=connection, serializer=JSONSerializer),
-        draw_queue=Queue(settings.draw_queue_name, connection=connection, serializer=JSONSerializer),
-        settings=settings,
-        channels=channels,
-        make_sender=make_sender,
+    """The context of the first shard (`Context.on` gives the others'); ``connection``: the index Redis, and the
+    games' too unless ``shards`` are given."""
+    store = Store(
+        connection,
+        outbox_ttl=settings.outbox_ttl_seconds,
+        dedup_ttl=settings.dedup_ttl_seconds,
+        keep_sent=settings.outbox_keep_sent,
+        ack_replicas=settings.redis_ack_replicas,
+        ack_timeout_ms=settings.redis_ack_timeout_ms,
+        shards=shards,
     )
+    contexts = [
+        Context(
+            store=store,
+            queue=Queue(settings.queue_name, connection=on, serializer=JSONSerializer),
+            send_queue=Queue(settings.send_queue_name, connection=on, serializer=JSONSerializer),
+            refresh_queue=Queue(settings.refresh_queue_name, connection=on, serializer=JSONSerializer),
+            draw_queue=Queue(settings.draw_queue_name, connection=on, serializer=JSONSerializer),
+            settings=settings,
+            channels=channels,
+            make_sender=make_sender,
+            shard=shard,
+        )
+        for shard, on in enumerate(store.shards)
+    ]
+    if len(contexts) > 1:
+        for each in contexts:
+            each.shard_contexts = contexts
+    return contexts[0]
 
 
 _contexts: dict[int, Context] = {}
 
 
 def register(context: Context) -> None:
-    """Make ``context`` the one used by jobs running on its connection (`lookup`)."""
-    _contexts[id(context.store.redis)] = context
+    """Make ``context`` (and its sibling shards' contexts) the one used by jobs running on its queues' connection
+    (`lookup`)."""
+    for each in context.shard_contexts or [context]:
+        _contexts[id(each.queue.connection)] = each
 
 
 def lookup(connection: redis.Redis) -> Context | None:

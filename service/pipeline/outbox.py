@@ -155,9 +155,9 @@ def drain(
     queued meanwhile is not stranded); ``again`` is then its lease, in case that deliverer died."""
     drained, started = Drained(), clock()
     for _ in range(3):  # a message queued just as the lane was released: take the lane again
-        lock = store.redis.lock(keys.lane_lock(game_id, chat), timeout=LANE_LEASE_SECONDS, blocking=False)
+        lock = store.at(game_id).lock(keys.lane_lock(game_id, chat), timeout=LANE_LEASE_SECONDS, blocking=False)
         if not lock.acquire():
-            left = store.redis.pttl(keys.lane_lock(game_id, chat))
+            left = store.at(game_id).pttl(keys.lane_lock(game_id, chat))
             drained.outcomes.append(Outcome("busy"))
             drained.again = max(1.0, left / 1000.0) if left > 0 else 1.0
             return drained
@@ -169,7 +169,7 @@ def drain(
                 lock.release()
             except LockError:  # the lease ran out (a very slow send): another deliverer may hold the lane now
                 pass
-        if not store.redis.llen(keys.lane(game_id, chat)):
+        if not store.at(game_id).llen(keys.lane(game_id, chat)):
             return drained
     drained.again = 0.0
     return drained

@@ -4,7 +4,8 @@ RQ job ids allow only ``[A-Za-z0-9_-]``. Immediate jobs use ``enqueue(..., uniqu
 ``Job.create`` + ``queue.schedule_job(job, when, unique=True)`` because ``enqueue_at`` ignores ``unique`` in
 rq 2.12 (docs/platform-notes.md §4.2). A timed job's id carries its due time in milliseconds: when a deadline moves
 (downtime added back), the new time gets a new job and the old one finds nothing to do when it fires.
-A ``DuplicateJobError`` means the job is already waiting or running: that is success here. Finished jobs are
+A ``DuplicateJobError`` means the job is already waiting or running: that is success here. A game's jobs go to
+the queues of its shard (`Context.at`); the sweep to the queue of the context's own. Finished jobs are
 not kept, so the same id may run again later; every job is idempotent (a resolution is a compare-and-set, a
 delivery is claimed per message, a reminder is written once per window and point).
 """
@@ -80,12 +81,17 @@ def ms(ts: float) -> int:
 
 
 def resolve(ctx: Context, game_id: str, window: int) -> bool:
-    return enqueue(ctx.queue, ctx, "workers.jobs.resolve", (game_id, window), f"resolve-{game_id}-{window}")
+    return enqueue(ctx.at(game_id).queue, ctx, "workers.jobs.resolve", (game_id, window), f"resolve-{game_id}-{window}")
 
 
 def deadline(ctx: Context, game_id: str, window: int, at: float) -> bool:
     return schedule(
-        ctx.queue, ctx, at, "workers.jobs.deadline", (game_id, window), f"deadline-{game_id}-{window}-{ms(at)}"
+        ctx.at(game_id).queue,
+        ctx,
+        at,
+        "workers.jobs.deadline",
+        (game_id, window),
+        f"deadline-{game_id}-{window}-{ms(at)}",
     )
 
 
@@ -97,7 +103,7 @@ def next_reminder(ctx: Context, game_id: str, window: int, opened: float, deadli
         at = _reminder_at(opened, deadline_at, points[k])
         if at > ctx.clock() + 1:
             return schedule(
-                ctx.queue,
+                ctx.at(game_id).queue,
                 ctx,
                 at,
                 "workers.jobs.remind",
@@ -123,26 +129,31 @@ def timers(
         f"remind-{game_id}-{window}-{k}-{ms(_reminder_at(opened, deadline_at, point))}"
         for k, point in enumerate(ctx.settings.reminder_points)
     ]
-    return ctx.queue.scheduled_job_registry.key, ids, [Job.key_for(job_id) for job_id in ids]
+    return ctx.at(game_id).queue.scheduled_job_registry.key, ids, [Job.key_for(job_id) for job_id in ids]
 
 
 def deliveries(ctx: Context, game_id: str, *batches: str) -> bool:
     """One job drains the lanes of the batches' chats (named after the last batch); only a lane that must wait gets
     a job of its own."""
     job_id = f"deliver-{game_id}-{batches[-1]}"
-    return enqueue(ctx.send_queue, ctx, "workers.jobs.deliver", (game_id, *batches), job_id)
+    return enqueue(ctx.at(game_id).send_queue, ctx, "workers.jobs.deliver", (game_id, *batches), job_id)
 
 
 def drain(ctx: Context, game_id: str, chat: str, at: float) -> bool:
     """Drain a chat's lane again at ``at`` (a budget wait, a 429, a retry's backoff); one job per lane and second."""
     chat_id = re.sub(r"[^A-Za-z0-9]", lambda m: f"_{ord(m[0]):x}", chat)
     return schedule(
-        ctx.send_queue, ctx, at, "workers.jobs.drain", (game_id, chat), f"drain-{game_id}-{chat_id}-{math.ceil(at)}"
+        ctx.at(game_id).send_queue,
+        ctx,
+        at,
+        "workers.jobs.drain",
+        (game_id, chat),
+        f"drain-{game_id}-{chat_id}-{math.ceil(at)}",
     )
 
 
 def sweep(ctx: Context, at: float) -> bool:
-    """The next periodic sweep; one per sweep interval whoever asks."""
+    """The next periodic sweep of the context's shard; one per sweep interval whoever asks."""
     slot = int(at // ctx.settings.sweep_interval_seconds)
     return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
 
@@ -153,7 +164,8 @@ def refresh(ctx: Context, game_id: str, window: int) -> bool:
     ``refresh-<game>-<window>``. That id is taken while such a job is still running (it started before this
     answer's mark): then a job of its own follows a second later, one per second at most."""
     job_id = f"refresh-{game_id}-{window}"
-    if enqueue(ctx.refresh_queue, ctx, "workers.jobs.refresh", (game_id, window), job_id):
+    queue = ctx.at(game_id).refresh_queue
+    if enqueue(queue, ctx, "workers.jobs.refresh", (game_id, window), job_id):
         return True
     at = ctx.clock() + 1
-    return schedule(ctx.refresh_queue, ctx, at, "workers.jobs.refresh", (game_id, window), f"{job_id}-{math.ceil(at)}")
+    return schedule(queue, ctx, at, "workers.jobs.refresh", (game_id, window), f"{job_id}-{math.ceil(at)}")

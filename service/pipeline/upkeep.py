@@ -30,8 +30,8 @@ def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
     """-> "resolved" | "early" (deadline moved; rescheduled) | "deferred" (heartbeat stale: after a sweep)
     | "noop" (window already closed) | "lost"."""
     now = ctx.clock()
-    if ctx.store.heartbeat_age(now) > ctx.settings.downtime_threshold_seconds:
-        scheduling.sweep(ctx, now)
+    if ctx.store.heartbeat_age(now, ctx.store.shard_of(game_id)) > ctx.settings.downtime_threshold_seconds:
+        scheduling.sweep(ctx.at(game_id), now)
         scheduling.deadline(ctx, game_id, window, now + ctx.settings.sweep_interval_seconds)
         return "deferred"
     status, deadline = ctx.store.close_at_deadline(game_id, window, now)
@@ -78,13 +78,14 @@ def remind(ctx: Context, game_id: str, window: int, n: int) -> bool:
 
 
 def credit_downtime(ctx: Context) -> float:
-    """Beat the heartbeat; if the service was down, push every open deadline back by the time lost."""
+    """Beat the heartbeat of the context's shard; if it was down, push each of its open deadlines back by the time
+    lost."""
     store, now = ctx.store, ctx.clock()
-    gap = store.heartbeat(now)
+    gap = store.heartbeat(now, ctx.shard)
     if gap <= ctx.settings.downtime_threshold_seconds:
         return 0.0
     lost = gap - ctx.settings.sweep_interval_seconds
-    for game_id in store.open_games():
+    for game_id in store.open_games(ctx.shard):
         snap = store.load(game_id)
         if snap is None or snap.status != "collecting":
             continue
@@ -133,12 +134,12 @@ def redeliver(ctx: Context, game_id: str, snap: Snapshot) -> None:
 
 
 def sweep(ctx: Context) -> dict[str, int]:
-    """One sweep over the due games. The next sweep is scheduled first, and one broken game (an engine error)
-    is logged and skipped, so neither can stop the chain."""
+    """One sweep over the due games of the context's shard. The next sweep is scheduled first, and one broken game
+    (an engine error) is logged and skipped, so neither can stop the chain."""
     scheduling.sweep(ctx, ctx.clock() + ctx.settings.sweep_interval_seconds)
     credit_downtime(ctx)
     done: dict[str, int] = {}
-    for game_id in ctx.store.due_games(ctx.clock()):
+    for game_id in ctx.store.due_games(ctx.clock(), shard=ctx.shard):
         try:
             what = check_game(ctx, game_id)
         except Exception:
@@ -217,7 +218,7 @@ def refresh(ctx: Context, game_id: str, queued_by: int) -> bool:
     )
     if not outgoing:
         return False
-    batch = f"r{snap.window}n{store.redis.incr(keys.refresh_counter(game_id))}"
+    batch = f"r{snap.window}n{store.at(game_id).incr(keys.refresh_counter(game_id))}"
     if not store.write_reminder(game_id, snap.window, batch, outgoing):
         return False
     scheduling.deliveries(ctx, game_id, batch)

@@ -1,4 +1,5 @@
-"""The one way to reach Redis: a URL (``REDIS_URL``) or the primary that Redis Sentinel names.
+"""The one way to reach Redis: a URL (``REDIS_URL``) or the primary that Redis Sentinel names; and, when the games
+are sharded (``ARTEMIA_REDIS_SHARDS``), one connection per game shard (plain URLs).
 
 With sentinels, the connection asks them for the current primary whenever it (re)connects, so after a failover
 the next command reaches the promoted replica; a command caught by the failover fails with a ConnectionError,
@@ -55,8 +56,30 @@ def connect(settings: Settings) -> redis.Redis:
     return redis.Redis.from_url(settings.redis_url)
 
 
+def shard_urls(settings: Settings) -> list[str]:
+    """``ARTEMIA_REDIS_SHARDS`` as a list of URLs (empty: the games are not sharded)."""
+    return [url.strip() for url in settings.redis_shards.split(",") if url.strip()]
+
+
+def own_shard(settings: Settings) -> int:
+    """The shard a worker serves (``ARTEMIA_SHARD``), checked against the shard list."""
+    count = len(shard_urls(settings))
+    if not 0 <= settings.shard < max(count, 1):
+        raise ValueError(f"ARTEMIA_SHARD={settings.shard}: there are {count} shards")
+    return settings.shard
+
+
+def connect_shards(settings: Settings) -> list[redis.Redis]:
+    """A connection to each game shard, in the configured order (empty when the games are not sharded)."""
+    return [redis.Redis.from_url(url) for url in shard_urls(settings)]
+
+
 def rq_settings(settings: Settings) -> dict[str, Any]:
-    """``REDIS_URL`` or ``SENTINEL`` for an RQ settings module (rq's CLI reads either)."""
+    """``REDIS_URL`` or ``SENTINEL`` for an RQ settings module (rq's CLI reads either): with shards, the URL of the
+    shard the worker serves (``ARTEMIA_SHARD``), whose queues hold its games' jobs."""
+    shards = shard_urls(settings)
+    if shards:
+        return {"REDIS_URL": shards[own_shard(settings)]}
     if settings.redis_sentinels:
         return {
             "REDIS_URL": None,

@@ -1,6 +1,9 @@
 """The game store: snapshots with a version, the open window's answers, indexes and the atomic steps on them.
 
 Knows Redis and the shape of our keys; knows nothing of the rules (the engine JSON is an opaque string here).
+It routes each game's keys to the game's shard (`at`) and the global indexes to the index Redis (``redis``); with
+no shards both are the one Redis. Every script touches one server: a game's keys and its shard's due set, or only
+global keys.
 """
 
 import json
@@ -96,6 +99,8 @@ class NotReplicated(redis.exceptions.ConnectionError):
 
 
 class Store:
+    """``redis``: the index Redis (the global keys); ``shards``: the game shards (default: that one Redis)."""
+
     def __init__(
         self,
         connection: redis.Redis,
@@ -104,8 +109,10 @@ class Store:
         keep_sent: bool = False,
         ack_replicas: int = 0,
         ack_timeout_ms: int = 1000,
+        shards: list[redis.Redis] | None = None,
     ):
         self.redis = connection
+        self.shards = list(shards) if shards else [connection]
         self.ack_replicas, self.ack_timeout_ms = ack_replicas, ack_timeout_ms
         self.keep_sent = keep_sent
         self.outbox_ttl = outbox_ttl
@@ -124,15 +131,30 @@ class Store:
         self._pause = connection.register_script(lua.PAUSE)
         self._resume = connection.register_script(lua.RESUME)
 
+    # --- routing ---------------------------------------------------------------------------------------------
+
+    def shard_of(self, game_id: str) -> int:
+        return keys.shard_of(game_id, len(self.shards))
+
+    def at(self, game_id: str) -> redis.Redis:
+        """The connection of the shard that holds ``game_id``'s keys."""
+        return self.shards[self.shard_of(game_id)]
+
+    def _pipelines(self, game_id: str, transaction: bool = True) -> tuple[Any, Any]:
+        """(a pipeline on the game's shard, one on the index): the same pipeline when they are one Redis, so that
+        a write to both stays one step there."""
+        game = self.at(game_id).pipeline(transaction=transaction)
+        return game, game if self.at(game_id) is self.redis else self.redis.pipeline(transaction=transaction)
+
     # --- reading ---------------------------------------------------------------------------------------------
 
     def load(self, game_id: str) -> Snapshot | None:
-        return _snapshot(game_id, self.redis.hgetall(keys.snap(game_id)))
+        return _snapshot(game_id, self.at(game_id).hgetall(keys.snap(game_id)))
 
     def load_with_dedup(self, game_id: str, dedup_id: str | None) -> tuple[Snapshot | None, bool]:
         """The snapshot, and whether ``dedup_id`` was already recorded (for the open window or the one closed
         last), in one round trip. A True here is not yet an acknowledgement: see `recorded`."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hgetall(keys.snap(game_id))
         pipe.sismember(keys.dedup(game_id), dedup_id or "-")
         pipe.sismember(keys.dedup_previous(game_id), dedup_id or "-")
@@ -144,13 +166,16 @@ class Store:
         like the answer itself (with ``ack_replicas``, only once a replica has it: NotReplicated otherwise), so
         that telling a retried delivery "it counted" is as safe as the first delivery's reply would have been."""
         reply = self._acknowledged(
-            self._recorded, keys=[keys.dedup(game_id), keys.dedup_previous(game_id)], args=[dedup_id, self.dedup_ttl]
+            self.at(game_id),
+            self._recorded,
+            keys=[keys.dedup(game_id), keys.dedup_previous(game_id)],
+            args=[dedup_id, self.dedup_ttl],
         )
         return bool(reply)
 
     def load_with_meta(self, game_id: str) -> tuple[Snapshot | None, dict]:
         """The snapshot and the game's metadata (players, table), in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hgetall(keys.snap(game_id))
         pipe.hget(keys.meta(game_id), "json")
         raw, meta = pipe.execute()
@@ -158,20 +183,20 @@ class Store:
 
     def window_state(self, game_id: str) -> WindowState:
         """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         _read_window_state(pipe, game_id)
         return _window_state(pipe.execute())
 
     def absence(self, game_id: str) -> Absence:
         """(when each seat first answered the open window, until when each away seat is away, until when the table
         is paused or None), in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         _read_absence(pipe, game_id)
         return _absence(pipe.execute())
 
     def resolution_inputs(self, game_id: str) -> tuple[Snapshot | None, WindowState, Absence]:
         """What a resolution reads — the snapshot, `window_state` and `absence` — in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hgetall(keys.snap(game_id))
         _read_window_state(pipe, game_id)
         _read_absence(pipe, game_id)
@@ -180,39 +205,39 @@ class Store:
 
     def taken_marks(self, game_id: str) -> Marks:
         """(auto-play streaks, until when each away seat is away), in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hgetall(keys.autoplays(game_id))
         pipe.hgetall(keys.away(game_id))
         streaks, away = pipe.execute()
         return {int(s): int(n) for s, n in streaks.items()}, {int(s): float(t) for s, t in away.items()}
 
     def tally(self, game_id: str) -> dict[str, str]:
-        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.tally(game_id)))
+        raw = cast(dict[bytes, bytes], self.at(game_id).hgetall(keys.tally(game_id)))
         return {k.decode(): v.decode() for k, v in raw.items()}
 
     def answers(self, game_id: str) -> dict[int, list[dict]]:
-        raw = self.redis.hgetall(keys.answers(game_id))
+        raw = self.at(game_id).hgetall(keys.answers(game_id))
         return {int(seat): json.loads(answer) for seat, answer in raw.items()}
 
     def expected(self, game_id: str) -> set[int]:
-        return {int(seat) for seat in self.redis.smembers(keys.expected(game_id))}
+        return {int(seat) for seat in self.at(game_id).smembers(keys.expected(game_id))}
 
     def streaks(self, game_id: str) -> dict[int, int]:
-        return {int(seat): int(n) for seat, n in self.redis.hgetall(keys.autoplays(game_id)).items()}
+        return {int(seat): int(n) for seat, n in self.at(game_id).hgetall(keys.autoplays(game_id)).items()}
 
     def meta(self, game_id: str) -> dict:
-        raw = self.redis.hget(keys.meta(game_id), "json")
+        raw = self.at(game_id).hget(keys.meta(game_id), "json")
         return json.loads(raw) if raw else {}
 
     def action_log(self, game_id: str) -> tuple[dict | None, list[tuple[int, dict]]]:
         """(config, [(seat, action), ...]): every action applied to the game so far, in order."""
-        raw = self.redis.lrange(keys.actions(game_id), 0, -1)
+        raw = self.at(game_id).lrange(keys.actions(game_id), 0, -1)
         if not raw:
             return None, []
         return json.loads(raw[0]), [tuple(json.loads(line)) for line in raw[1:]]
 
     def resolution_log(self, game_id: str) -> list[str]:
-        return [entry.decode() for entry in cast(list[bytes], self.redis.lrange(keys.log(game_id), 0, -1))]
+        return [entry.decode() for entry in cast(list[bytes], self.at(game_id).lrange(keys.log(game_id), 0, -1))]
 
     # --- the atomic steps ------------------------------------------------------------------------------------
 
@@ -231,6 +256,7 @@ class Store:
         that completes the window also makes the game due for the sweeper at ``due`` (default: ``now``).
         ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are)."""
         status, missing = self._acknowledged(
+            self.at(game_id),
             self._submit,
             keys=[
                 keys.snap(game_id),
@@ -258,7 +284,7 @@ class Store:
 
     def close_at_deadline(self, game_id: str, window: int, now: float) -> tuple[str, float | None]:
         """Flip the window to resolving if its deadline has passed. -> ("CLOSED"|"EARLY"|"NOOP", deadline)."""
-        reply = self._close(keys=[keys.snap(game_id)], args=[window, repr(now)])
+        reply = self._close(client=self.at(game_id), keys=[keys.snap(game_id)], args=[window, repr(now)])
         return reply[0].decode(), (float(reply[1]) if len(reply) > 1 else None)
 
     def commit(self, game_id: str, c: Commit) -> int:
@@ -269,6 +295,7 @@ class Store:
         """`commit`, -> (new version or 0, and the auto-play streaks and the away seats as it left them, read in
         the same step: `taken_marks` without a round trip of its own)."""
         reply = self._acknowledged(
+            self.at(game_id),
             self._commit,
             keys=[
                 keys.snap(game_id),
@@ -318,15 +345,15 @@ class Store:
         version, streaks, away = reply
         return int(version), _marks(streaks, int), _marks(away, float)
 
-    def _acknowledged(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        """Run a script; with ``ack_replicas``, on one connection followed by a WAIT for that many replicas (WAIT
-        counts the writes of its own connection), raising NotReplicated when they do not confirm within
-        ``ack_timeout_ms``. Used for the writes a player or a step's messages rely on: a recorded answer (the
-        scripts write even for a duplicate, so a retried delivery waits for the first one) and a step's commit
-        (whose messages go out only once a failover cannot undo it)."""
+    def _acknowledged(self, connection: redis.Redis, script: Any, keys: list[str], args: list[Any]) -> Any:
+        """Run a script on ``connection`` (a game's shard); with ``ack_replicas``, on one connection followed by a
+        WAIT for that many replicas (WAIT counts the writes of its own connection), raising NotReplicated when they
+        do not confirm within ``ack_timeout_ms``. Used for the writes a player or a step's messages rely on: a
+        recorded answer (the scripts write even for a duplicate, so a retried delivery waits for the first one) and
+        a step's commit (whose messages go out only once a failover cannot undo it)."""
         if self.ack_replicas <= 0:
-            return script(keys=keys, args=args)
-        pipe = self.redis.pipeline(transaction=False)
+            return script(keys=keys, args=args, client=connection)
+        pipe = connection.pipeline(transaction=False)
         script(keys=keys, args=args, client=pipe)
         pipe.wait(self.ack_replicas, self.ack_timeout_ms)
         reply, confirmed = pipe.execute()
@@ -337,26 +364,26 @@ class Store:
 
     def ask_refresh(self, game_id: str, window: int, seat: int, also: Callable | None = None) -> tuple[bool, dict]:
         """Note that the next status refresh shows ``seat``'s answer; ``also(pipeline)`` adds the caller's writes to
-        the same round trip. -> (True when no refresh job was pending: the caller queues one, then; the game's
-        meta)."""
-        pipe = self.redis.pipeline(transaction=False)
+        the same round trip (a pipeline on the index: the caller's keys are global). -> (True when no refresh job
+        was pending: the caller queues one, then; the game's meta)."""
+        pipe, index = self._pipelines(game_id, transaction=False)
         pipe.sadd(keys.refresh_seats(game_id), seat)
         pipe.expire(keys.refresh_seats(game_id), REFRESH_MARK_SECONDS)
         pipe.set(keys.refresh_mark(game_id), window, nx=True, ex=REFRESH_MARK_SECONDS)
         pipe.hget(keys.meta(game_id), "json")
         if also is not None:
-            also(pipe)
-        _, _, marked, meta = pipe.execute()[:4]
+            also(index)
+        _, _, marked, meta = _execute(pipe, index)[:4]
         return bool(marked), json.loads(meta) if meta else {}
 
     def drop_refresh(self, game_id: str) -> None:
         """No refresh job after all (nothing to refresh)."""
-        self.redis.delete(keys.refresh_mark(game_id), keys.refresh_seats(game_id))
+        self.at(game_id).delete(keys.refresh_mark(game_id), keys.refresh_seats(game_id))
 
     def take_refresh(self, game_id: str) -> set[int]:
         """A refresh job starts: the pending mark is cleared (an answer from now on queues a new job) and the seats
         to show are taken, in one step, before the job reads the game."""
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.at(game_id).pipeline(transaction=True)
         pipe.delete(keys.refresh_mark(game_id))
         pipe.smembers(keys.refresh_seats(game_id))
         pipe.delete(keys.refresh_seats(game_id))
@@ -366,6 +393,7 @@ class Store:
         """Write a batch while ``window`` is open; a non-empty ``once`` is written at most once per window."""
         return bool(
             self._reminder(
+                client=self.at(game_id),
                 keys=[keys.snap(game_id), keys.outbox(game_id, batch), *lane_keys(game_id, messages)],
                 args=[
                     window,
@@ -382,6 +410,7 @@ class Store:
         -> False when it is stored already."""
         return bool(
             self._write_batch(
+                client=self.at(game_id),
                 keys=[keys.outbox(game_id, batch), *lane_keys(game_id, messages)],
                 args=[self.outbox_ttl, json.dumps(lane_entries(batch, messages)), *[json.dumps(m) for m in messages]],
             )
@@ -389,24 +418,28 @@ class Store:
 
     def slot_seq(self, game_id: str, chat: str, slot: str) -> int:
         """The newest seq delivered to a living message (-1: none yet)."""
-        raw = cast(bytes | None, self.redis.hget(keys.slot_seqs(game_id), f"{chat}|{slot}"))
+        raw = cast(bytes | None, self.at(game_id).hget(keys.slot_seqs(game_id), f"{chat}|{slot}"))
         return int(raw) if raw else -1
 
     def raise_slot_seq(self, game_id: str, chat: str, slot: str, seq: int) -> bool:
         """Record ``seq`` as the newest delivered to a living message. -> False when a newer one was."""
-        return bool(self._raise_seq(keys=[keys.slot_seqs(game_id)], args=[f"{chat}|{slot}", seq, self.outbox_ttl]))
+        return bool(
+            self._raise_seq(
+                client=self.at(game_id), keys=[keys.slot_seqs(game_id)], args=[f"{chat}|{slot}", seq, self.outbox_ttl]
+            )
+        )
 
     def extend_deadline(self, game_id: str, window: int, seconds: float) -> float | None:
-        deadline = self._extend(keys=[keys.snap(game_id)], args=[window, repr(seconds)])
+        deadline = self._extend(client=self.at(game_id), keys=[keys.snap(game_id)], args=[window, repr(seconds)])
         return float(deadline) if deadline else None
 
-    def heartbeat(self, now: float) -> float:
-        """Beat; -> seconds since the previous beat (0 on the first)."""
-        return float(self._heartbeat(keys=[keys.HEARTBEAT], args=[repr(now)]))
+    def heartbeat(self, now: float, shard: int = 0) -> float:
+        """The sweeper of ``shard`` beats; -> seconds since the previous beat (0 on the first)."""
+        return float(self._heartbeat(keys=[keys.HEARTBEAT], args=[repr(now)], client=self.shards[shard]))
 
-    def heartbeat_age(self, now: float) -> float:
-        """Seconds since the last beat (infinite when there was none)."""
-        last = self.redis.get(keys.HEARTBEAT)
+    def heartbeat_age(self, now: float, shard: int = 0) -> float:
+        """Seconds since the last beat of ``shard``'s sweeper (infinite when there was none)."""
+        last = self.shards[shard].get(keys.HEARTBEAT)
         return now - float(last) if last else math.inf
 
     def take_send_token(
@@ -428,21 +461,21 @@ class Store:
 
     def put_meta(self, game_id: str, meta: dict, now: float) -> None:
         """Record who plays where; also indexes player -> games (`keys.player_games`), chat -> game and the watch
-        page's token -> game."""
-        pipe = self.redis.pipeline()
+        page's token -> game (sharded: the game first, then the index that names it)."""
+        pipe, index = self._pipelines(game_id)
         pipe.hset(keys.meta(game_id), "json", json.dumps(meta))
         for player in meta["players"].values():
             if player.get("user"):
-                pipe.zadd(keys.player_games(str(player["user"])), {game_id: now})
+                index.zadd(keys.player_games(str(player["user"])), {game_id: now})
         if meta.get("group"):
-            pipe.set(keys.chat_game(meta["group"]), game_id)
+            index.set(keys.chat_game(meta["group"]), game_id)
         if meta.get("watch"):
-            pipe.set(keys.watch(meta["watch"]), game_id)
-        pipe.execute()
+            index.set(keys.watch(meta["watch"]), game_id)
+        _execute(pipe, index)
 
     def replace_meta(self, game_id: str, meta: dict) -> None:
         """Change who plays where in words (a player's new name) without touching the indexes."""
-        self.redis.hset(keys.meta(game_id), "json", json.dumps(meta))
+        self.at(game_id).hset(keys.meta(game_id), "json", json.dumps(meta))
 
     def offer_seat(self, token: str, game_id: str, seat: int, owner: str, ttl: int) -> bool:
         """Offer a seat, held by ``owner`` (its player's user, "" for the table's bot), to a stand-in under ``token``
@@ -464,12 +497,19 @@ class Store:
         the player -> games index of both, the seat's streak and absence, and the offer ``token`` (taken once).
         -> ("OK", the seat's player before) | ("GONE", {}) when the offer was taken or withdrawn meanwhile |
         ("SEATED", {}) when ``player`` already sits at the table. An offer made for the seat's player before it changed
-        hands is gone."""
+        hands is gone.
+
+        Sharded, the index's writes (the offer, the player -> games index) follow the game's transaction: two takers
+        of one seat are still one (the seat's owner changed under the second, so its offer is gone), but a taker
+        racing the offer's withdrawal may win it."""
         meta_key = keys.meta(game_id)
-        watched = [meta_key] + ([keys.standin(token)] if token else [])
+        shared = self.at(game_id) is self.redis
+        watched = [meta_key] + ([keys.standin(token)] if token and shared else [])
+        then: list[Any] = []  # the index's writes, when they are not in the game's transaction
 
         def attempt(pipe):
-            offer = pipe.hgetall(keys.standin(token)) if token else {}
+            then.clear()
+            offer = self.redis.hgetall(keys.standin(token)) if token else {}
             raw = pipe.hget(meta_key, "json")
             meta = json.loads(raw) if raw else {}
             players = meta.get("players", {})
@@ -496,15 +536,20 @@ class Store:
             pipe.hset(meta_key, "json", json.dumps(meta))
             pipe.hdel(keys.autoplays(game_id), seat)
             pipe.hdel(keys.away(game_id), seat)
+            index = pipe if shared else self.redis.pipeline(transaction=True)
             if token:
-                pipe.delete(keys.standin(token))
+                index.delete(keys.standin(token))
             if before.get("user"):
-                pipe.zrem(keys.player_games(str(before["user"])), game_id)
+                index.zrem(keys.player_games(str(before["user"])), game_id)
             if user:
-                pipe.zadd(keys.player_games(str(user)), {game_id: now})
+                index.zadd(keys.player_games(str(user)), {game_id: now})
+            then.extend([] if shared else [index])
             return "OK", before
 
-        return cast(tuple[str, dict], self.redis.transaction(attempt, *watched, value_from_callable=True))
+        done = self.at(game_id).transaction(attempt, *watched, value_from_callable=True)
+        for index in then:
+            index.execute()
+        return cast(tuple[str, dict], done)
 
     def games_of_user(self, user: str) -> list[tuple[str, int]]:
         """(game, seat) of every game the player ``user`` (meta's "user") plays, the most recently begun first."""
@@ -547,11 +592,11 @@ class Store:
         return game_id.decode() if game_id else None
 
     def set_away(self, game_id: str, seat: int, until: float) -> None:
-        self.redis.hset(keys.away(game_id), seat, repr(until))
+        self.at(game_id).hset(keys.away(game_id), seat, repr(until))
 
     def end_away(self, game_id: str, seat: int) -> float | None:
         """-> until when the seat was to be away (None: it was not)."""
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.at(game_id).pipeline(transaction=True)
         pipe.hget(keys.away(game_id), seat)
         pipe.hdel(keys.away(game_id), seat)
         until, _ = pipe.execute()
@@ -561,7 +606,9 @@ class Store:
         """Pause the table until ``until`` (`lua.PAUSE`). -> ("PAUSED", the open window's new deadline or None) |
         ("ALREADY", until when it is paused) | ("NOGAME" | "OVER", None)."""
         reply = self._pause(
-            keys=[keys.snap(game_id), keys.pause(game_id), keys.pause_votes(game_id)], args=[repr(now), repr(until)]
+            client=self.at(game_id),
+            keys=[keys.snap(game_id), keys.pause(game_id), keys.pause_votes(game_id)],
+            args=[repr(now), repr(until)],
         )
         return reply[0].decode(), (float(reply[1]) if len(reply) > 1 and reply[1] else None)
 
@@ -569,30 +616,32 @@ class Store:
         """End the pause (only the one until ``until``, when given). -> ("RESUMED", the open window's new deadline
         or None, until when the pause was to last) | ("NOTPAUSED", None, 0.0)."""
         reply = self._resume(
-            keys=[keys.snap(game_id), keys.pause(game_id)], args=[repr(now), "" if until is None else repr(until)]
+            client=self.at(game_id),
+            keys=[keys.snap(game_id), keys.pause(game_id)],
+            args=[repr(now), "" if until is None else repr(until)],
         )
         if reply[0] != b"RESUMED":
             return reply[0].decode(), None, 0.0
         return "RESUMED", float(reply[1]) if reply[1] else None, float(reply[2])
 
     def paused_until(self, game_id: str) -> float | None:
-        raw = cast(bytes | None, self.redis.hget(keys.pause(game_id), "until"))
+        raw = cast(bytes | None, self.at(game_id).hget(keys.pause(game_id), "until"))
         return float(raw) if raw else None
 
     def vote_pause(self, game_id: str, seat: int, days: int, ttl: int) -> dict[int, int]:
         """Record a player's vote for a pause of ``days`` (a vote again replaces it). -> every vote so far."""
-        pipe = self.redis.pipeline(transaction=True)
+        pipe = self.at(game_id).pipeline(transaction=True)
         pipe.hset(keys.pause_votes(game_id), seat, days)
         pipe.expire(keys.pause_votes(game_id), ttl)
         pipe.hgetall(keys.pause_votes(game_id))
         return {int(s): int(d) for s, d in pipe.execute()[2].items()}
 
     def set_streak(self, game_id: str, seat: int, n: int) -> None:
-        self.redis.hset(keys.autoplays(game_id), seat, n)
+        self.at(game_id).hset(keys.autoplays(game_id), seat, n)
 
     def mark_followed(self, game_id: str, version: int, due: float | None) -> None:
         """Record that ``version``'s follow-ups are done, and when the sweeper should look next (None: never)."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hset(keys.snap(game_id), "followed", version)
         if due is None:
             pipe.zrem(keys.DUE, game_id)
@@ -601,53 +650,54 @@ class Store:
         pipe.execute()
 
     def set_due(self, game_id: str, when: float) -> None:
-        self.redis.zadd(keys.DUE, {game_id: when})
+        self.at(game_id).zadd(keys.DUE, {game_id: when})
 
     def drop_due(self, game_id: str) -> None:
-        self.redis.zrem(keys.DUE, game_id)
+        self.at(game_id).zrem(keys.DUE, game_id)
 
-    def due_games(self, now: float, limit: int = 500) -> list[str]:
-        return [
-            g.decode() for g in cast(list[bytes], self.redis.zrangebyscore(keys.DUE, "-inf", now, start=0, num=limit))
-        ]
+    def due_games(self, now: float, limit: int = 500, shard: int = 0) -> list[str]:
+        """The games of ``shard`` due by ``now``."""
+        due = self.shards[shard].zrangebyscore(keys.DUE, "-inf", now, start=0, num=limit)
+        return [g.decode() for g in cast(list[bytes], due)]
 
-    def open_games(self) -> list[str]:
-        return [g.decode() for g in cast(list[bytes], self.redis.zrange(keys.DUE, 0, -1))]
+    def open_games(self, shard: int = 0) -> list[str]:
+        """Every game of ``shard`` the sweeper looks at some time (the open ones)."""
+        return [g.decode() for g in cast(list[bytes], self.shards[shard].zrange(keys.DUE, 0, -1))]
 
     # --- outbox ----------------------------------------------------------------------------------------------
 
     def batch_size(self, game_id: str, batch: str) -> int:
-        return self.redis.hlen(keys.outbox(game_id, batch))
+        return self.at(game_id).hlen(keys.outbox(game_id, batch))
 
     def message(self, game_id: str, batch: str, index: int) -> dict | None:
-        raw = self.redis.hget(keys.outbox(game_id, batch), index)
+        raw = self.at(game_id).hget(keys.outbox(game_id, batch), index)
         return json.loads(raw) if raw else None
 
     def replace_message(self, game_id: str, batch: str, index: int, message: dict) -> None:
         """Rewrite a message still waiting on its lane (a held message folded into it, `outbox.hold`); the caller
         holds the lane, so no deliverer is sending it."""
-        self.redis.hset(keys.outbox(game_id, batch), str(index), json.dumps(message))
+        self.at(game_id).hset(keys.outbox(game_id, batch), str(index), json.dumps(message))
 
     def lane(self, game_id: str, chat: str) -> list["LaneEntry"]:
         """The messages still to send to ``chat``, in the order they were written."""
-        raw = cast(list[bytes], self.redis.lrange(keys.lane(game_id, chat), 0, -1))
+        raw = cast(list[bytes], self.at(game_id).lrange(keys.lane(game_id, chat), 0, -1))
         return [LaneEntry.parse(entry.decode()) for entry in raw]
 
     def drop_from_lane(self, game_id: str, chat: str, entry: "LaneEntry") -> None:
         """The head of a lane is done: off the lane, with the record of its failed tries."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
         pipe.hdel(keys.lane_failures(game_id), chat)
         pipe.execute()
 
     def lane_failures(self, game_id: str, chat: str, head: "LaneEntry") -> tuple[int, float]:
         """(failed tries, not before when) of the head of a lane (0, 0.0 when it has not failed)."""
-        return _failures(cast(bytes | None, self.redis.hget(keys.lane_failures(game_id), chat)), head)
+        return _failures(cast(bytes | None, self.at(game_id).hget(keys.lane_failures(game_id), chat)), head)
 
     def head_state(self, game_id: str, chat: str, head: "LaneEntry") -> "HeadState":
         """Everything a deliverer holding the lane reads of its head before sending it, in one round trip."""
         living = f"{chat}|{head.slot}"
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hget(keys.outbox(game_id, head.batch), head.index)
         pipe.get(keys.sent(game_id, head.batch, head.index))
         pipe.hget(keys.slot_seqs(game_id), living)
@@ -664,19 +714,19 @@ class Store:
         )
 
     def set_lane_failures(self, game_id: str, chat: str, head: "LaneEntry", failures: int, not_before: float) -> None:
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hset(keys.lane_failures(game_id), chat, f"{head.raw}|{failures}|{not_before!r}")
         pipe.expire(keys.lane_failures(game_id), self.outbox_ttl)
         pipe.execute()
 
     def shown(self, game_id: str, chat: str, slot: str) -> str | None:
         """The digest of what a living message shows (None: not known)."""
-        raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}"))
+        raw = cast(bytes | None, self.at(game_id).hget(keys.shown(game_id), f"{chat}|{slot}"))
         return raw.decode() if raw else None
 
     def set_shown(self, game_id: str, chat: str, slot: str, digest: str, news_lines: int | None = None) -> None:
         """What a living message shows now: its digest, and how many of its first lines are news."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         self._set_shown_on(pipe, game_id, chat, slot, digest, news_lines)
         pipe.execute()
 
@@ -688,41 +738,41 @@ class Store:
 
     def shown_news_lines(self, game_id: str, chat: str, slot: str) -> int:
         """How many news lines a living message shows (0: none, or never sent)."""
-        return int(cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}|news")) or 0)
+        return int(cast(bytes | None, self.at(game_id).hget(keys.shown(game_id), f"{chat}|{slot}|news")) or 0)
 
     def prefix(self, game_id: str, chat: str, slot: str) -> list[str]:
         """The lines folded into a living message (`service.pipeline.outbox.fold`), shown above its own."""
-        raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), f"{chat}|{slot}|prefix"))
+        raw = cast(bytes | None, self.at(game_id).hget(keys.shown(game_id), f"{chat}|{slot}|prefix"))
         return json.loads(raw)["lines"] if raw else []
 
     def add_prefix(self, game_id: str, chat: str, slot: str, source: str, lines: list[str]) -> None:
         """Fold ``lines`` (of the message ``source``) into a living message's prefix, once per source."""
         field = f"{chat}|{slot}|prefix"
-        raw = cast(bytes | None, self.redis.hget(keys.shown(game_id), field))
+        raw = cast(bytes | None, self.at(game_id).hget(keys.shown(game_id), field))
         prefix = json.loads(raw) if raw else {"from": [], "lines": []}
         if source in prefix["from"]:
             return
         prefix = {"from": prefix["from"] + [source], "lines": prefix["lines"] + lines}
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         pipe.hset(keys.shown(game_id), field, json.dumps(prefix))
         pipe.expire(keys.shown(game_id), self.outbox_ttl)
         pipe.execute()
 
     def batch_chats(self, game_id: str, batch: str) -> list[str]:
         """The chats a stored batch writes to, in the order of its messages."""
-        raw = cast(dict[bytes, bytes], self.redis.hgetall(keys.outbox(game_id, batch)))
+        raw = cast(dict[bytes, bytes], self.at(game_id).hgetall(keys.outbox(game_id, batch)))
         ordered = sorted(raw.items(), key=lambda item: int(item[0]))
         return list(dict.fromkeys(json.loads(message)["chat"] for _, message in ordered))
 
     def mark_sent(self, game_id: str, batch: str, index: int, state: str = "sent") -> bool:
         """Mark one message done ("sent", or "failed": given up); -> True when that completed its batch, which
         is then deleted with its markers (unless the store keeps sent batches)."""
-        return bool(self._mark_sent_on(self.redis, game_id, batch, index, state))
+        return bool(self._mark_sent_on(self.at(game_id), game_id, batch, index, state))
 
     def delivered(self, game_id: str, chat: str, batch: str, index: int, shown: tuple[str, str, int | None] | None):
         """A message was sent: mark it (`mark_sent`) and, for a living message, record what it shows now
         (``shown``: slot, digest, news lines; `set_shown`), in one round trip."""
-        pipe = self.redis.pipeline(transaction=False)
+        pipe = self.at(game_id).pipeline(transaction=False)
         if shown is not None:
             self._set_shown_on(pipe, game_id, chat, *shown)
         self._mark_sent_on(pipe, game_id, batch, index, "sent")
@@ -736,7 +786,7 @@ class Store:
         )
 
     def send_state(self, game_id: str, batch: str, index: int) -> str | None:
-        state = cast(bytes | None, self.redis.get(keys.sent(game_id, batch, index)))
+        state = cast(bytes | None, self.at(game_id).get(keys.sent(game_id, batch, index)))
         return state.decode() if state else None
 
 
@@ -792,6 +842,12 @@ def lane_keys(game_id: str, messages: list[dict]) -> list[str]:
 
 def batch_for_version(version: int) -> str:
     return f"v{version}"
+
+
+def _execute(*pipelines: Any) -> list:
+    """Run each distinct pipeline in order (`Store._pipelines`) -> the first one's replies."""
+    replies = [pipe.execute() for pipe in dict.fromkeys(pipelines)]
+    return replies[0]
 
 
 def _marks(flat: list, kind: Callable) -> dict:

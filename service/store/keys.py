@@ -1,4 +1,10 @@
-"""Redis key names. Every key of one game carries the hash tag ``{g:<id>}`` so a game lives in one slot.
+"""Redis key names, and the shard of a game. Every key of one game carries the hash tag ``{g:<id>}`` so a game
+lives in one slot.
+
+Sharded (``ARTEMIA_REDIS_SHARDS``), the keys of a game live on its shard (`shard_of`), and so do ``artemia:due``
+and ``artemia:heartbeat`` (each shard has its own due set and sweeper, as it has its own RQ queues: the commit
+script writes the due set and the RQ registry of the game's timers in one step, on one server); every other
+global key lives on the index Redis (``REDIS_URL``).
 
 Per game ``G``:
     {g:G}:snap            hash  version, window, status, deadline, opened, closed, followed, json
@@ -32,9 +38,11 @@ Per game ``G``:
     {g:G}:away            hash  seat -> until when its player is away (the bot plays it; answering ends it)
     {g:G}:pause           hash  until, since: the table is paused (deadlines shifted by the pause)
     {g:G}:pausevotes      hash  seat -> days: the players' votes for a pause (a majority pauses)
-Global (not per game):
+Per shard (with a single Redis, on it):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
+    rq:*                        the RQ queues, registries and jobs of the shard's games
+Global (not per game; on the index Redis):
     artemia:games:<u>     zset  game -> when it began, for every game a player plays
     artemia:lobby:*, artemia:place:*, artemia:opened:*   the lobby's tables (service.pipeline.lobby)
     artemia:tables:<address>    zset  the tables an address opened -> when they expire (at most a few open)
@@ -52,6 +60,7 @@ Global (not per game):
 """
 
 import re
+import zlib
 
 GAME_ID = re.compile(r"^[A-Za-z0-9_]{1,64}$")
 
@@ -61,6 +70,13 @@ def check_game_id(game_id: str) -> str:
     if not GAME_ID.match(game_id):
         raise ValueError(f"bad game id {game_id!r}: use 1-64 letters, digits or '_'")
     return game_id
+
+
+def shard_of(game_id: str, shards: int) -> int:
+    """The shard of a game among ``shards``: a stable hash of its id (CRC-32), so the web and every worker route a
+    game the same way without asking anyone, and a game never moves while the shard list stays as it is. (Not a
+    shard named in the id: a game's id is its table's join code, which players type.)"""
+    return zlib.crc32(game_id.encode()) % shards if shards > 1 else 0
 
 
 def _g(game_id: str) -> str:

@@ -57,10 +57,10 @@ def reply(ctx: Context, game_id: str, chat: str) -> dict | None:
     if found is None:
         return None
     picture, text = found
-    known = known_file(ctx.store.redis, game_id, picture.digest)
+    known = known_file(ctx.store.at(game_id), game_id, picture.digest)
     if known is None:
         job_id = f"board-{game_id}-{chat.replace('/', '-')}-{picture.digest}"
-        scheduling.enqueue(ctx.draw_queue, ctx, "workers.jobs.board", (game_id, chat), job_id)
+        scheduling.enqueue(ctx.at(game_id).draw_queue, ctx, "workers.jobs.board", (game_id, chat), job_id)
         return None
     chat_id, thread_id = split_chat(chat)
     body: dict = {"method": "sendPhoto", "chat_id": chat_id, "photo": known, "caption": text}
@@ -81,7 +81,7 @@ def send(ctx: Context, game_id: str, chat: str) -> str:
     while wait := ctx.store.take_send_token(budget_chat(chat), ctx.clock(), *rates):
         if waited + wait > SHORT_WAIT:
             scheduling.schedule(
-                ctx.draw_queue,
+                ctx.at(game_id).draw_queue,
                 ctx,
                 ctx.clock() + wait,
                 "workers.jobs.board",
@@ -93,7 +93,7 @@ def send(ctx: Context, game_id: str, chat: str) -> str:
         waited += wait
     chat = TelegramSender(ctx.store.redis).chat(chat)  # a group that became a supergroup
     chat_id, thread_id = split_chat(chat)
-    known = known_file(ctx.store.redis, game_id, picture.digest)
+    known = known_file(ctx.store.at(game_id), game_id, picture.digest)
     result = telegram_send.send_photo(chat_id, known or picture.png(), text, thread_id)
     if result.status == "retry_after":
         ctx.store.pause_sending(ctx.clock(), result.retry_after)
@@ -104,5 +104,5 @@ def send(ctx: Context, game_id: str, chat: str) -> str:
         log.warning("board not sent", extra={"game": game_id, "status": result.status, "detail": result.detail})
         return result.status
     if result.file_id and not known:
-        remember_file(ctx.store.redis, game_id, picture.digest, result.file_id)
+        remember_file(ctx.store.at(game_id), game_id, picture.digest, result.file_id)
     return "sent by file_id" if known else "uploaded"

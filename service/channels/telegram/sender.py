@@ -28,8 +28,10 @@ Chats are strings: ``"<chat id>"`` or ``"<chat id>/<forum topic id>"``.
 import asyncio
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
@@ -239,11 +241,17 @@ class TelegramSender:
     """The pipeline's ``Sender`` for Telegram. Keeps small maps in Redis: chats that migrated
     (``tg:moved:<chat>``), the message id of each living message and, for a photo, the digest of the picture it
     shows (`slots_key`: ``<chat>|<slot>`` and ``<chat>|<slot>|picture``), and the ``file_id`` of each picture
-    Telegram has (`known_file`)."""
+    Telegram has (`known_file`). ``games(game_id)``: the connection of a game's shard, which holds the game's maps
+    (default: ``connection``, which holds the global ones)."""
 
-    def __init__(self, connection, ttl: int = 30 * 86400):
+    def __init__(self, connection, ttl: int = 30 * 86400, games: Callable[[str], Any] | None = None):
         self.redis = connection
         self.ttl = ttl
+        self.games = games or (lambda game_id: connection)
+
+    def _slots(self, slot: str):
+        """The connection that holds a slot's game's living messages (`slots_key`)."""
+        return self.games(slot.partition(":")[0])
 
     def chat(self, chat: str) -> str:
         """Where ``chat`` lives now (a migrated group's supergroup, topic kept)."""
@@ -257,7 +265,7 @@ class TelegramSender:
         chat_id, thread_id = split_chat(chat)
         field = f"{chat}|{slot}"
         living, shown, refused = (
-            self.redis.hmget(slots_key(slot), [field, field + "|picture", f"{chat}|no pictures"])
+            self._slots(slot).hmget(slots_key(slot), [field, field + "|picture", f"{chat}|no pictures"])
             if slot
             else (None, None, None)
         )
@@ -283,7 +291,7 @@ class TelegramSender:
         if result.status == "failed":
             raise outbox.RejectedSendError(result.detail)
         if slot and (result.message_id or showing != _text(shown)):
-            pipe = self.redis.pipeline(transaction=False)
+            pipe = self._slots(slot).pipeline(transaction=False)
             if result.message_id:
                 pipe.hset(slots_key(slot), field, result.message_id)
             if showing:
@@ -319,7 +327,7 @@ class TelegramSender:
             return send(chat_id, text, buttons, thread_id), None
         drawing = board.picture(picture)
         game_id, digest = picture["game"], drawing.digest
-        known = known_file(self.redis, game_id, digest)
+        known = known_file(self.games(game_id), game_id, digest)
         drawn: list[bytes] = []
 
         def photo() -> str | bytes:  # drawn at most once, and only when Telegram does not have it
@@ -345,7 +353,7 @@ class TelegramSender:
                 self._refused(chat_id, thread_id, slot, result)
                 return send(chat_id, text, buttons, thread_id), None
         if result.ok and result.file_id and not known:
-            remember_file(self.redis, game_id, digest, result.file_id)
+            remember_file(self.games(game_id), game_id, digest, result.file_id)
         return result, digest
 
     def _refused(self, chat_id: int, thread_id: int | None, slot: str | None, result: Result) -> None:
@@ -354,7 +362,7 @@ class TelegramSender:
         log.warning("status picture refused; the status goes as text", extra={"slot": slot, "detail": result.detail})
         if slot:
             chat = f"{chat_id}/{thread_id}" if thread_id else str(chat_id)
-            self.redis.hset(slots_key(slot), f"{chat}|no pictures", 1)
+            self._slots(slot).hset(slots_key(slot), f"{chat}|no pictures", 1)
 
 
 def _text(raw: bytes | str | None) -> str | None:
