@@ -34,26 +34,29 @@ UNLIMITED_INBOUND = {
 }
 
 
-def make_ctx(connection=None, clock=None, **overrides) -> context.Context:
-    """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender."""
+def make_ctx(connection=None, clock=None, shards=None, **overrides) -> context.Context:
+    """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender; ``shards``: the
+    game shards' connections (the context is the first shard's, `Context.on`)."""
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
     # Jobs run here in-process and scheduled ones stay scheduled, so every version of a message leaves at once (no
     # hold: edit_settle_seconds 0); test_pipeline_outbox tests the hold, the e2e tests run with it.
     settings = Settings(
         **{"min_deadline_seconds": 1, "sender": "recording", "edit_settle_seconds": 0, **UNLIMITED_INBOUND, **overrides}
     )
-    ctx = wiring.build(connection, settings, sender=RecordingSender(connection))
+    ctx = wiring.build(connection, settings, sender=RecordingSender(connection), shards=shards)
     if clock is not None:
-        ctx.clock, ctx.sleep = clock, clock.advance
+        for each in ctx.shard_contexts or [ctx]:
+            each.clock, each.sleep = clock, clock.advance
     context.register(ctx)
     return ctx
 
 
 def run_jobs(ctx) -> None:
-    """Run every queued job in this process (scheduled jobs stay scheduled)."""
-    SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer).work(
-        burst=True, logging_level="WARNING"
-    )
+    """Run every queued job in this process, each shard's (scheduled jobs stay scheduled)."""
+    for each in ctx.shard_contexts or [ctx]:
+        SimpleWorker(each.queues, connection=each.queue.connection, serializer=each.queue.serializer).work(
+            burst=True, logging_level="WARNING"
+        )
 
 
 def answer_all(ctx, game_id: str) -> None:
