@@ -7,6 +7,7 @@ import collections
 import fakeredis
 import pytest
 from pipeline_support import CONFIG, Clock, answer_all, make_ctx, run_jobs, table
+from shard_support import ids_on, placement
 
 from service.config import Settings
 from service.pipeline import cancelling, scheduling, upkeep
@@ -39,10 +40,6 @@ def test_the_shard_settings():
     assert connect.rq_settings(Settings(redis_url="redis://index/0")) == {"REDIS_URL": "redis://index/0"}
 
 
-def ids_on(shard: int, count: int, n: int) -> list[str]:
-    return [g for g in (f"sh{i}" for i in range(200)) if keys.shard_of(g, count) == shard][:n]
-
-
 def test_a_games_jobs_go_to_the_queues_of_its_shard():
     index, *shards = servers(3)
     ctx = make_ctx(index, shards=shards)
@@ -64,24 +61,6 @@ def play(ctx, game_ids) -> None:
         for g in open_games:
             answer_all(ctx, g)
     raise AssertionError("games did not end")
-
-
-def placement(index, shards) -> list[str]:
-    """Every key out of its place: a game's key on another server than its shard, a game's key or a shard's key
-    (due set, heartbeat, RQ) on the index, a global key on a shard."""
-    wrong = []
-    for key in (k.decode() for k in index.keys("*")):
-        if key.startswith("{g:") or key.startswith("rq:") or key in (keys.DUE, keys.HEARTBEAT):
-            wrong.append(f"index: {key}")
-    for n, shard in enumerate(shards):
-        for key in (k.decode() for k in shard.keys("*")):
-            if key.startswith("{g:"):
-                game_id = key[3 : key.index("}")]
-                if keys.shard_of(game_id, len(shards)) != n:
-                    wrong.append(f"shard {n}: {key}")
-            elif not (key.startswith("rq:") or key in (keys.DUE, keys.HEARTBEAT)):
-                wrong.append(f"shard {n}: {key}")
-    return wrong
 
 
 def test_games_played_on_two_shards_keep_every_key_in_its_place():

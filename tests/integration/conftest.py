@@ -45,10 +45,15 @@ def redis_url(server_url):
 
 @pytest.fixture
 def ctx_for():
-    """A pipeline context on a real Redis URL, with settings matching the workers'."""
+    """A pipeline context on a real Redis URL, with settings matching the workers' (``shards``: the URLs of the game
+    shards, ``url`` then the index's)."""
 
-    def make(url):
-        return make_ctx(redis.Redis.from_url(url), **{k[len("ARTEMIA_") :].lower(): v for k, v in WORKER_ENV.items()})
+    def make(url, shards: list[str] | None = None):
+        return make_ctx(
+            redis.Redis.from_url(url),
+            shards=[redis.Redis.from_url(shard) for shard in shards] if shards else None,
+            **{k[len("ARTEMIA_") :].lower(): v for k, v in WORKER_ENV.items()},
+        )
 
     return make
 
