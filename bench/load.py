@@ -3,6 +3,7 @@ HTTP, against the ``Procfile`` processes (web and worker command lines taken fro
 127.0.0.1) and a real Redis, with a fake Bot API (``tests/fake_bot_api.py``) recording every call.
 
     python -m bench.load --games 100 --players 4 --web 1 --workers 2 [--redis-url URL] [--json out.json]
+    python -m bench.load ... --shards 2   # the games on two redis-servers of their own, the workers dealt round them
 
 Needs a redis-server: ``--redis-url``, else ``ARTEMIA_TEST_REDIS_URL`` (``tools/with-redis.sh``), else
 ``REDIS_URL``; database 13 of it is flushed. Everything listens on 127.0.0.1 only; every loop is bounded by a
@@ -26,7 +27,9 @@ Figures (printed, and written as JSON with ``--json``):
   per answer as per no-op. Per web process: the figure is divided by ``--web`` when several serve behind the
   client's round robin. With it, the CPU time per request of the web processes and of the client, per kind.
 * ``resolutions``: windows resolved per second per worker while the games were played (audit log entries
-  ``{g:G}:log`` over the play time / workers) — a figure of this load, not a saturation rate.
+  ``{g:G}:log`` over the play time / workers) — a figure of this load, not a saturation rate. And per shard
+  (``--shards N``: N redis-servers started here hold the games, the index stays on ``--redis-url``): each shard's
+  games' windows over the play time.
 * ``latency``: the last answer of a window (the webhook's 200) -> the first message of the next window at the
   fake Bot API (its decision message), p50 / p99 / max.
 * ``memory``: ``MEMORY USAGE`` summed over each game's keys (``{g:<id>}*``) while the games are running and once
@@ -67,11 +70,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_bot_api import FakeBotAPI, serve  # noqa: E402
+from sentinel_cluster import redis_server_bin  # noqa: E402
 from serving import free_port  # noqa: E402
 
 from service.channels.telegram import ui  # noqa: E402
 from service.game import Game  # noqa: E402
 from service.game.bots import choose  # noqa: E402
+from service.store.keys import shard_of  # noqa: E402
 
 DB = 13
 SECRET = "load-secret"
@@ -118,8 +123,11 @@ class Cluster:
     """The Procfile's web and worker processes on 127.0.0.1, each in a session of its own (so one can be
     SIGKILLed with its forked work horses), logs in a temporary directory."""
 
-    def __init__(self, redis_url: str, bot_base_url: str, extra_env: dict | None = None):
+    def __init__(
+        self, redis_url: str, bot_base_url: str, extra_env: dict | None = None, shard_urls: list[str] | None = None
+    ):
         self.redis_url = redis_url
+        self.shard_urls = shard_urls or []
         self.logs = pathlib.Path(tempfile.mkdtemp(prefix="artemia-load-"))
         self.env = {
             **os.environ,
@@ -134,6 +142,7 @@ class Cluster:
             **UNLIMITED,
             **UNFLOODED,
             **(extra_env or {}),
+            **({"ARTEMIA_REDIS_SHARDS": ",".join(self.shard_urls)} if self.shard_urls else {}),
         }
         self.env.pop("ARTEMIA_SENDER", None)
         self.commands = procfile()
@@ -175,11 +184,15 @@ class Cluster:
         return urls
 
     def start_workers(self, n: int) -> None:
-        for _ in range(n):
-            self.workers.append(self._spawn("worker", self.commands["worker"], self.env))
-        connection = redis.Redis.from_url(self.redis_url)
+        """``n`` Procfile workers; with shards, dealt round the shards (``ARTEMIA_SHARD``)."""
+        shards = max(1, len(self.shard_urls))
+        for i in range(n):
+            self.workers.append(
+                self._spawn("worker", self.commands["worker"], {**self.env, "ARTEMIA_SHARD": str(i % shards)})
+            )
+        connections = [redis.Redis.from_url(url) for url in self.shard_urls or [self.redis_url]]
         deadline = time.monotonic() + 30
-        while len(connection.smembers("rq:workers")) < len(self.alive_workers()):
+        while sum(len(c.smembers("rq:workers")) for c in connections) < len(self.alive_workers()):
             if time.monotonic() > deadline:
                 raise SystemExit(f"workers did not register; logs in {self.logs}")
             time.sleep(0.1)
@@ -211,6 +224,37 @@ class Cluster:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+@contextlib.contextmanager
+def shard_servers(n: int):
+    """``n`` redis-servers of their own on 127.0.0.1, one per game shard (no persistence) -> their URLs."""
+    where = pathlib.Path(tempfile.mkdtemp(prefix="artemia-shards-"))
+    procs, urls = [], []
+    try:
+        for i in range(n):
+            port = free_port()
+            args = [redis_server_bin(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(where)]
+            procs.append(subprocess.Popen([*args, "--logfile", str(where / f"{i}.log")]))
+            urls.append(f"redis://127.0.0.1:{port}/0")
+        for url in urls:
+            deadline = time.monotonic() + 10
+            while not _pings(url):
+                if time.monotonic() > deadline:
+                    raise SystemExit(f"redis-server {url} did not start; log in {where}")
+                time.sleep(0.05)
+        yield urls
+    finally:
+        for proc in procs:
+            proc.kill()
+            proc.wait()
+
+
+def _pings(url: str) -> bool:
+    try:
+        return bool(redis.Redis.from_url(url, socket_timeout=1).ping())
+    except redis.RedisError:
+        return False
 
 
 # ---------------------------------------------------------------------------------------------- the Bot API
@@ -276,12 +320,14 @@ class Driver:
         concurrency: int = 64,
         side: int = 1,
         eager: bool = False,
+        shard_urls: list[str] | None = None,
     ):
         self.urls = urls
         self.side = side  # the Creature's choice of board side (see --side)
         self.eager = eager  # pass with "No cards this turn" (a plan for the rest of the turn) where it is offered
         self.manual: set[str] = set()  # games the bots leave alone (the webhook rate measurement's)
-        self.redis = redis.Redis.from_url(redis_url)
+        self.redis = redis.Redis.from_url(redis_url)  # the index (and, unsharded, the games too)
+        self.shards = [redis.Redis.from_url(url) for url in shard_urls or []] or [self.redis]
         self.players = players
         self.rng = random.Random(seed)
         self.deadline = deadline
@@ -304,6 +350,14 @@ class Driver:
         self.errors = collections.Counter()
         self.tasks: set[asyncio.Task] = set()
         self._rr = 0
+
+    def at(self, game_id: str) -> redis.Redis:
+        """The Redis of ``game_id``'s shard (`service.store.keys.shard_of`)."""
+        return self.shards[shard_of(game_id, len(self.shards))]
+
+    def servers(self) -> list[redis.Redis]:
+        """Every Redis of the run, each once: the index and the game shards."""
+        return [self.redis] + [s for s in self.shards if s is not self.redis]
 
     # --- HTTP ---------------------------------------------------------------------------------------------------
 
@@ -382,7 +436,7 @@ class Driver:
         if game_id is None:
             return None
         game_id = game_id.decode()
-        meta = json.loads(self.redis.hget("{g:" + game_id + "}:meta", "json"))
+        meta = json.loads(self.at(game_id).hget("{g:" + game_id + "}:meta", "json"))
         seats = {}
         for seat, player in meta["players"].items():
             user = int(re.search(r"(\d+)$", str(player.get("user") or player.get("chat"))).group(1))
@@ -399,7 +453,7 @@ class Driver:
     async def open_wide_window(self, game_id: str, tries: int = 40) -> bool:
         """Answer a manual game's windows until one asks two seats or more (bounded)."""
         for _ in range(tries):
-            raw = self.redis.hgetall("{g:" + game_id + "}:snap")
+            raw = self.at(game_id).hgetall("{g:" + game_id + "}:snap")
             if raw.get(b"status") == b"collecting":
                 game, window = Game.from_json(raw[b"json"]), int(raw[b"window"])
                 missing = sorted(set(game.waiting_for()))
@@ -456,7 +510,7 @@ class Driver:
         task.add_done_callback(self.tasks.discard)
 
     def complete_choice(self, game_id: str, window: int, seat: int) -> str | None:
-        raw = self.redis.hgetall("{g:" + game_id + "}:snap")
+        raw = self.at(game_id).hgetall("{g:" + game_id + "}:snap")
         if not raw or raw.get(b"status") != b"collecting" or int(raw.get(b"window") or -1) != window:
             return None
         game = Game.from_json(raw[b"json"])
@@ -492,10 +546,10 @@ class Driver:
             self.answer_at[game_id, window] = max(self.answer_at.get((game_id, window), 0), time.monotonic())
 
     def over(self) -> int:
-        pipe = self.redis.pipeline(transaction=False)
-        for game_id in self.games:
-            pipe.hget("{g:" + game_id + "}:snap", "status")
-        return sum(1 for status in pipe.execute() if status == b"over")
+        return sum(1 for game_id in self.games if self.status(game_id) == b"over")
+
+    def status(self, game_id: str) -> bytes | None:
+        return self.at(game_id).hget("{g:" + game_id + "}:snap", "status")
 
     # --- figures --------------------------------------------------------------------------------------------
 
@@ -538,14 +592,14 @@ def index_bytes(connection: redis.Redis) -> int:
     return total
 
 
-def memory(connection: redis.Redis, games: list[str], measured: int, index_before: int) -> dict:
-    """Bytes per game of ``games``: its own keys ({g:<id>}*); and the Telegram/lobby/index keys added since
-    ``index_before`` per measured game (every measured game's players stay indexed while it runs and after)."""
-    own = []
+def memory(driver: "Driver", games: list[str], measured: int, index_before: int) -> dict:
+    """Bytes per game of ``games``: its own keys ({g:<id>}*, on its shard); and the Telegram/lobby/index keys added
+    since ``index_before`` per measured game (every measured game's players stay indexed while it runs and after)."""
+    connection, own = driver.redis, []
     for game_id in games:
-        total = 0
-        for key in connection.scan_iter(match="{g:" + game_id + "}*", count=1000):
-            total += connection.memory_usage(key, samples=0) or 0
+        total, on = 0, driver.at(game_id)
+        for key in on.scan_iter(match="{g:" + game_id + "}*", count=1000):
+            total += on.memory_usage(key, samples=0) or 0
         own.append(total)
     other = index_bytes(connection) - index_before
     # The webhook's dedup keys are per update (kept 25 h), not per game: reported apart, per key.
@@ -603,7 +657,7 @@ async def measure_webhook(
     per request of the web processes and of this client, per kind: where the time goes."""
     presses = []  # the body template of a press for all but one missing seat of each game
     for game_id in games:
-        raw = driver.redis.hgetall("{g:" + game_id + "}:snap")
+        raw = driver.at(game_id).hgetall("{g:" + game_id + "}:snap")
         if raw.get(b"status") != b"collecting":
             continue
         game = Game.from_json(raw[b"json"])
@@ -666,7 +720,7 @@ async def flood(driver: Driver, args) -> dict:
     game_id = await driver.setup_game(20_000, manual=True)
     if not game_id or not await driver.open_wide_window(game_id):
         return {"error": "no game with a window open for two seats"}
-    raw = driver.redis.hgetall("{g:" + game_id + "}:snap")
+    raw = driver.at(game_id).hgetall("{g:" + game_id + "}:snap")
     seat = Game.from_json(raw[b"json"]).waiting_for()[0]
     data = driver.complete_choice(game_id, int(raw[b"window"]), seat)
     user, presses, health, queued = driver.games[game_id]["users"][seat], args.flood, collections.Counter(), []
@@ -696,7 +750,7 @@ async def flood(driver: Driver, args) -> dict:
             while time.monotonic() < stop + 5:
                 with contextlib.suppress(httpx.HTTPError):
                     health[(await client.get(driver.url() + "/healthz")).status_code] += 1
-                queued.append(sum(driver.redis.llen(f"rq:queue:{q}") for q in ("artemia-send", "artemia-refresh")))
+                queued.append(queue_lengths(driver.shards, ("artemia-send", "artemia-refresh")))
                 await asyncio.sleep(0.5)
 
         await asyncio.gather(sample(), *(lane(k) for k in range(16)))
@@ -727,11 +781,16 @@ def refresh_jobs(connection: redis.Redis) -> int:
     return sum(int(v) for k, v in connection.hgetall("artemia:metrics:c").items() if k.startswith(b"jobs|job=refresh"))
 
 
-async def drain(connection: redis.Redis, limit: float) -> float:
+def queue_lengths(shards: list[redis.Redis], names: tuple[str, ...]) -> int:
+    """Jobs waiting in the queues ``names`` of every shard."""
+    return sum(shard.llen(f"rq:queue:{q}") for shard in shards for q in names)
+
+
+async def drain(shards: list[redis.Redis], limit: float) -> float:
     """Wait (at most ``limit`` s) until the workers have run every queued job (the rate measurement's edits)."""
     started = time.monotonic()
     while time.monotonic() - started < limit:
-        if sum(connection.llen(f"rq:queue:{q}") for q in ("artemia", "artemia-send", "artemia-refresh")) == 0:
+        if queue_lengths(shards, ("artemia", "artemia-send", "artemia-refresh")) == 0:
             break
         await asyncio.sleep(0.25)
     await asyncio.sleep(1.0)
@@ -794,10 +853,10 @@ def order_figures(driver: Driver, games: list[str]) -> dict:
     the group's last message after the game's last answer."""
     violations, checked, lags, examples, folded = 0, 0, [], [], 0
     for game_id in games:
-        versions = produced(driver.redis, game_id)
+        versions = produced(driver.at(game_id), game_id)
         folded += sum(
             len(json.loads(raw)["from"])
-            for field, raw in driver.redis.hgetall("{g:" + game_id + "}:shown").items()
+            for field, raw in driver.at(game_id).hgetall("{g:" + game_id + "}:shown").items()
             if field.endswith(b"|prefix")
         )
         group = str(driver.games[game_id]["group"])
@@ -833,17 +892,31 @@ def order_figures(driver: Driver, games: list[str]) -> dict:
     }
 
 
-def game_turns(connection: redis.Redis, games: list[str]) -> int:
+def game_turns(driver: "Driver", games: list[str]) -> int:
     total = 0
     for game_id in games:
-        raw = connection.hget("{g:" + game_id + "}:snap", "json")
+        raw = driver.at(game_id).hget("{g:" + game_id + "}:snap", "json")
         if raw:
             total += Game.from_json(raw).turn
     return total
 
 
-def resolutions(connection: redis.Redis, games: list[str]) -> int:
-    return sum(max(0, connection.llen("{g:" + g + "}:log") - 1) for g in games)
+def resolutions(driver: "Driver", games: list[str]) -> int:
+    return sum(max(0, driver.at(g).llen("{g:" + g + "}:log") - 1) for g in games)
+
+
+def per_shard(driver: "Driver", games: list[str], play_s: float) -> list[dict]:
+    """Windows resolved on each shard (its games' audit logs) and per second of play: each shard's throughput."""
+    out = []
+    for n in range(len(driver.shards)):
+        mine = [g for g in games if shard_of(g, len(driver.shards)) == n]
+        resolved = resolutions(driver, mine)
+        out.append({"shard": n, "games": len(mine), "windows": resolved, "per_s": resolved / play_s})
+    return out
+
+
+def used_memory(driver: "Driver") -> int:
+    return sum(server.info("memory")["used_memory"] for server in driver.servers())
 
 
 # ---------------------------------------------------------------------------------------------- the run
@@ -874,17 +947,18 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                 cluster.pause_workers(False)
             for game_id in spare:
                 driver.games.pop(game_id, None)
-            driver.redis.delete(*[k for g in spare for k in driver.redis.scan_iter(match="{g:" + g + "}*")] or ["-"])
-            if spare:
-                driver.redis.zrem("artemia:due", *spare)
-            figures["webhook"]["drain_s"] = await drain(driver.redis, 180)
+            for g in spare:
+                on = driver.at(g)
+                on.delete(*[k for k in on.scan_iter(match="{g:" + g + "}*")] or ["-"])
+                on.zrem("artemia:due", g)
+            figures["webhook"]["drain_s"] = await drain(driver.shards, 180)
         driver.answered.clear()
         driver.answer_at.clear()
         driver.first_decision.clear()
         driver.calls.clear()
         # 2. the games, played to the end
         started = time.monotonic()
-        before = driver.redis.info("memory")["used_memory"]
+        before = used_memory(driver)
         index_before = index_bytes(driver.redis)  # the webhook measurement's games left theirs
         games = [g for g in await asyncio.gather(*(driver.setup_game(i) for i in range(args.games))) if g]
         setup_s = time.monotonic() - started
@@ -899,9 +973,9 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                 break
             if time.monotonic() >= next_sample:  # memory of the games still running, now and then
                 next_sample = time.monotonic() + args.memory_every
-                running = [g for g in games if driver.redis.hget("{g:" + g + "}:snap", "status") != b"over"]
-                sample = memory(driver.redis, running, len(games), index_before)
-                sample["used_memory_per_game"] = (driver.redis.info("memory")["used_memory"] - before) / len(games)
+                running = [g for g in games if driver.status(g) != b"over"]
+                sample = memory(driver, running, len(games), index_before)
+                sample["used_memory_per_game"] = (used_memory(driver) - before) / len(games)
                 samples.append(sample)
         active_memory = {"samples": len(samples)}
         if samples:
@@ -920,8 +994,8 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         for task in list(driver.tasks):
             task.cancel()
         over = driver.over()
-        turns = game_turns(driver.redis, games)
-        resolved = resolutions(driver.redis, games)
+        turns = game_turns(driver, games)
+        resolved = resolutions(driver, games)
         latencies = driver.latencies()
         figures.update(
             {
@@ -934,6 +1008,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                     "windows": resolved,
                     "per_s": resolved / play_s,
                     "per_s_per_worker": resolved / play_s / max(1, args.workers),
+                    "shards": per_shard(driver, games, play_s),
                 },
                 "updates_per_s_during_play": sum(driver.statuses.values()) / max(0.001, setup_s + play_s),
                 "latency_ms": {
@@ -943,7 +1018,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                     "max": max(latencies, default=float("nan")),
                 },
                 "memory_active": active_memory or {},
-                "memory_finished": memory(driver.redis, games, len(games), index_before),
+                "memory_finished": memory(driver, games, len(games), index_before),
                 "messages": message_figures(driver, turns),
                 **({"order": order_figures(driver, games)} if args.order else {}),
                 "statuses": dict(driver.statuses),
@@ -986,10 +1061,12 @@ def run(args) -> dict:
             ["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True, text=True
         ).stdout.strip()
     )
+    if args.shards and args.workers < args.shards:
+        raise SystemExit(f"--workers {args.workers} < --shards {args.shards}: every shard needs a worker")
     driver_box: dict = {}
     api = WatchedBotAPI(lambda *call: driver_box["driver"].on_call(*call))
-    with serve(api) as base_url, faults(api, args.faults):
-        cluster = Cluster(url, base_url, {"ARTEMIA_OUTBOX_KEEP_SENT": "1"} if args.order else {})
+    with serve(api) as base_url, faults(api, args.faults), shard_servers(args.shards) as shards:
+        cluster = Cluster(url, base_url, {"ARTEMIA_OUTBOX_KEEP_SENT": "1"} if args.order else {}, shards)
         for name in UNLIMITED if args.real_rates else ():
             cluster.env.pop(name)  # the settings' defaults: Telegram's limits
         try:
@@ -1004,6 +1081,7 @@ def run(args) -> dict:
                 concurrency=args.concurrency,
                 side=args.side,
                 eager=args.eager,
+                shard_urls=shards,
             )
             driver_box["driver"] = driver
             figures = asyncio.run(run_async(args, driver, cluster))
@@ -1016,6 +1094,7 @@ def run(args) -> dict:
             "eager": args.eager,
             "web": args.web,
             "workers": args.workers,
+            "shards": args.shards,
             "cores": os.cpu_count(),
             "logs": str(cluster.logs),
         }
@@ -1048,6 +1127,14 @@ def report(f: dict) -> None:
     )
     r = f["resolutions"]
     print(f"  window resolutions: {r['windows']} = {r['per_s']:.1f}/s = {r['per_s_per_worker']:.1f}/s per worker")
+    if f["shards"]:
+        print(
+            "  per shard: "
+            + "; ".join(
+                f"shard {s['shard']}: {s['windows']} windows of {s['games']} games = {s['per_s']:.1f}/s"
+                for s in r["shards"]
+            )
+        )
     lat = f["latency_ms"]
     print(
         f"  last answer -> first message of the next window: p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, "
@@ -1138,6 +1225,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--flood", type=int, default=0, help="presses of one valid answer by one player during play")
     p.add_argument("--flood-seconds", type=float, default=15.0, help="... in this many seconds")
     p.add_argument("--redis-url")
+    p.add_argument(
+        "--shards",
+        type=int,
+        default=0,
+        help="spread the games over this many redis-servers of the bench's own (ARTEMIA_REDIS_SHARDS; the index "
+        "stays on --redis-url); --workers are dealt round them; each shard's windows resolved/s are reported",
+    )
     p.add_argument("--json", help="also write the figures here")
     return p
 
