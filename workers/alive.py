@@ -1,7 +1,8 @@
 """A worker container's health check: ``python -m workers.alive`` exits 0 when an RQ worker of this host (a
 container has a host name of its own) has beaten within ``--max-age`` seconds, 1 otherwise.
 
-It says whether *this* process works, not whether the service does (that is ``/healthz``, for alerting).
+It says whether *this* process works, not whether the service does (that is ``/healthz``, for alerting). With
+game shards, workers register on the shard they serve (``ARTEMIA_SHARD``): it looks there.
 """
 
 import argparse
@@ -14,6 +15,7 @@ from rq import Worker
 
 from service.config import get_settings
 from service.ops.health import age
+from service.store import connect
 
 
 def alive(connection: redis.Redis, hostname: str, max_age: float, now: float | None = None) -> bool:
@@ -27,7 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workers.alive", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--max-age", type=float, default=60.0, help="seconds since the last heartbeat (default 60)")
     args = parser.parse_args(argv)
-    url = get_settings().redis_url
+    settings = get_settings()
+    url = connect.rq_settings(settings)["REDIS_URL"] if connect.shard_urls(settings) else settings.redis_url
     if not url:
         print("REDIS_URL is not set", file=sys.stderr)
         return 1
