@@ -58,14 +58,16 @@ class QuietWorker(OpsSimpleWorker):
 
 
 def make_healthy(ctx, now=None):
-    """A registered worker with a fresh heartbeat, the scheduler locks, a fresh sweeper heartbeat."""
+    """A registered worker with a fresh heartbeat, the scheduler locks, a fresh sweeper heartbeat (on the Redis of
+    the context's queues: its shard's)."""
     now = now or time.time()
-    worker = Worker(ctx.queues, connection=ctx.store.redis, name="w1")
+    connection = ctx.queue.connection
+    worker = Worker(ctx.queues, connection=connection, name="w1")
     worker.register_birth()
     worker.heartbeat()
     for queue in ctx.queues:
-        ctx.store.redis.set(health.SCHEDULER_LOCK + queue.name, "sched", ex=61)
-    ctx.store.redis.set("artemia:heartbeat", repr(now))
+        connection.set(health.SCHEDULER_LOCK + queue.name, "sched", ex=61)
+    connection.set("artemia:heartbeat", repr(now))
     return worker
 
 

@@ -8,8 +8,10 @@ import fakeredis
 import pytest
 from pipeline_support import CONFIG, Clock, answer_all, make_ctx, run_jobs, table
 from shard_support import ids_on, placement
+from test_ops import make_healthy
 
 from service.config import Settings
+from service.ops import health
 from service.pipeline import cancelling, scheduling, upkeep
 from service.pipeline.lobby import new_code
 from service.pipeline.resolution import start_game
@@ -107,3 +109,22 @@ def test_a_seat_changes_hands_on_a_shard_with_its_offer_and_index_on_the_index()
     assert ctx.store.games_of_user("userS") == [(g, 2)] and ctx.store.games_of_user("user2") == []
     assert ctx.store.meta(g)["players"]["2"]["user"] == "userS"
     assert placement(index, shards) == []
+
+
+def test_health_checks_every_shard_and_the_gauges_add_the_shards_up():
+    index, *shards = servers(3)
+    ctx = make_ctx(index, shards=shards)
+    make_healthy(ctx)  # shard 0's worker, scheduler and sweeper; shard 1 has none
+    result = health.health_of(index, ctx.store.shards, ctx.settings)
+    assert not result["ok"] and result["reasons"] and all(r.startswith("shard 1: ") for r in result["reasons"])
+    make_healthy(ctx.on(1))
+    assert health.health_of(index, ctx.store.shards, ctx.settings)["ok"]
+    ctx.send_queue.enqueue("workers.jobs.deliver", args=("g", "v1"))
+    ctx.on(1).send_queue.enqueue("workers.jobs.deliver", args=("h", "v1"))
+    ctx.on(1).send_queue.enqueue("workers.jobs.deliver", args=("h", "v2"))
+    body = health.render_metrics(index, ctx.settings, ctx.store.shards).decode()
+    assert "artemia_outbox_depth 3.0" in body and "artemia_workers 2.0" in body
+    shards[1].connection_pool.connection_kwargs["server"].connected = False
+    assert health.health_of(index, ctx.store.shards, ctx.settings)["reasons"][0].startswith(
+        "shard 1: redis unreachable"
+    )
