@@ -43,6 +43,23 @@ def test_with_sentinels_the_connection_asks_them_for_the_primary():
     assert pool.connection_kwargs["password"] == "pw"  # the data nodes' password, not the sentinels'
 
 
+def test_a_shard_can_be_a_sentinel_service_of_its_own():
+    settings = Settings(
+        redis_sentinels="10.9.9.9:26379", redis_sentinel_service="index", redis_shards="sentinel:g0, redis://h:1/0"
+    )
+    first, second = connect.connect_shards(settings)
+    assert isinstance(first.connection_pool, SentinelConnectionPool) and first.connection_pool.service_name == "g0"
+    assert second.connection_pool.connection_kwargs["host"] == "h"
+    assert connect.connect(settings).connection_pool.service_name == "index"  # the global indexes
+    worker = connect.rq_settings(settings.model_copy(update={"shard": 0}))
+    assert worker["REDIS_URL"] is None and worker["SENTINEL"]["MASTER_NAME"] == "g0"
+    assert connect.rq_settings(settings.model_copy(update={"shard": 1})) == {"REDIS_URL": "redis://h:1/0"}
+    with pytest.raises(ValueError, match="sentinel:g0"):
+        connect.shard_urls(Settings(redis_shards="sentinel:g0"))  # no sentinels to ask
+    with pytest.raises(ValueError, match="'sentinel:'"):
+        connect.shard_urls(settings.model_copy(update={"redis_shards": "sentinel:"}))
+
+
 def _open(store, game="g1"):
     return store.commit(
         game,

@@ -25,17 +25,26 @@ def alive(connection: redis.Redis, hostname: str, max_age: float, now: float | N
     )
 
 
+def workers_redis(settings) -> redis.Redis:
+    """Where this host's workers register: the shard they serve, or the one Redis (by URL or through the
+    sentinels, as the workers reach it)."""
+    if connect.shard_urls(settings):
+        return connect.connect_shards(settings)[connect.own_shard(settings)]
+    if settings.redis_url and not settings.redis_sentinels:
+        return redis.Redis.from_url(settings.redis_url, socket_timeout=connect.SOCKET_TIMEOUT)
+    return connect.connect(settings)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m workers.alive", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--max-age", type=float, default=60.0, help="seconds since the last heartbeat (default 60)")
     args = parser.parse_args(argv)
     settings = get_settings()
-    url = connect.rq_settings(settings)["REDIS_URL"] if connect.shard_urls(settings) else settings.redis_url
-    if not url:
-        print("REDIS_URL is not set", file=sys.stderr)
-        return 1
     try:
-        ok = alive(redis.Redis.from_url(url, socket_timeout=5), socket.gethostname(), args.max_age)
+        ok = alive(workers_redis(settings), socket.gethostname(), args.max_age)
+    except connect.NotConfigured as exc:
+        print(exc, file=sys.stderr)
+        return 1
     except redis.RedisError as exc:
         print(f"redis unreachable: {exc}", file=sys.stderr)
         return 1
