@@ -47,11 +47,9 @@ def default_env() -> telegram.Env:
 
 
 def handle_update(env: telegram.Env, update) -> dict | None:
-    if env.tables.seen(update.update_id):
-        return None
-    answer = telegram.handle(update, env)
-    env.tables.mark_seen(update.update_id)
-    return answer
+    """The update's reply, run in the thread pool (the Redis client blocks). An update handled already is skipped,
+    one handled marked so (`telegram.handle`)."""
+    return telegram.handle(update, env)
 
 
 async def telegram_webhook(request: Request) -> Response:

@@ -1,5 +1,7 @@
 """Reaching Redis: by URL or through Sentinel (``service.store.connect``), and "acknowledged means replicated"
-(the store's WAIT after a recorded answer or a commit), on the test's real redis-server, which has no replica."""
+(the store's WAIT after a recorded answer or a commit), on the test's real redis-server, which has no replica; and
+the scripts that share a round trip with other commands (sent by their SHA alone, loaded again when the server
+forgot them)."""
 
 import time
 
@@ -7,7 +9,9 @@ import pytest
 import redis
 from redis.sentinel import SentinelConnectionPool
 
+from service.channels.telegram.tables import Admitted, Tables
 from service.config import Settings
+from service.pipeline.floods import Admission
 from service.store import Commit, NotReplicated, Store, connect, keys
 from tests.real_redis import fresh_database, server_url
 
@@ -105,3 +109,44 @@ def test_a_commit_no_replica_confirmed_is_not_acknowledged():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     with pytest.raises(NotReplicated):
         _open(Store(connection, ack_replicas=1, ack_timeout_ms=20), "g2")
+
+
+def script_exists_calls(connection) -> int:
+    return int(connection.info("commandstats").get("cmdstat_script|exists", {}).get("calls", 0))
+
+
+def test_an_acknowledged_answer_asks_nothing_more_and_outlives_a_server_that_forgot_its_scripts():
+    connection = redis.Redis.from_url(fresh_database(server_url()))
+    assert _open(Store(connection)) == 1
+    waiting = Store(connection, ack_replicas=1, ack_timeout_ms=10)
+    connection.script_flush()  # a restarted or failed-over server knows no script
+    connection.config_resetstat()
+    with pytest.raises(NotReplicated):
+        waiting.submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0)
+    assert connection.sismember(keys.dedup("g1"), "u1")  # loaded again, and run
+    with pytest.raises(NotReplicated):
+        waiting.submit("g1", 5, 1, [{"type": "pass"}], "u2", 2.0)
+    assert connection.hget(keys.answers("g1"), "1") == b'[{"type": "pass"}]'
+    # the script and its WAIT in one round trip: redis-py's own pipelined scripts would ask SCRIPT EXISTS first
+    assert script_exists_calls(connection) == 0
+
+
+def test_a_telegram_press_is_admitted_in_one_round_trip_with_the_callers_reads():
+    connection = redis.Redis.from_url(fresh_database(server_url()))
+    tables = Tables(connection)
+    tables.set_lang(7, "cs")
+    connection.set("other", "read")
+    connection.script_flush()
+    connection.config_resetstat()
+    bucket = (keys.inbound_bucket("tg:7"), ["100.0", 1.0, 2, "1"])
+    admitted = tables.admit(41, 7, bucket, lambda pipe: pipe.get("other"))
+    assert admitted == Admitted(seen=False, lang="cs", verdict=Admission.READ, reads=(b"read",))
+    assert tables.reachable(7) and connection.hget(keys.inbound_bucket("tg:7"), "tokens") == b"1"
+    assert tables.admit(42, 8, (keys.inbound_bucket("tg:8"), ["100.0", 1.0, 2, "1"])).lang is None
+    assert tables.admit(41, 7, bucket).verdict is Admission.READ  # not marked handled: admitted again
+    assert tables.admit(41, 7, bucket).verdict is Admission.SLOW_DOWN
+    tables.mark_seen(41)
+    before = {key: connection.dump(key) for key in connection.keys()}
+    assert tables.admit(41, 7, bucket, lambda pipe: pipe.get("other")) == Admitted(seen=True, reads=(b"read",))
+    assert {key: connection.dump(key) for key in connection.keys()} == before  # a handled update changes nothing
+    assert script_exists_calls(connection) == 0

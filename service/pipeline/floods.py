@@ -26,17 +26,32 @@ class Admission(Enum):
     SILENT = "drop"  # past it again: neither read nor answered
 
 
+def _limits(ctx: Context, channel: str) -> tuple[float, float]:
+    """(burst, tokens per second) of ``channel``'s buckets."""
+    return getattr(ctx.settings, BURSTS[channel]), getattr(ctx.settings, RATES[channel]) / 60
+
+
 def _take(ctx: Context, key: str, burst: float, per_second: float, warn: bool) -> Admission:
     script = ctx.store.redis.register_script(lua.TAKE_INBOUND_TOKEN)
-    verdict = script(keys=[key], args=[repr(ctx.clock()), per_second, burst, "1" if warn else "0"])
-    return Admission(verdict.decode() if isinstance(verdict, bytes) else verdict)
+    return verdict(script(keys=[key], args=[repr(ctx.clock()), per_second, burst, "1" if warn else "0"]))
 
 
 def admit(ctx: Context, channel: str, address: str) -> Admission:
     """Count one inbound message of ``address`` (``sms:+<E.164>``, ``tg:<user id>``) on ``channel``."""
-    settings = ctx.settings
-    burst, per_minute = getattr(settings, BURSTS[channel]), getattr(settings, RATES[channel])
-    return _take(ctx, keys.inbound_bucket(address), burst, per_minute / 60, warn=True)
+    burst, per_second = _limits(ctx, channel)
+    return _take(ctx, keys.inbound_bucket(address), burst, per_second, warn=True)
+
+
+def bucket(ctx: Context, channel: str, address: str) -> tuple[str, list]:
+    """The key of ``address``'s bucket and the arguments of `lua.TAKE_INBOUND_TOKEN` that count one message of
+    it now, for a script that takes the token with other work (`lua.TELEGRAM_ADMISSION`); `verdict` reads its
+    reply."""
+    burst, per_second = _limits(ctx, channel)
+    return keys.inbound_bucket(address), [repr(ctx.clock()), per_second, burst, "1"]
+
+
+def verdict(reply: bytes | str) -> Admission:
+    return Admission(reply.decode() if isinstance(reply, bytes) else reply)
 
 
 def stranger_reply_allowed(ctx: Context) -> bool:

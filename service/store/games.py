@@ -176,10 +176,8 @@ class Store:
     def load_with_meta(self, game_id: str) -> tuple[Snapshot | None, dict]:
         """The snapshot and the game's metadata (players, table), in one round trip."""
         pipe = self.at(game_id).pipeline(transaction=False)
-        pipe.hgetall(keys.snap(game_id))
-        pipe.hget(keys.meta(game_id), "json")
-        raw, meta = pipe.execute()
-        return _snapshot(game_id, raw), json.loads(meta) if meta else {}
+        read_with_meta(pipe, game_id)
+        return with_meta(game_id, pipe.execute())
 
     def window_state(self, game_id: str) -> WindowState:
         """(answers, expected seats, auto-play streaks, meta) of the open window, in one round trip."""
@@ -353,10 +351,12 @@ class Store:
         a step's commit (whose messages go out only once a failover cannot undo it)."""
         if self.ack_replicas <= 0:
             return script(keys=keys, args=args, client=connection)
-        pipe = connection.pipeline(transaction=False)
-        script(keys=keys, args=args, client=pipe)
-        pipe.wait(self.ack_replicas, self.ack_timeout_ms)
-        reply, confirmed = pipe.execute()
+
+        def queue(pipe: Any) -> None:
+            queue_script(pipe, script, keys, args)
+            pipe.wait(self.ack_replicas, self.ack_timeout_ms)
+
+        reply, confirmed = pipelined(connection, queue, script)
         if int(confirmed) < self.ack_replicas:
             wanted, within = self.ack_replicas, self.ack_timeout_ms
             raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
@@ -827,6 +827,40 @@ class LaneEntry:
     def parse(cls, raw: str) -> "LaneEntry":
         batch, index, slot, seq = raw.split("|")
         return cls(batch, int(index), slot, int(seq) if seq else None)
+
+
+def read_with_meta(pipe: Any, game_id: str) -> None:
+    """Queue `Store.load_with_meta`'s reads on a caller's pipeline (two replies: `with_meta` reads them)."""
+    pipe.hgetall(keys.snap(game_id))
+    pipe.hget(keys.meta(game_id), "json")
+
+
+def with_meta(game_id: str, replies: list) -> tuple[Snapshot | None, dict]:
+    raw, meta = replies
+    return _snapshot(game_id, raw), json.loads(meta) if meta else {}
+
+
+def queue_script(pipe: Any, script: Any, keys: list, args: list) -> None:
+    """Queue a registered script on a pipeline by its SHA alone, for `pipelined`. (redis-py's own way,
+    ``script(client=pipe)``, makes every execute of the pipeline ask the server first whether its scripts exist:
+    a round trip more each time.)"""
+    pipe.evalsha(script.sha, len(keys), *keys, *args)
+
+
+def pipelined(connection: redis.Redis, queue: Callable[[Any], None], *scripts: Any) -> list:
+    """Run the commands ``queue(pipeline)`` queues (its scripts with `queue_script`) in one round trip. Should
+    the server not know a script (restarted, failed over: NOSCRIPT), they are loaded and the commands run again:
+    only for commands that may, such as reads and a script's WAIT (a script refused with NOSCRIPT ran nothing)."""
+    pipe = connection.pipeline(transaction=False)
+    queue(pipe)
+    try:
+        return pipe.execute()
+    except redis.exceptions.NoScriptError:
+        for script in scripts:
+            script.sha = connection.script_load(script.script)
+    pipe = connection.pipeline(transaction=False)
+    queue(pipe)
+    return pipe.execute()
 
 
 def lane_entries(batch: str, messages: list[dict]) -> list[str]:

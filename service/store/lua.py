@@ -1,8 +1,8 @@
 """The Lua scripts behind every atomic step of the pipeline (run with EVALSHA via ``register_script``).
 
 Each script validates first and writes last (Redis rolls nothing back), touches only keys of one game (one
-hash tag) or only the global rate-limit keys, and is O(players). They run the same on redis-server and on
-fakeredis with lupa.
+hash tag), or only global keys (the rate limits; one Telegram update's mark and its user's: `TELEGRAM_ADMISSION`),
+and is O(players). They run the same on redis-server and on fakeredis with lupa.
 """
 
 # Every script that writes outgoing messages also queues them, in the same step, on the lane of their chat
@@ -260,31 +260,55 @@ redis.call('EXPIRE', KEYS[3], 3600)
 return '0'
 """
 
-# KEYS: an inbound bucket (hash tokens, ts, warned)
-# ARGV: now, refill rate (tokens/s), capacity, whether to warn once ("1"/"0")
-# Takes a token: -> "ok"; when empty -> "warn" the first time since the bucket last had a token (if warning),
-# else "drop". The key expires once it would be full again (a sender who stopped costs nothing).
-TAKE_INBOUND_TOKEN = """
-local now, rate, cap = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local b = redis.call('HMGET', KEYS[1], 'tokens', 'ts', 'warned')
-local tokens = tonumber(b[1]) or cap
-local ts = tonumber(b[2]) or now
-tokens = math.min(cap, tokens + math.max(0, now - ts) * rate)
-local verdict = 'ok'
-local warned = b[3] or '0'
-if tokens >= 1 then
-  tokens = tokens - 1
-  warned = '0'
-elseif ARGV[4] == '1' and warned ~= '1' then
-  verdict = 'warn'
-  warned = '1'
-else
-  verdict = 'drop'
+# take_inbound(key, now, refill rate in tokens/s, capacity, whether to warn once): takes a token from an inbound
+# bucket (hash tokens, ts, warned) -> "ok"; when empty -> "warn" the first time since the bucket last had a
+# token (if warning), else "drop". The key expires once it would be full again (a sender who stopped costs nothing).
+TAKE_INBOUND = """
+local function take_inbound(key, now, rate, cap, warn)
+  local b = redis.call('HMGET', key, 'tokens', 'ts', 'warned')
+  local tokens = tonumber(b[1]) or cap
+  local ts = tonumber(b[2]) or now
+  tokens = math.min(cap, tokens + math.max(0, now - ts) * rate)
+  local verdict = 'ok'
+  local warned = b[3] or '0'
+  if tokens >= 1 then
+    tokens = tokens - 1
+    warned = '0'
+  elseif warn and warned ~= '1' then
+    verdict = 'warn'
+    warned = '1'
+  else
+    verdict = 'drop'
+  end
+  redis.call('HSET', key, 'tokens', tokens, 'ts', now, 'warned', warned)
+  redis.call('EXPIRE', key, math.ceil((cap - tokens) / rate) + 1)
+  return verdict
 end
-redis.call('HSET', KEYS[1], 'tokens', tokens, 'ts', now, 'warned', warned)
-redis.call('EXPIRE', KEYS[1], math.ceil((cap - tokens) / rate) + 1)
-return verdict
 """
+
+# KEYS: an inbound bucket      ARGV: now, refill rate (tokens/s), capacity, whether to warn once ("1"/"0")
+# -> take_inbound's verdict
+TAKE_INBOUND_TOKEN = (
+    TAKE_INBOUND
+    + """
+return take_inbound(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4] == '1')
+"""
+)
+
+# KEYS: the update's "handled" mark, the user's own language choice, their "started" mark, their inbound bucket
+# ARGV: how long the started mark is kept (seconds), then the bucket's now, rate, capacity, warn (TAKE_INBOUND_TOKEN)
+# A Telegram update of a user in private (a press of a button of our private message), admitted in one step:
+# -> {0} when the update was handled already (nothing else done); else {1, their language or false, the bucket's
+# verdict}, with the started mark set (a private chat with them exists).
+TELEGRAM_ADMISSION = (
+    TAKE_INBOUND
+    + """
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
+local lang = redis.call('GET', KEYS[2])
+redis.call('SET', KEYS[3], 1, 'EX', ARGV[1])
+return {1, lang, take_inbound(KEYS[4], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5] == '1')}
+"""
+)
 
 # KEYS: a hash      ARGV: TTL seconds, then field, value pairs
 # Writes the fields and makes the key expire in at least TTL seconds (a longer TTL it has is kept; a key

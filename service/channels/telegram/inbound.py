@@ -51,8 +51,11 @@ from service.pipeline.lobby import (
     telegram_address,
 )
 from service.pipeline.resolution import vanished_answer
+from service.store import Snapshot
+from service.store.games import read_with_meta, with_meta
 
 ANSWERED = (ingest.Status.ACCEPTED, ingest.Status.RESOLVE)
+Loaded = tuple[Snapshot | None, dict]  # a game's snapshot and meta (`Store.load_with_meta`)
 
 
 class Env:
@@ -104,17 +107,48 @@ def _flooded(env: Env, user, lang: str) -> tuple[bool, str | None]:
         return False, None
     if admission is floods.Admission.SILENT:
         return True, None
-    return True, _t(lang, "Too many messages at once: wait a minute. Until then I do not read them.")
+    return True, _slow_down(lang)
+
+
+def _slow_down(lang: str) -> str:
+    return _t(lang, "Too many messages at once: wait a minute. Until then I do not read them.")
 
 
 def handle(update: Update, env: Env) -> dict | None:
+    """The reply to ``update``, once everything it changes is stored. An update is handled once: one handled
+    already (`Tables.seen`) gets None and changes nothing; one handled is marked so only then (an error leaves it
+    unmarked, and Telegram's retry handles it again: the handlers are idempotent)."""
     if update.callback_query:
-        query = update.callback_query
-        lang = i18n.choose(env.tables.pressed(query.sender.id), None, query.sender.language_code)
-        flooded, said = _flooded(env, query.sender, lang)
-        if flooded:
-            return answer_query(query, said) if said else None
-        return on_button(query, lang, env)
+        return press(update.update_id, update.callback_query, env)
+    if env.tables.seen(update.update_id):
+        return None
+    answer = _handle(update, env)
+    env.tables.mark_seen(update.update_id)
+    return answer
+
+
+def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
+    """A button press. Its first round trip (`Tables.admit`) checks that it is new, notes that a private chat with
+    the user exists, reads their language, counts it on their inbound bucket and reads the game its button names
+    (read in vain for a repeated or flooded press, which then changes nothing)."""
+    game_id = ui.game_named(query.data)
+    bucket = floods.bucket(env.ctx, "telegram", telegram_address(query.sender.id))
+    reads = (lambda pipe: read_with_meta(pipe, game_id)) if game_id else None
+    admitted = env.tables.admit(update_id, query.sender.id, bucket, reads)
+    if admitted.seen:
+        return None
+    lang = i18n.choose(admitted.lang, None, query.sender.language_code)
+    if admitted.verdict is floods.Admission.READ:
+        answer = on_button(query, lang, env, with_meta(game_id, list(admitted.reads)) if game_id else None)
+    elif admitted.verdict is floods.Admission.SLOW_DOWN:
+        answer = answer_query(query, _slow_down(lang))
+    else:
+        answer = None
+    env.tables.mark_seen(update_id)
+    return answer
+
+
+def _handle(update: Update, env: Env) -> dict | None:
     if update.my_chat_member and update.my_chat_member.chat.type == "private":
         env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
         if not update.my_chat_member.blocked:
@@ -897,9 +931,9 @@ def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, 
 # ---------------------------------------------------------------------------------------------- buttons
 
 
-def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env) -> dict:
+def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env, loaded: Loaded) -> dict:
     """The "I'm back" button: the seat a bot plays is its player's again; the next question asks them."""
-    snap, meta = env.ctx.store.load_with_meta(game_id)
+    snap, meta = loaded
     seat = seat_of(meta, query.sender.id) if snap else None
     if snap is None or seat is None:
         return answer_query(query, _t(lang, "This is not your game."))
@@ -911,15 +945,17 @@ def on_back(query: CallbackQuery, game_id: str, lang: str, env: Env) -> dict:
     return answer_query(query, _t(lang, "Welcome back! I will ask you from the next question on."))
 
 
-def on_button(query: CallbackQuery, lang: str, env: Env) -> dict:
+def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None = None) -> dict:
+    """A press of ``lang``'s user, admitted; ``loaded``: the snapshot and the meta of the game its button names,
+    read a moment ago (read here when None)."""
     back = ui.back_game(query.data)
     if back is not None:
-        return on_back(query, back, lang, env)
+        return on_back(query, back, lang, env, loaded or env.ctx.store.load_with_meta(back))
     try:
         choice = ui.decode(query.data)
     except ui.BadCallback:
         return answer_query(query, _t(lang, "This button is not valid."))
-    snap, meta = env.ctx.store.load_with_meta(choice.game_id)
+    snap, meta = loaded or env.ctx.store.load_with_meta(choice.game_id)
     seat = seat_of(meta, query.sender.id) if snap else None
     if snap is None or seat is None:
         return answer_query(query, _t(lang, "This is not your game."))

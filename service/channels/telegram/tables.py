@@ -13,11 +13,15 @@ a table's Telegram place. Keys (all under ``tg:``, global like the user indexes)
 Every key expires: anyone may write to the bot, and what a stranger leaves must not stay for ever.
 """
 
-from typing import cast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, cast
 
 import redis
 
-from service.store import keys
+from service.pipeline import floods
+from service.store import keys, lua
+from service.store.games import pipelined, queue_script
 
 KEEP_SECONDS = 400 * 86400
 
@@ -27,10 +31,48 @@ def place_of(chat_id: int, topic: int | None) -> str:
     return f"{chat_id}/{topic}" if topic else str(chat_id)
 
 
+@dataclass(frozen=True)
+class Admitted:
+    """What `Tables.admit` found of an update."""
+
+    seen: bool  # handled already: nothing else was done, and nothing is to be done
+    lang: str | None = None  # the user's own language choice (`lang`)
+    verdict: floods.Admission = floods.Admission.READ  # their inbound bucket's
+    reads: tuple = ()  # the replies of the caller's reads, in their order
+
+
 class Tables:
     def __init__(self, connection: redis.Redis, dedup_ttl: int = 90000):
         self.redis = connection
         self.dedup_ttl = dedup_ttl
+        self._admission = connection.register_script(lua.TELEGRAM_ADMISSION)
+
+    def admit(
+        self, update_id: int, user: int, bucket: tuple[str, list], reads: Callable[[Any], None] | None = None
+    ) -> Admitted:
+        """An update of ``user`` in private (a press of our private message's button), in one round trip: nothing
+        when it was handled already (`seen`); else a chat with them exists (`set_started`), their language choice
+        is read (`lang`) and one message is counted on their inbound bucket (``bucket``: `floods.bucket`).
+        ``reads(pipeline)`` queues the caller's reads in the same round trip: they are read whatever the script
+        finds (cheaper than a round trip of their own for the updates that are handled)."""
+        bucket_key, bucket_args = bucket
+        script_keys = [
+            keys.telegram_update(update_id),
+            keys.telegram_lang(str(user)),
+            keys.telegram_started(str(user)),
+            bucket_key,
+        ]
+
+        def queue(pipe: Any) -> None:
+            queue_script(pipe, self._admission, script_keys, [KEEP_SECONDS, *bucket_args])
+            if reads is not None:
+                reads(pipe)
+
+        found, *replies = pipelined(self.redis, queue, self._admission)
+        if not found[0]:
+            return Admitted(seen=True, reads=tuple(replies))
+        lang = found[1].decode() if found[1] else None
+        return Admitted(seen=False, lang=lang, verdict=floods.verdict(found[2]), reads=tuple(replies))
 
     def set_lang(self, user: int, lang: str) -> None:
         self.redis.set(keys.telegram_lang(str(user)), lang, ex=KEEP_SECONDS)

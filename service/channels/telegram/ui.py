@@ -139,6 +139,12 @@ def back_game(data: str | None) -> str | None:
     return match["game"] if match else None
 
 
+def game_named(data: str | None) -> str | None:
+    """The game a button's data names (a decision or an "I'm back" button), or None when it names none."""
+    match = _BACK.fullmatch(data or "") or _CALLBACK.fullmatch(data or "")
+    return match["game"] if match else None
+
+
 def decode(data: str | None) -> Choice:
     match = _CALLBACK.fullmatch(data or "")
     if not match:
