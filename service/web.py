@@ -90,6 +90,7 @@ def create_app(
     # the SMS webhook shares the pipeline and the lobby with Telegram: one table, both channels
     app.state.sms = sms_endpoint or sms.build(app.state.env.ctx, lobby=app.state.env.lobby)
     app.state.counts = BufferedCounts()
+    env.ctx.counts = app.state.counts  # the answers this process stores are counted with its requests
     return app
 
 

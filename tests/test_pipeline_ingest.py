@@ -81,7 +81,7 @@ def test_a_snapshot_read_by_the_channel_is_rechecked_by_the_submit_script(ctx):
     assert first.status is Status.ACCEPTED
     assert ctx.refresh_queue.jobs == []  # console chats: no living message shows the tick
     assert not ctx.store.redis.exists(keys.refresh_mark(G), keys.refresh_seats(G))
-    assert ctx.store.redis.hget(metrics.COUNTERS_KEY, "answers|channel=any") == b"1"  # in the refresh's pipeline
+    assert ctx.store.redis.hget(metrics.COUNTERS_KEY, "answers|channel=any") == b"1"  # counted at once here
     assert ingest.submit(ctx, G, 1, one, 1, "q1", seen).status is Status.DUP
     assert ingest.submit(ctx, G, 2, two, 1, "q2", seen).status is Status.RESOLVE
     assert ingest.submit(ctx, G, 2, two, 1, "q3", seen).status is Status.CLOSED

@@ -39,22 +39,24 @@ def test_scripts_follow_the_window_model(ops):
     store.commit(G, opening(0, 1, None))
     # the model
     version, window, status, answers, seen, resolves = 1, 1, "collecting", {}, set(), {}
+    refresh_pending = False  # no refresh job takes the mark here: only the first accepted answer asks for one
     for op in ops:
         if op[0] == "submit":
             _, seat, w, dedup = op
             got = store.submit(G, w, seat, [{"type": "x", "n": len(answers)}], dedup, 1.0)
             if dedup is not None and dedup in seen:  # recorded before in this window
-                want = ("DUP", 0)
+                want = ("DUP", 0, False)
             elif w != window:
-                want = ("STALE", 0)
+                want = ("STALE", 0, False)
             elif status != "collecting":
-                want = ("CLOSED", 0)
+                want = ("CLOSED", 0, False)
             else:
                 answers[seat] = True
                 if dedup is not None:
                     seen.add(dedup)
                 missing = len({1, 2} - set(answers))
-                want = ("ACCEPTED", missing) if missing else ("RESOLVE", 0)
+                want = ("ACCEPTED", missing, not refresh_pending) if missing else ("RESOLVE", 0, False)
+                refresh_pending = refresh_pending or bool(missing)
                 if not missing:
                     status = "resolving"
                     resolves[window] = resolves.get(window, 0) + 1

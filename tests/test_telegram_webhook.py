@@ -16,6 +16,7 @@ from service.channels.telegram import ui
 from service.channels.telegram.inbound import Env
 from service.channels.telegram.tables import Tables
 from service.game import Game
+from service.ops import metrics
 from service.pipeline import news, telling
 from service.pipeline.resolution import resolve_window
 from service.web import SECRET_HEADER, create_app
@@ -236,6 +237,18 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
         env.ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat
     )
     assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
+
+
+def test_the_answers_the_webhook_stores_are_counted_with_its_requests(env):
+    with TestClient(create_app(env, SECRET)) as client:
+        chat = Chat(client)
+        game_id, meta = begin(chat, env)
+        snap, game, seat, user, complete = first_asked(env, game_id, meta)
+        assert chat.press(user, complete.data())["text"] == "Locked in."
+        assert env.ctx.counts is client.app.state.counts  # buffered: no round trip of the answer's own
+    # written with the request counts, every second and when the server stops
+    assert env.ctx.store.redis.hget(metrics.COUNTERS_KEY, "answers|channel=any") == b"1"
+    assert env.ctx.store.redis.hget(metrics.COUNTERS_KEY, "updates|channel=telegram,status=200") == b"8"
 
 
 def test_cancel_by_the_creator_ends_a_running_game_for_everyone(chat, env):

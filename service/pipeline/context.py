@@ -19,6 +19,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from service.config import Settings
+from service.ops.metrics import BufferedCounts
 from service.pipeline.chats import ChatKind
 from service.pipeline.news import Channel
 from service.pipeline.outbox import Sender
@@ -39,6 +40,7 @@ class Context:
     sleep: Callable[[float], None] = field(default=time.sleep)
     shard: int = 0  # the shard whose queues these are (`Store.shards`)
     shard_contexts: list["Context"] = field(default_factory=list, repr=False)  # every shard's, this one included
+    counts: BufferedCounts | None = None  # a web process's buffered counts (`service.ops.metrics`): answers too
 
     def at(self, game_id: str) -> "Context":
         """The context of ``game_id``'s shard: the one whose queues take that game's jobs."""

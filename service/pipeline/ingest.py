@@ -7,9 +7,10 @@ many answers are still missing, the recorded actions, and for a refusal its reas
 parameters. Each channel words it in its player's language (`service.channels.plain.submitted`, the SMS
 routing).
 
-An answer is on the webhook's hot path, so it costs three Redis round trips: the snapshot read (skipped when
-the channel has read it already), the submit script, and one pipeline with the answer counter and the status
-refresh's mark (plus the refresh job when none is pending).
+An answer is on the webhook's hot path, so it costs two Redis round trips: the snapshot read (skipped when
+the channel has read it already) and the submit script, which also notes the status refresh that shows the answer
+(plus the refresh job when none is pending, and then the meta when the channel has not read it). A web process
+counts the answers it stores with its requests (`Context.counts`); any other process writes the count at once.
 """
 
 import logging
@@ -83,9 +84,11 @@ def submit(
     dedup_id: str | None = None,
     snap: Snapshot | None = None,
     by_bot: bool = False,
+    meta: dict | None = None,
 ) -> SubmitResult:
     """Validate and store. ``snap``: the game's snapshot if the caller has just read it (the submit script
-    checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe).
+    checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe);
+    ``meta``: its meta, likewise (read only when the answer queues a status refresh, to tell whether one shows it).
     ``by_bot``: the bot answers for the seat's player, which, unlike their own answer, does not end their absence
     or streak."""
     store = ctx.store
@@ -107,14 +110,16 @@ def submit(
         return SubmitResult(Status.INVALID, reason=problem.reason, params=problem.params)
 
     now = ctx.clock()
-    status, missing = store.submit(
+    status, missing, asked = store.submit(
         game_id, window_id, seat, actions, dedup_id, now, due=now + ctx.settings.resolve_grace_seconds, by_bot=by_bot
     )
     if status == "ACCEPTED":
-        _after_accepted(ctx, game_id, window_id, seat)
+        metrics.answer_stored(store.redis, counts=ctx.counts)
+        if asked:
+            _refresh(ctx, game_id, window_id, seat, meta)
         return SubmitResult(Status.ACCEPTED, missing, tuple(actions))
     if status == "RESOLVE":
-        metrics.answer_stored(store.redis)
+        metrics.answer_stored(store.redis, counts=ctx.counts)
         scheduling.resolve(ctx, game_id, window_id)
         return SubmitResult(Status.RESOLVE, 0, tuple(actions))
     if status in ("DUP", "CLOSED"):
@@ -131,19 +136,18 @@ def requeue_if_resolving(ctx: Context, game_id: str, window_id: int, snap: Snaps
         scheduling.resolve(ctx, game_id, window_id)
 
 
-def _after_accepted(ctx: Context, game_id: str, window_id: int, seat: int) -> None:
-    """Count the answer and note the status refresh that shows its tick, in one round trip; queue the refresh job
-    only when none is pending (one per game at a time, however fast the answers come) and only when a living
-    message shows the answer (`news.refreshable`). Both are cosmetic: the answer is stored already, so a failure
-    here is logged, never the player's error."""
+def _refresh(ctx: Context, game_id: str, window_id: int, seat: int, meta: dict | None) -> None:
+    """An accepted answer asked for the status refresh that shows its tick (none was pending: `Store.submit`):
+    queue the refresh job (one per game at a time, however fast the answers come), but only when a living message
+    shows the answer (`news.refreshable`; ``meta``: the game's, read here when None). Cosmetic: the answer is
+    stored already, so a failure here is logged, never the player's error."""
     try:
-        first, meta = ctx.store.ask_refresh(game_id, window_id, seat, also=metrics.answer_stored)
-        if first and not news.refreshable(meta, seat):
+        if not news.refreshable(ctx.store.meta(game_id) if meta is None else meta, seat):
             ctx.store.drop_refresh(game_id)
-        elif first:
+        else:
             scheduling.refresh(ctx, game_id, window_id)
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        log.warning("answer to %s stored, but its count or status refresh was not: %s", game_id, exc)
+        log.warning("answer to %s stored, but its status refresh was not: %s", game_id, exc)
 
 
 REFUSALS = {  # submit script reply -> (status, reason)

@@ -249,11 +249,13 @@ class Store:
         now: float,
         due: float | None = None,
         by_bot: bool = False,
-    ):
-        """Record (or replace) a seat's answer for the open window. -> (status, seats still missing). The answer
-        that completes the window also makes the game due for the sweeper at ``due`` (default: ``now``).
+    ) -> tuple[str, int, bool]:
+        """Record (or replace) a seat's answer for the open window. -> (status, seats still missing, whether the
+        answer asked for a status refresh). The answer that completes the window also makes the game due for the
+        sweeper at ``due`` (default: ``now``). One that does not (ACCEPTED) notes that the next status refresh is to
+        show it; True when no refresh job was pending: the caller queues one then (or `drop_refresh`).
         ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are)."""
-        status, missing = self._acknowledged(
+        status, missing, *asked = self._acknowledged(
             self.at(game_id),
             self._submit,
             keys=[
@@ -265,6 +267,8 @@ class Store:
                 keys.DUE,
                 keys.away(game_id),
                 keys.answered_at(game_id),
+                keys.refresh_seats(game_id),
+                keys.refresh_mark(game_id),
             ],
             args=[
                 window,
@@ -276,9 +280,10 @@ class Store:
                 repr(now if due is None else due),
                 game_id,
                 "1" if by_bot else "0",
+                REFRESH_MARK_SECONDS,
             ],
         )
-        return status.decode(), int(missing)
+        return status.decode(), int(missing), bool(asked and asked[0])
 
     def close_at_deadline(self, game_id: str, window: int, now: float) -> tuple[str, float | None]:
         """Flip the window to resolving if its deadline has passed. -> ("CLOSED"|"EARLY"|"NOOP", deadline)."""
@@ -361,20 +366,6 @@ class Store:
             wanted, within = self.ack_replicas, self.ack_timeout_ms
             raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
         return reply
-
-    def ask_refresh(self, game_id: str, window: int, seat: int, also: Callable | None = None) -> tuple[bool, dict]:
-        """Note that the next status refresh shows ``seat``'s answer; ``also(pipeline)`` adds the caller's writes to
-        the same round trip (a pipeline on the index: the caller's keys are global). -> (True when no refresh job
-        was pending: the caller queues one, then; the game's meta)."""
-        pipe, index = self._pipelines(game_id, transaction=False)
-        pipe.sadd(keys.refresh_seats(game_id), seat)
-        pipe.expire(keys.refresh_seats(game_id), REFRESH_MARK_SECONDS)
-        pipe.set(keys.refresh_mark(game_id), window, nx=True, ex=REFRESH_MARK_SECONDS)
-        pipe.hget(keys.meta(game_id), "json")
-        if also is not None:
-            also(index)
-        _, _, marked, meta = _execute(pipe, index)[:4]
-        return bool(marked), json.loads(meta) if meta else {}
 
     def drop_refresh(self, game_id: str) -> None:
         """No refresh job after all (nothing to refresh)."""

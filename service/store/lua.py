@@ -17,10 +17,13 @@ local function push_lanes(keys, offset, entries, ttl)
 end
 """
 
-# KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at
+# KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at, refresh seats, refresh mark
 # ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
-#       "1" when the bot answers for the seat's player ("0": the player answers)
-# -> {status, missing}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
+#       "1" when the bot answers for the seat's player ("0": the player answers), how long a refresh mark lasts
+# -> {status, missing, asked}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
+# ACCEPTED also notes that the next status refresh is to show the seat's answer (its tick): the seat joins the
+# refresh seats, and asked is 1 when this answer set the refresh mark (no refresh job was pending: the caller
+# queues one), else 0.
 # RESOLVE also makes the game due for the sweeper in the same step: should the caller fail to queue the
 # resolution (killed, or Redis failing over), the window is still resolved, not left until its deadline.
 # The player's answer ends the seat's auto-play streak and its player's absence (away), and the first one of the
@@ -50,7 +53,12 @@ local missing = 0
 for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   if redis.call('HEXISTS', KEYS[3], seat) == 0 then missing = missing + 1 end
 end
-if missing > 0 then return {'ACCEPTED', missing} end
+if missing > 0 then
+  redis.call('SADD', KEYS[9], ARGV[2])
+  redis.call('EXPIRE', KEYS[9], ARGV[10])
+  local asked = redis.call('SET', KEYS[10], ARGV[1], 'NX', 'EX', ARGV[10])
+  return {'ACCEPTED', missing, asked and 1 or 0}
+end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[6])
 redis.call('ZADD', KEYS[6], ARGV[7], ARGV[8])
 return {'RESOLVE', 0}

@@ -982,7 +982,9 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         return answer_query(query, _t(lang, "This button is not valid."))
     said = None
     if stage.complete:
-        result = ingest.submit(env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap)
+        result = ingest.submit(
+            env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap, meta=meta
+        )
         if result.status not in ANSWERED and result.status is not ingest.Status.DUP:
             return answer_query(query, plain.submitted(result, game, seat, lang, sep=" "))
         said = _t(lang, "Locked in.")
