@@ -36,6 +36,7 @@ from service.channels.telegram import update as update_module  # noqa: E402
 from service.channels.telegram.inbound import Env  # noqa: E402
 from service.channels.telegram.tables import Tables  # noqa: E402
 from service.game import Game  # noqa: E402
+from service.ops import metrics  # noqa: E402
 from service.web import handle_update  # noqa: E402
 
 GROUP = {"id": -100777, "type": "supergroup", "title": "Bench"}
@@ -199,6 +200,7 @@ def main(argv: list[str] | None = None) -> None:
     connection = redis.Redis.from_url(f"{url.rsplit('/', 1)[0]}/12")
     connection.flushdb()
     ctx = make_ctx(connection, bot_username="artemia_bench_bot")
+    ctx.counts = metrics.BufferedCounts()  # as in the web process (service.web.create_app; before it: unused)
     env = Env(ctx, Tables(connection, ctx.settings.dedup_ttl_seconds), "artemia_bench_bot")
     table = Table(env)
     _, user, data = begin(table)
