@@ -30,7 +30,7 @@ from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
 from service.channels import longplay, plain
 from service.channels.telegram import boards, ui
-from service.channels.telegram.tables import Tables, place_of
+from service.channels.telegram.tables import Admitted, Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
 from service.config import DEADLINE_PRESETS, deadline_seconds
 from service.game import Game
@@ -120,11 +120,21 @@ def handle(update: Update, env: Env) -> dict | None:
     unmarked, and Telegram's retry handles it again: the handlers are idempotent)."""
     if update.callback_query:
         return press(update.update_id, update.callback_query, env)
+    message = _readable(update.message)
+    if message is not None and message.chat.type == "private" and update.my_chat_member is None:
+        return private_message(update.update_id, message, env)
     if env.tables.seen(update.update_id):
         return None
-    answer = _handle(update, env)
+    answer = _handle(update, message, env)
     env.tables.mark_seen(update.update_id)
     return answer
+
+
+def _admit(update_id: int, user, env: Env, reads=None) -> tuple[Admitted, str]:
+    """`Tables.admit` for an update of ``user`` in private -> (what it found, the user's language)."""
+    bucket = floods.bucket(env.ctx, "telegram", telegram_address(user.id))
+    admitted = env.tables.admit(update_id, user.id, bucket, reads)
+    return admitted, i18n.choose(admitted.lang, None, user.language_code)
 
 
 def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
@@ -132,12 +142,10 @@ def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
     the user exists, reads their language, counts it on their inbound bucket and reads the game its button names
     (read in vain for a repeated or flooded press, which then changes nothing)."""
     game_id = ui.game_named(query.data)
-    bucket = floods.bucket(env.ctx, "telegram", telegram_address(query.sender.id))
     reads = (lambda pipe: read_with_meta(pipe, game_id)) if game_id else None
-    admitted = env.tables.admit(update_id, query.sender.id, bucket, reads)
+    admitted, lang = _admit(update_id, query.sender, env, reads)
     if admitted.seen:
         return None
-    lang = i18n.choose(admitted.lang, None, query.sender.language_code)
     if admitted.verdict is floods.Admission.READ:
         answer = on_button(query, lang, env, with_meta(game_id, list(admitted.reads)) if game_id else None)
     elif admitted.verdict is floods.Admission.SLOW_DOWN:
@@ -148,33 +156,52 @@ def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
     return answer
 
 
-def _handle(update: Update, env: Env) -> dict | None:
+def private_message(update_id: int, message: SentMessage, env: Env) -> dict | None:
+    """A person's text in private. Its first round trip (`Tables.admit`) checks that it is new, notes that a private
+    chat with them exists (they wrote to the bot: it may write to them now), reads their language and counts it on
+    their inbound bucket."""
+    admitted, lang = _admit(update_id, message.sender, env)
+    if admitted.seen:
+        return None
+    if admitted.verdict is floods.Admission.READ:
+        command, args = _command(message.text or "", env.bot_username)
+        try:
+            answer = on_private(message, command, args, lang, env)
+        except Refused as refusal:
+            answer = reply(message, str(refusal))
+    elif admitted.verdict is floods.Admission.SLOW_DOWN:
+        answer = reply(message, _slow_down(lang))
+    else:
+        answer = None
+    env.tables.mark_seen(update_id)
+    return answer
+
+
+def _readable(message: Message | None) -> SentMessage | None:
+    """A message with text from a person, or None (none, no sender: parsed as a `Message`, a bot's, a group's move
+    to a supergroup: the sender follows it when it next writes there, `telegram_send`)."""
+    if not isinstance(message, SentMessage) or message.sender.is_bot or message.migrate_to_chat_id:
+        return None
+    return message if message.text else None
+
+
+def _handle(update: Update, message: SentMessage | None, env: Env) -> dict | None:
+    """A private chat's member update, or a message in a group (``message``: `_readable`'s)."""
     if update.my_chat_member and update.my_chat_member.chat.type == "private":
         env.tables.set_blocked(update.my_chat_member.sender.id, update.my_chat_member.blocked)
         if not update.my_chat_member.blocked:
             env.tables.set_started(update.my_chat_member.sender.id)
         return None
-    message = update.message
-    if not isinstance(message, SentMessage) or message.sender.is_bot:  # none, or no sender (parsed as a Message)
+    if message is None or message.chat.type == "private":  # a private message: `private_message`
         return None
-    if message.migrate_to_chat_id:
-        return None  # the sender follows the move when it next writes there (telegram_send)
-    if not message.text:
-        return None
-    command, args = _command(message.text, env.bot_username)
-    private = message.chat.type == "private"
-    if private:
-        env.tables.set_started(message.sender.id)  # they wrote to the bot: it may write to them now
-    lang = _lang(env, message, private)
-    if private or command is not None:
-        flooded, said = _flooded(env, message.sender, lang)
-        if flooded:
-            return reply(message, said) if said else None
+    command, args = _command(message.text or "", env.bot_username)
+    if command is None:
+        return None  # table talk
+    lang = _lang(env, message)
+    flooded, said = _flooded(env, message.sender, lang)
+    if flooded:
+        return reply(message, said) if said else None
     try:
-        if private:
-            return on_private(message, command, args, lang, env)
-        if command is None:
-            return None  # table talk
         handler = GROUP_COMMANDS.get(command)
         if handler is None:
             return reply(
@@ -206,13 +233,10 @@ def _command(text: str, bot_username: str) -> tuple[str | None, list[str]]:
     return command.lower(), words[1:]
 
 
-def _lang(env: Env, message: SentMessage, private: bool) -> str:
-    table = None if private else env.lobby.at(_place(message))
-    return i18n.choose(
-        env.tables.lang(message.sender.id) if private else None,
-        table.lang if table else None,
-        message.sender.language_code,
-    )
+def _lang(env: Env, message: SentMessage) -> str:
+    """The language to answer a group message in: its table's, else the sender's Telegram language."""
+    table = env.lobby.at(_place(message))
+    return i18n.choose(None, table.lang if table else None, message.sender.language_code)
 
 
 def _place(message: Message) -> str:

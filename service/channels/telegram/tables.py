@@ -81,15 +81,6 @@ class Tables:
         raw = cast(bytes | None, self.redis.get(keys.telegram_lang(str(user))))
         return raw.decode() if raw else None
 
-    def pressed(self, user: int) -> str | None:
-        """A user pressed a button of our private message, so a chat with them exists (`set_started`). -> their own
-        language choice (`lang`). One round trip for both."""
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.get(keys.telegram_lang(str(user)))
-        pipe.set(keys.telegram_started(str(user)), 1, ex=KEEP_SECONDS)
-        raw = cast(bytes | None, pipe.execute()[0])
-        return raw.decode() if raw else None
-
     def seen(self, update_id: int) -> bool:
         return bool(self.redis.exists(keys.telegram_update(update_id)))
 
