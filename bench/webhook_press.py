@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 
+import orjson
 import redis
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -179,8 +180,10 @@ def parts() -> list[tuple[str, object, str]]:
         ("ui.decode", ui, "decode"),
         ("ui.follow (the press's screens)", ui, "follow"),
         ("ingest.check_answer (the engine's check)", ingest, "check_answer"),
-        ("meta JSON", json, "loads"),
-        ("answer JSON", json, "dumps"),
+        ("JSON: json.loads (the game, its meta)", json, "loads"),
+        ("JSON: json.dumps (a game's copy, the answer)", json, "dumps"),
+        ("JSON: orjson.loads", orjson, "loads"),
+        ("JSON: orjson.dumps", orjson, "dumps"),
         ("inbound.seat_of", inbound, "seat_of"),
         ("i18n", inbound.i18n, "choose"),
     ]
