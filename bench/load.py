@@ -20,11 +20,12 @@ Figures (printed, and written as JSON with ``--json``):
 
 * ``webhook``: updates/s of one web process answering real game answers (button presses that replace a seat's
   answer in an open window: the full path — secret, parse, dedup, snapshot, ui.follow, ingest's engine check,
-  the submit script, the status refresh job) against the same server answering a no-op request (``GET`` of an unrouted
-  path: uvicorn, Starlette and the middleware, no handler), same client and concurrency, in one-second slices
-  that alternate (the machine is shared: both kinds see its load), with the workers paused (SIGSTOP) during both
-  so that the web process has the same machine. The client sends prebuilt bodies, so that it pays about as much
-  per answer as per no-op. Per web process: the figure is divided by ``--web`` when several serve behind the
+  the submit script, the status refresh job) against the same server answering a no-op request (``GET`` of an
+  unrouted path, or with ``--noop-body`` a POST of a press's body to it: uvicorn, Starlette and the middleware, no
+  handler), same client and concurrency, in one-second slices that alternate (the machine is shared: both kinds
+  see its load), with the workers paused (SIGSTOP) during both so that the web process has the same machine. The
+  client sends prebuilt bodies, so that it pays about as much per answer as per no-op (with ``--noop-body``: the
+  same request, bar its path). Per web process: the figure is divided by ``--web`` when several serve behind the
   client's round robin. With it, the CPU time per request of the web processes and of the client, per kind.
 * ``resolutions``: windows resolved per second per worker while the games were played (audit log entries
   ``{g:G}:log`` over the play time / workers) — a figure of this load, not a saturation rate. And per shard
@@ -650,11 +651,13 @@ def cpu_seconds(pids: list[int]) -> float:
 
 
 async def measure_webhook(
-    driver: Driver, games: list[str], seconds: float, concurrency: int, web_pids: list[int]
+    driver: Driver, games: list[str], seconds: float, concurrency: int, web_pids: list[int], noop_body: bool = False
 ) -> dict:
     """Real answers (replacing a seat's answer in an open window) vs a no-op request, in one-second slices that
     alternate (``seconds`` twice over of each), so that both see the same machine: it is shared. Also the CPU time
-    per request of the web processes and of this client, per kind: where the time goes."""
+    per request of the web processes and of this client, per kind: where the time goes. ``noop_body``: the no-op
+    request is a POST of the same press bodies and headers to the unrouted path (this client's httpx then pays
+    about as much per no-op as per answer; a GET costs it ~15-25 % less), not a GET."""
     presses = []  # the body template of a press for all but one missing seat of each game
     for game_id in games:
         raw = driver.at(game_id).hgetall("{g:" + game_id + "}:snap")
@@ -673,6 +676,9 @@ async def measure_webhook(
     headers = {"X-Telegram-Bot-Api-Secret-Token": SECRET, "Content-Type": "application/json"}
 
     async def noop_request():
+        if noop_body:
+            body = str(next(driver.ids)).encode().join(presses[driver.rng.randrange(len(presses))])
+            return await client.post(driver.url() + "/load-noop", content=body, headers=headers)
         return await client.get(driver.url() + "/load-noop")
 
     async def answer_request():
@@ -942,7 +948,9 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
             cluster.pause_workers(True)
             try:
                 web_pids = [proc.pid for proc, _ in cluster.web]
-                figures["webhook"] = await measure_webhook(driver, spare, args.rate_seconds, args.concurrency, web_pids)
+                figures["webhook"] = await measure_webhook(
+                    driver, spare, args.rate_seconds, args.concurrency, web_pids, args.noop_body
+                )
             finally:
                 cluster.pause_workers(False)
             for game_id in spare:
@@ -1224,6 +1232,11 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--faults", type=float, default=0.0, help="a burst of 429s or 5xx every this many seconds")
     p.add_argument("--flood", type=int, default=0, help="presses of one valid answer by one player during play")
     p.add_argument("--flood-seconds", type=float, default=15.0, help="... in this many seconds")
+    p.add_argument(
+        "--noop-body",
+        action="store_true",
+        help="webhook figure: the no-op request POSTs a press's body (the client's cost per request as an answer's)",
+    )
     p.add_argument("--redis-url")
     p.add_argument(
         "--shards",
