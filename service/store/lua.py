@@ -305,7 +305,7 @@ return take_inbound(KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV
 
 # KEYS: the update's "handled" mark, the user's own language choice, their "started" mark, their inbound bucket
 # ARGV: how long the started mark is kept (seconds), then the bucket's now, rate, capacity, warn (TAKE_INBOUND_TOKEN)
-# A Telegram update of a user in private (a press of a button of our private message), admitted in one step:
+# A Telegram update of a user in private (a text, a press of our private message's button), admitted in one step:
 # -> {0} when the update was handled already (nothing else done); else {1, their language or false, the bucket's
 # verdict}, with the started mark set (a private chat with them exists).
 TELEGRAM_ADMISSION = (

@@ -50,9 +50,9 @@ class Tables:
     def admit(
         self, update_id: int, user: int, bucket: tuple[str, list], reads: Callable[[Any], None] | None = None
     ) -> Admitted:
-        """An update of ``user`` in private (a press of our private message's button), in one round trip: nothing
-        when it was handled already (`seen`); else a chat with them exists (`set_started`), their language choice
-        is read (`lang`) and one message is counted on their inbound bucket (``bucket``: `floods.bucket`).
+        """An update of ``user`` in private (a text, a press of our private message's button), in one round trip:
+        nothing when it was handled already (`seen`); else a chat with them exists (`set_started`), their language
+        choice is read (`lang`) and one message is counted on their inbound bucket (``bucket``: `floods.bucket`).
         ``reads(pipeline)`` queues the caller's reads in the same round trip: they are read whatever the script
         finds (cheaper than a round trip of their own for the updates that are handled)."""
         bucket_key, bucket_args = bucket
