@@ -3,6 +3,7 @@ and whole games played through the pipeline leaving each game's keys on its own 
 index. (tests/integration/test_shards_real.py plays them on real redis-servers with real workers.)"""
 
 import collections
+import json
 
 import fakeredis
 import pytest
@@ -10,7 +11,12 @@ from pipeline_support import CONFIG, Clock, answer_all, make_ctx, run_jobs, tabl
 from shard_support import ids_on, placement
 from test_ops import make_healthy
 
+from service.channels.telegram import ui
+from service.channels.telegram.inbound import Env, handle
+from service.channels.telegram.tables import Tables
+from service.channels.telegram.update import parse_update
 from service.config import Settings
+from service.game import Game
 from service.ops import health
 from service.pipeline import cancelling, scheduling, upkeep
 from service.pipeline.lobby import new_code
@@ -128,3 +134,43 @@ def test_health_checks_every_shard_and_the_gauges_add_the_shards_up():
     assert health.health_of(index, ctx.store.shards, ctx.settings)["reasons"][0].startswith(
         "shard 1: redis unreachable"
     )
+
+
+def test_a_telegram_press_on_a_game_of_another_shard_reads_the_game_there():
+    """The press's first round trip (its dedup, flood token, language: the index's keys) cannot read a game kept on a
+    shard of its own: the handler reads it there, and the answer is stored there."""
+    index, *shards = servers(3)
+    ctx = make_ctx(index, clock=Clock(), shards=shards)
+    game_id = ids_on(1, 2, 1)[0]
+    players = table(3, humans=[1, 2])
+    for seat in (1, 2):
+        players["players"][str(seat)].update(chat=str(5000 + seat), user=str(5000 + seat))
+    start_game(ctx, game_id, {**CONFIG, "seed": 3}, players)
+    run_jobs(ctx)
+    snap = ctx.store.load(game_id)
+    game = Game.from_json(snap.json)
+    seat = next(s for s in game.waiting_for() if s in (1, 2))
+    choice = ui.Choice(game_id, snap.window, seat)
+    while not ui.follow(game, seat, choice).complete:
+        choice = choice.choose(0)
+    user = {"id": 5000 + seat, "is_bot": False, "first_name": "P", "language_code": "en"}
+    update = parse_update(
+        json.dumps(
+            {
+                "update_id": 77,
+                "callback_query": {
+                    "id": "q77",
+                    "from": user,
+                    "chat_instance": "c",
+                    "data": choice.data(),
+                    "message": {"message_id": 5, "date": 1, "chat": {"id": 5000 + seat, "type": "private"}},
+                },
+            }
+        )
+    )
+    env = Env(ctx, Tables(index), "artemia_bot")
+    assert handle(update, env)["text"] == "Locked in."
+    assert seat in ctx.store.answers(game_id) and shards[1].exists(keys.answers(game_id))
+    assert index.exists(keys.telegram_update(77), keys.telegram_started(str(5000 + seat))) == 2
+    assert handle(update, env) is None  # handled once
+    assert placement(index, shards) == []

@@ -140,8 +140,10 @@ def _admit(update_id: int, user, env: Env, reads=None) -> tuple[Admitted, str]:
 def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
     """A button press. Its first round trip (`Tables.admit`) checks that it is new, notes that a private chat with
     the user exists, reads their language, counts it on their inbound bucket and reads the game its button names
-    (read in vain for a repeated or flooded press, which then changes nothing)."""
-    game_id = ui.game_named(query.data)
+    (read in vain for a repeated or flooded press, which then changes nothing) when that game's keys are on the
+    same Redis as the user's (on a game shard of its own, `on_button` reads it: a round trip more)."""
+    named = ui.game_named(query.data)
+    game_id = named if named is not None and env.ctx.store.at(named) is env.tables.redis else None  # read with it
     reads = (lambda pipe: read_with_meta(pipe, game_id)) if game_id else None
     admitted, lang = _admit(update_id, query.sender, env, reads)
     if admitted.seen:
