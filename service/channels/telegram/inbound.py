@@ -23,7 +23,7 @@ someone else — gets a short answer and changes nothing. Each user has an inbou
 burst one "slow down" answer, then silence until it refills.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from service import cardtexts, commands, i18n
@@ -146,16 +146,13 @@ def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
     game_id = named if named is not None and env.ctx.store.at(named) is env.tables.redis else None  # read with it
     reads = (lambda pipe: read_with_meta(pipe, game_id)) if game_id else None
     admitted, lang = _admit(update_id, query.sender, env, reads)
-    if admitted.seen:
-        return None
-    if admitted.verdict is floods.Admission.READ:
-        answer = on_button(query, lang, env, with_meta(game_id, list(admitted.reads)) if game_id else None)
-    elif admitted.verdict is floods.Admission.SLOW_DOWN:
-        answer = answer_query(query, _slow_down(lang))
-    else:
-        answer = None
-    env.tables.mark_seen(update_id)
-    return answer
+    return _answer_admitted(
+        update_id,
+        admitted,
+        env,
+        read=lambda: on_button(query, lang, env, with_meta(game_id, list(admitted.reads)) if game_id else None),
+        slow_down=lambda: answer_query(query, _slow_down(lang)),
+    )
 
 
 def private_message(update_id: int, message: SentMessage, env: Env) -> dict | None:
@@ -163,16 +160,28 @@ def private_message(update_id: int, message: SentMessage, env: Env) -> dict | No
     chat with them exists (they wrote to the bot: it may write to them now), reads their language and counts it on
     their inbound bucket."""
     admitted, lang = _admit(update_id, message.sender, env)
+
+    def read() -> dict | None:
+        command, args = _command(message.text or "", env.bot_username)
+        try:
+            return on_private(message, command, args, lang, env)
+        except Refused as refusal:
+            return reply(message, str(refusal))
+
+    return _answer_admitted(update_id, admitted, env, read, slow_down=lambda: reply(message, _slow_down(lang)))
+
+
+def _answer_admitted(
+    update_id: int, admitted: Admitted, env: Env, read: Callable[[], dict | None], slow_down: Callable[[], dict]
+) -> dict | None:
+    """What an update gets after `_admit`: nothing when it was seen before; else its answer when it is read, a
+    "slow down" when its sender floods, nothing when it is dropped — and it is marked seen."""
     if admitted.seen:
         return None
     if admitted.verdict is floods.Admission.READ:
-        command, args = _command(message.text or "", env.bot_username)
-        try:
-            answer = on_private(message, command, args, lang, env)
-        except Refused as refusal:
-            answer = reply(message, str(refusal))
+        answer = read()
     elif admitted.verdict is floods.Admission.SLOW_DOWN:
-        answer = reply(message, _slow_down(lang))
+        answer = slow_down()
     else:
         answer = None
     env.tables.mark_seen(update_id)
