@@ -150,3 +150,17 @@ def test_a_telegram_press_is_admitted_in_one_round_trip_with_the_callers_reads()
     assert tables.admit(41, 7, bucket, lambda pipe: pipe.get("other")) == Admitted(seen=True, reads=(b"read",))
     assert {key: connection.dump(key) for key in connection.keys()} == before  # a handled update changes nothing
     assert script_exists_calls(connection) == 0
+
+
+def test_a_delivered_message_is_marked_with_what_it_shows_in_one_round_trip():
+    connection = redis.Redis.from_url(fresh_database(server_url()))
+    store = Store(connection)
+    store.write_batch("g3", "v1", [{"chat": "c", "text": "one", "slot": "s"}, {"chat": "c", "text": "two"}])
+    connection.script_flush()  # a restarted or failed-over server knows no script
+    connection.config_resetstat()
+    store.delivered("g3", "c", "v1", 0, ("s", "digest-1", 2))
+    assert store.send_state("g3", "v1", 0) == "sent" and store.shown("g3", "c", "s") == "digest-1"
+    assert store.shown_news_lines("g3", "c", "s") == 2
+    store.delivered("g3", "c", "v1", 1, None)
+    assert not connection.exists(keys.outbox("g3", "v1"))  # the batch is complete: deleted
+    assert script_exists_calls(connection) == 0

@@ -758,23 +758,25 @@ class Store:
     def mark_sent(self, game_id: str, batch: str, index: int, state: str = "sent") -> bool:
         """Mark one message done ("sent", or "failed": given up); -> True when that completed its batch, which
         is then deleted with its markers (unless the store keeps sent batches)."""
-        return bool(self._mark_sent_on(self.at(game_id), game_id, batch, index, state))
+        script_keys, args = self._marking(game_id, batch, index, state)
+        return bool(self._mark_done(keys=script_keys, args=args, client=self.at(game_id)))
 
     def delivered(self, game_id: str, chat: str, batch: str, index: int, shown: tuple[str, str, int | None] | None):
         """A message was sent: mark it (`mark_sent`) and, for a living message, record what it shows now
-        (``shown``: slot, digest, news lines; `set_shown`), in one round trip."""
-        pipe = self.at(game_id).pipeline(transaction=False)
-        if shown is not None:
-            self._set_shown_on(pipe, game_id, chat, *shown)
-        self._mark_sent_on(pipe, game_id, batch, index, "sent")
-        pipe.execute()
+        (``shown``: slot, digest, news lines; `set_shown`), in one round trip (run again whole on NOSCRIPT: both
+        writes may be)."""
 
-    def _mark_sent_on(self, client, game_id: str, batch: str, index: int, state: str):
-        return self._mark_done(
-            keys=[keys.outbox(game_id, batch), keys.sent(game_id, batch, index)],
-            args=[state, self.outbox_ttl, keys.sent(game_id, batch, ""), int(self.keep_sent)],
-            client=client,
-        )
+        def queue(pipe) -> None:
+            if shown is not None:
+                self._set_shown_on(pipe, game_id, chat, *shown)
+            queue_script(pipe, self._mark_done, *self._marking(game_id, batch, index, "sent"))
+
+        pipelined(self.at(game_id), queue, self._mark_done)
+
+    def _marking(self, game_id: str, batch: str, index: int, state: str) -> tuple[list, list]:
+        """The keys and arguments of the script that marks a message done (`lua.MARK_DONE`)."""
+        script_keys = [keys.outbox(game_id, batch), keys.sent(game_id, batch, index)]
+        return script_keys, [state, self.outbox_ttl, keys.sent(game_id, batch, ""), int(self.keep_sent)]
 
     def send_state(self, game_id: str, batch: str, index: int) -> str | None:
         state = cast(bytes | None, self.at(game_id).get(keys.sent(game_id, batch, index)))
