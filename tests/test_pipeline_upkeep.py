@@ -184,6 +184,19 @@ def test_sweeper_fires_an_overdue_deadline_and_redoes_lost_follow_ups(ctx, clock
     assert any(j.startswith("sweep-") for j in scheduled(ctx))
 
 
+def test_a_sweeper_chain_that_ended_is_started_again_by_the_maintenance(ctx, clock):
+    interval = ctx.settings.sweep_interval_seconds
+    upkeep.sweep(ctx)  # beats, and schedules the next sweep
+    clock.advance(upkeep.STALE_SWEEPS * interval)
+    assert not upkeep.revive_sweeper(ctx)  # a chain that beat within three intervals is left alone
+    for job_id in scheduled(ctx):  # the next sweep was lost (a failover) and nothing beat since
+        ctx.queue.fetch_job(job_id).delete()
+    clock.advance(1)
+    assert upkeep.revive_sweeper(ctx)
+    assert f"sweep-{int(clock.now // interval)}" in scheduled(ctx) + ctx.queue.job_ids
+    assert not upkeep.revive_sweeper(ctx)  # one sweep per slot whoever asks
+
+
 def test_downtime_is_added_back_to_open_deadlines(ctx, clock):
     old = ctx.store.load(G).deadline
     clock.advance(1000)  # the service was down; its deadline job fires first, before any sweep

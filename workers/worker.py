@@ -18,7 +18,7 @@ from service.config import get_settings
 from service.ops import logs, metrics
 from service.ops.health import age
 from service.ops.metrics import Stages, Tally, timing_stages
-from service.pipeline import scheduling
+from service.pipeline import scheduling, upkeep
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,21 @@ def record_job(
     tally.write(connection)
 
 
+def through_outage(call, owner, *args, **kwargs):
+    """``call(*args, **kwargs)``, retried with backoff (0.5 s doubling to 8 s) while Redis is unreachable,
+    until it answers or ``owner`` (a worker or a scheduler) is asked to stop."""
+    wait = 0.5
+    while True:
+        try:
+            return call(*args, **kwargs)
+        except redis.exceptions.ConnectionError as exc:
+            if getattr(owner, "_stop_requested", False):
+                raise
+            log.warning("Redis unreachable (%s): retrying in %.1f s", exc, wait)
+            time.sleep(wait)
+            wait = min(wait * 2, 8.0)
+
+
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
@@ -106,7 +121,21 @@ class BoundScheduler(RQScheduler):
         if self.orphaned():
             self.request_stop()  # the loop stops (and releases the locks) before its next beat
             return
-        super().heartbeat()
+        through_outage(super().heartbeat, self)
+
+    # RQ's scheduler process dies on the first ConnectionError of its loop, and its worker starts it again only at
+    # its next maintenance (up to --maintenance-interval later): through a failover every scheduled job (deadlines,
+    # reminders, delayed drains, the sweeper chain) would wait that long. It waits Redis out instead.
+    def enqueue_scheduled_jobs(self):
+        return through_outage(super().enqueue_scheduled_jobs, self)
+
+    def acquire_locks(self, auto_start=False):
+        if not self.in_own_process():  # the worker's call (its maintenance): the worker waits the outage out
+            return super().acquire_locks(auto_start)
+        return through_outage(super().acquire_locks, self, auto_start)
+
+    def in_own_process(self) -> bool:
+        return bool(self.worker_pid) and os.getpid() != self.worker_pid
 
 
 class OpsMixin:
@@ -141,7 +170,7 @@ class OpsMixin:
             return super().execute_job(job, queue)
         except redis.exceptions.ConnectionError as exc:
             log.warning("Redis lost during job %s (%s): retrying it once Redis is back", job.id, exc)
-            self._through_outage(self.connection.ping)
+            through_outage(self.connection.ping, self)
             try:
                 if job.exists(job.id, connection=self.connection):
                     self.handle_job_failure(job, queue, exc_string=f"Redis lost during the job: {exc}")
@@ -150,25 +179,18 @@ class OpsMixin:
             return False
 
     def heartbeat(self, *args, **kwargs):
-        return self._through_outage(super().heartbeat, *args, **kwargs)
+        return through_outage(super().heartbeat, self, *args, **kwargs)
 
     def run_maintenance_tasks(self):
-        return self._through_outage(super().run_maintenance_tasks)
+        through_outage(super().run_maintenance_tasks, self)
+        try:
+            if upkeep.revive_sweeper(wiring.of_connection(self.connection)):
+                log.warning("the sweeper's heartbeat was stale: a sweep is queued now")
+        except redis.exceptions.RedisError as exc:
+            log.warning("could not check the sweeper chain: %s", exc)
 
     def check_for_suspension(self, burst):
-        return self._through_outage(super().check_for_suspension, burst)
-
-    def _through_outage(self, call, *args, **kwargs):
-        wait = 0.5
-        while True:
-            try:
-                return call(*args, **kwargs)
-            except redis.exceptions.ConnectionError as exc:
-                if getattr(self, "_stop_requested", False):
-                    raise
-                log.warning("Redis unreachable (%s): retrying in %.1f s", exc, wait)
-                time.sleep(wait)
-                wait = min(wait * 2, 8.0)
+        return through_outage(super().check_for_suspension, self, burst)
 
     def _start_scheduler(self, burst=False, logging_level="INFO", *args, **kwargs):
         """RQ's, with `BoundScheduler` (a burst run enqueues the due jobs in this process: RQ's own)."""

@@ -23,6 +23,7 @@ from service.store import Snapshot, batch_for_version, keys
 
 log = logging.getLogger(__name__)
 
+STALE_SWEEPS = 3  # a sweeper heartbeat older than this many sweep intervals: the chain has ended
 EARLY_WAIT = 2.0  # a deadline job that starts at most this early waits for its deadline instead of rescheduling
 
 
@@ -147,6 +148,18 @@ def sweep(ctx: Context) -> dict[str, int]:
             what = "failed"
         done[what] = done.get(what, 0) + 1
     return done
+
+
+def revive_sweeper(ctx: Context) -> bool:
+    """Start the sweeper chain of the context's shard again when its heartbeat is older than three sweep intervals.
+    Each sweep schedules the next; a sweep cut off by a Redis outage (sweeps are not retried) or a next sweep lost
+    in a failover (scheduled on the old primary, not yet on its replica) ends the chain, and only a deadline job
+    would start it again, a day later in a daily game. The worker's maintenance calls this. -> whether a sweep
+    was queued (one per sweep slot whoever asks)."""
+    now = ctx.clock()
+    if ctx.store.heartbeat_age(now, ctx.shard) <= STALE_SWEEPS * ctx.settings.sweep_interval_seconds:
+        return False
+    return scheduling.sweep(ctx, now)
 
 
 def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:

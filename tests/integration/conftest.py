@@ -72,6 +72,7 @@ class Workers:
         scheduler: bool = True,
         worker_class: str | None = None,
         queues: tuple[str, ...] = ("artemia", "artemia-refresh", "artemia-send", "artemia-draw"),
+        maintenance_interval: int = 5,
         **env,
     ):
         started = []
@@ -88,7 +89,7 @@ class Workers:
                 "--worker-ttl",
                 "10",
                 "--maintenance-interval",
-                "5",
+                str(maintenance_interval),
                 "--logging_level",
                 "WARNING",
                 "-u",

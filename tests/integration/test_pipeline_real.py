@@ -8,10 +8,12 @@ import subprocess
 import tempfile
 import threading
 import time
+from datetime import timedelta
 
 import pytest
 import redis
 from pipeline_support import CONFIG, table
+from rq import Queue
 from rq.registry import ScheduledJobRegistry, StartedJobRegistry
 
 from service.game import Game
@@ -300,6 +302,32 @@ def test_redis_restarted_mid_game_loses_no_acknowledged_answer(ctx_for, workers,
         assert ingest.submit(ctx, g, 2, answer(ctx, g, 2), 1).status is Status.RESOLVE
         wait_for(lambda: ctx.store.load(g).version >= 2, 20, "the game to go on after the restart")
         assert windows_resolved(ctx, g)[0] == 1
+    finally:
+        workers.stop_all()
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_the_scheduler_goes_on_through_a_redis_restart(workers, server_url):
+    """Deadlines, reminders, delayed drains and the sweeper chain are scheduled jobs: RQ's scheduler process died
+    on the first ConnectionError and came back only at its worker's next maintenance (up to 30 s in the Procfile,
+    ten minutes here), so through a failover every scheduled job waited that long. It waits Redis out instead."""
+    port = int(os.environ["ARTEMIA_TEST_REDIS_PORT"]) + 51
+    directory = tempfile.mkdtemp(prefix="artemia-aof-")
+    url = f"redis://127.0.0.1:{port}/0"
+    proc = _start_redis(port, directory)
+    try:
+        workers.start(url, n=1, worker_class="workers.worker.OpsSimpleWorker", maintenance_interval=600)
+        client = redis.Redis(port=port)
+        wait_for(lambda: client.exists("rq:scheduler-lock:artemia"), 20, "the scheduler to take its lock")
+        proc.kill()
+        proc.wait()
+        time.sleep(2)  # the scheduler's beats meet a closed port
+        proc = _start_redis(port, directory)
+        job = Queue("artemia", connection=client, serializer="json").enqueue_in(timedelta(seconds=1), "os.getpid")
+        wait_for(lambda: job.get_status(refresh=True) == "finished", 30, "the job scheduled after the restart")
+        assert workers.alive(), "the worker went on too"
     finally:
         workers.stop_all()
         proc.kill()
