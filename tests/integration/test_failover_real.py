@@ -83,6 +83,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
     rnd = random.Random(11)
     acknowledged: dict[tuple[int, int], list[dict]] = {}
     windows, killed_at, promoted, first_ack_after = 0, None, None, None
+    killed_window = None
     while True:
         snap = wait_for(lambda: ctx.store.load(game_id), 60, "the game's snapshot (Redis back)")
         if snap.status == "over":
@@ -101,7 +102,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
             if windows == 3 and killed_at is None:  # the primary's machine is lost mid-window
                 old = cluster.primary_port
                 cluster.kill(old)
-                killed_at = time.monotonic()
+                killed_at, killed_window = time.monotonic(), snap.window
                 cluster.primary_port = cluster.wait_failover(old)
                 promoted = time.monotonic() - killed_at
                 cluster.restart_as_node(old)  # its machine comes back; the sentinels make it a replica
@@ -131,7 +132,12 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
         and not (seat != 0 and any(a["type"] == "hunt_card" for a in acknowledged.get((window, 0), [])))
     ]
     assert lost == [], f"acknowledged answers lost: {lost}"
-    assert ctx.store.streaks(game_id) == {}, "no seat was auto-played: every window closed by its answers"
+    streaks = ctx.store.streaks(game_id)
+    assert streaks == {}, (
+        f"no seat was auto-played: every window closed by its answers; streaks {streaks}, answers acknowledged "
+        f"{sorted((w, s) for w, s in acknowledged if s in streaks)[-6:]}, killed in window {killed_window}, "
+        f"resolutions {ctx.store.resolution_log(game_id)[-8:]}"
+    )
     return {
         "windows": windows,
         "answers": len(acknowledged),
