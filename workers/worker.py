@@ -75,13 +75,13 @@ def record_job(
 
 
 def through_outage(call, owner, *args, **kwargs):
-    """``call(*args, **kwargs)``, retried with backoff (0.5 s doubling to 8 s) while Redis is unreachable,
-    until it answers or ``owner`` (a worker or a scheduler) is asked to stop."""
+    """``call(*args, **kwargs)``, retried with backoff (0.5 s doubling to 8 s) while Redis is unreachable or does
+    not answer in time, until it answers or ``owner`` (a worker or a scheduler) is asked to stop."""
     wait = 0.5
     while True:
         try:
             return call(*args, **kwargs)
-        except redis.exceptions.ConnectionError as exc:
+        except (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError) as exc:
             if getattr(owner, "_stop_requested", False):
                 raise
             log.warning("Redis unreachable (%s): retrying in %.1f s", exc, wait)
@@ -112,7 +112,11 @@ class BoundScheduler(RQScheduler):
             pass
         if self.orphaned():  # the worker died before the prctl took effect
             self.request_stop()
-        return super().work()
+        # RQ's scheduler process dies on the first ConnectionError of its loop (its birth, a beat, a poll of the
+        # scheduled jobs), and its worker starts it again only at its next maintenance (up to
+        # --maintenance-interval later): through a failover every scheduled job (deadlines, reminders, delayed
+        # drains, the sweeper chain) waited that long. It waits Redis out instead, and takes up its loop again.
+        return through_outage(super().work, self)
 
     def orphaned(self) -> bool:
         return bool(self.worker_pid) and os.getppid() != self.worker_pid
@@ -121,21 +125,7 @@ class BoundScheduler(RQScheduler):
         if self.orphaned():
             self.request_stop()  # the loop stops (and releases the locks) before its next beat
             return
-        through_outage(super().heartbeat, self)
-
-    # RQ's scheduler process dies on the first ConnectionError of its loop, and its worker starts it again only at
-    # its next maintenance (up to --maintenance-interval later): through a failover every scheduled job (deadlines,
-    # reminders, delayed drains, the sweeper chain) would wait that long. It waits Redis out instead.
-    def enqueue_scheduled_jobs(self):
-        return through_outage(super().enqueue_scheduled_jobs, self)
-
-    def acquire_locks(self, auto_start=False):
-        if not self.in_own_process():  # the worker's call (its maintenance): the worker waits the outage out
-            return super().acquire_locks(auto_start)
-        return through_outage(super().acquire_locks, self, auto_start)
-
-    def in_own_process(self) -> bool:
-        return bool(self.worker_pid) and os.getpid() != self.worker_pid
+        super().heartbeat()
 
 
 class OpsMixin:
@@ -161,7 +151,8 @@ class OpsMixin:
         return super().work(*args, **kwargs)
 
     # RQ's loop waits out a lost Redis only in its dequeue; a ConnectionError anywhere else in the loop (a heartbeat,
-    # the maintenance, the suspension check, a job's bookkeeping) makes the worker quit. Through a failover or a
+    # the maintenance, the suspension check, the "idle" state it writes before each dequeue, a job's bookkeeping)
+    # makes the worker quit, and under a process manager such as honcho its siblings with it. Through a failover or a
     # Redis restart these wait and retry instead, so the worker reaches the new primary by itself. A job cut off
     # by the outage counts as failed once Redis is back: its retry runs it again at once (every job is idempotent),
     # rather than after RQ finds it abandoned, minutes later.
@@ -180,6 +171,9 @@ class OpsMixin:
 
     def heartbeat(self, *args, **kwargs):
         return through_outage(super().heartbeat, self, *args, **kwargs)
+
+    def set_state(self, state, pipeline=None):
+        return through_outage(super().set_state, self, state, pipeline)
 
     def run_maintenance_tasks(self):
         through_outage(super().run_maintenance_tasks, self)

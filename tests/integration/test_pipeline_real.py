@@ -13,8 +13,11 @@ from datetime import timedelta
 import pytest
 import redis
 from pipeline_support import CONFIG, table
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 from rq import Queue
 from rq.registry import ScheduledJobRegistry, StartedJobRegistry
+from rq.worker import WorkerStatus
 
 from service.game import Game
 from service.pipeline import ingest, scheduling
@@ -22,6 +25,7 @@ from service.pipeline.ingest import Status
 from service.pipeline.resolution import bot_answer, start_game
 from service.store import keys
 from tests.real_redis import wait_for
+from workers.worker import OpsSimpleWorker
 
 pytestmark = pytest.mark.integration
 
@@ -330,6 +334,45 @@ def test_the_scheduler_goes_on_through_a_redis_restart(workers, server_url):
         assert workers.alive(), "the worker went on too"
     finally:
         workers.stop_all()
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+class QuietWorker(OpsSimpleWorker):
+    take_over_logging = False  # pytest owns the logging here
+
+
+def test_a_worker_waits_redis_out_when_it_is_lost_between_two_jobs(server_url):
+    """RQ writes the worker's "idle" state before each dequeue, outside the dequeue's own wait for a lost Redis:
+    a failover at that moment made the worker quit (and honcho stopped the other worker with it: CI of
+    678f8a6). It waits Redis out instead."""
+    port = int(os.environ["ARTEMIA_TEST_REDIS_PORT"]) + 52
+    directory = tempfile.mkdtemp(prefix="artemia-aof-")
+    proc = _start_redis(port, directory)
+    try:
+        # no retries of redis-py's own (three, up to seconds apart): the outage outlasts them, as a failover can
+        connection = redis.Redis(port=port, retry=Retry(NoBackoff(), 0))
+        worker = QuietWorker(["artemia"], connection=connection, serializer="json")
+        worker.register_birth()
+        proc.kill()
+        proc.wait()
+        failed = []
+
+        def idle():
+            try:
+                worker.set_state(WorkerStatus.IDLE)
+            except Exception as exc:
+                failed.append(exc)
+
+        thread = threading.Thread(target=idle)
+        thread.start()
+        time.sleep(1.5)  # its first tries meet a closed port
+        proc = _start_redis(port, directory)
+        thread.join(30)
+        assert not thread.is_alive() and failed == []
+        assert connection.hget(worker.key, "state") == b"idle"
+    finally:
         proc.kill()
         proc.wait()
         shutil.rmtree(directory, ignore_errors=True)
