@@ -8,7 +8,6 @@ workers delivered to the fake Bot API and retry an update until it gets a 2xx, a
 service is measured from the kill to the first answer acknowledged after it, and printed.
 """
 
-import json
 import random
 import time
 
@@ -27,6 +26,7 @@ from tests.integration.test_procfile_real import (
     begin_two_player_game,
     decision_message,
     healthy,
+    lost_answers,
     process_env,
     random_answer,
 )
@@ -121,16 +121,7 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
     resolved = [int(entry.split(":")[1]) for entry in ctx.store.resolution_log(game_id)[1:]]
     assert len(resolved) == len(set(resolved)), "a window was resolved twice"
     assert {window for window, _ in acknowledged} <= set(resolved), "a window was lost"
-    config, applied = ctx.store.action_log(game_id)
-    applied_pairs = [(seat, json.dumps(action, sort_keys=True)) for seat, action in applied]
-    lost = [
-        (window, seat, action)
-        for (window, seat), actions in acknowledged.items()
-        for action in actions
-        if (seat, json.dumps(action, sort_keys=True)) not in applied_pairs
-        # an answer a Creature's card made moot (docs/rulings.md B, C) is not in the log, and not lost
-        and not (seat != 0 and any(a["type"] == "hunt_card" for a in acknowledged.get((window, 0), [])))
-    ]
+    lost = lost_answers(ctx, game_id, acknowledged)
     assert lost == [], f"acknowledged answers lost: {lost}"
     streaks = ctx.store.streaks(game_id)
     assert streaks == {}, (

@@ -9,6 +9,7 @@ as Telegram does. Deadlines are a day long, so every window must close by its an
 stall the game.
 """
 
+import collections
 import itertools
 import json
 import os
@@ -28,6 +29,7 @@ from service import admin, wiring
 from service.channels.telegram import ui
 from service.config import Settings
 from service.game import Game
+from service.game.engine import new_game
 from service.store import batch_for_version
 from tests.fake_bot_api import FakeBotAPI, free_port, serve
 from tests.real_redis import wait_for
@@ -176,6 +178,26 @@ class Telegram:
         )
         assert response.status_code == 200, response.text
         return response.json() if response.content else None
+
+
+def lost_answers(ctx, game_id: str, acknowledged: dict[tuple[int, int], list[dict]]) -> list[tuple]:
+    """The acknowledged actions (``{(window, seat): actions}``) that the game's action log did not apply in their
+    own window: the log replayed from its config tells the window each action was applied in. A Hunted's answer
+    recorded in the same window as a Creature's card (Cataclysm, Detour) may become moot when the card is applied
+    first (docs/rulings.md B, C): only then may it be absent."""
+    config, applied = ctx.store.action_log(game_id)
+    assert config is not None and applied, f"no action log was kept for {game_id}"
+    game, applied_in = new_game(config), collections.defaultdict(list)
+    for seat, action in applied:
+        applied_in[game.window["id"], seat].append(json.dumps(action, sort_keys=True))
+        game.apply(seat, action)
+    return [
+        (window, seat, action)
+        for (window, seat), actions in acknowledged.items()
+        for action in actions
+        if json.dumps(action, sort_keys=True) not in applied_in[window, seat]
+        and not (seat != 0 and any(a["type"] == "hunt_card" for a in acknowledged.get((window, 0), [])))
+    ]
 
 
 def decision_message(api: FakeBotAPI, user_id: int, game_id: str, window: int) -> int | None:
@@ -329,17 +351,7 @@ def play(connection, api, base, web, worker):
     assert len(resolved) == len(set(resolved)), "a window was resolved twice"
     assert {window for window, _ in acknowledged} <= set(resolved)
     assert ctx.store.streaks(game_id) == {}, "no seat was ever auto-played"
-    config, applied = ctx.store.action_log(game_id)
-    assert config is not None and applied, f"no action log was kept for {game_id}"
-    applied_pairs = [(seat, json.dumps(action, sort_keys=True)) for seat, action in applied]
-    for (window, seat), actions in acknowledged.items():
-        for action in actions:
-            if (seat, json.dumps(action, sort_keys=True)) in applied_pairs:
-                continue
-            # A Hunted's answer recorded in the same window as a Creature's card (Cataclysm, Detour) may
-            # become moot when the card is applied first (docs/rulings.md B, C): only then may it be absent.
-            creature = acknowledged.get((window, 0), [])
-            assert seat != 0 and any(a["type"] == "hunt_card" for a in creature), (window, seat, action)
+    assert lost_answers(ctx, game_id, acknowledged) == []
     # The last step's messages (the end of the game) were all delivered, by the restarted worker.
     final = ctx.store.load(game_id)
     batch = batch_for_version(final.version)
