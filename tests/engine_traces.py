@@ -9,7 +9,10 @@ again with the ``secrecy`` setting: views now name it; under ``fast`` the random
 unchanged and 72 of the 90 eager-bot games changed (a planned pass now holds for the whole turn, and an eager
 Creature says "no cards" with its tokens); ``strict`` games were added; then again when auto-play stopped
 spending a Drone or Gate for a late player (50 of 360 random traces, which record auto-play's choice at every
-step, and 17 of 360 bot games changed). A mismatch means the rules or the public face changed.
+step, and 17 of 360 bot games changed); then when a seat whose question appears only later in a deferred window
+(a Detour moved it) was asked in a follow-up window instead of the same one (69 of 720 games changed, each one
+where that happened: `tests/test_pipeline_resolution.py` says why). A mismatch means the rules or the public face
+changed.
 """
 
 import hashlib

@@ -388,6 +388,27 @@ def test_detour_to_an_unowned_place_resolves_its_power():
     assert g.s["rescue"] == rescue - 2 and 3 in hunted(g, 1)["discard"]
 
 
+def test_a_hunted_the_detour_gives_a_question_is_asked_in_a_follow_up_window():
+    """Ruling C: nobody could foresee the question (the Creature's token on its place left it none), so the
+    Reckoning window goes on waiting only for the seats it asked; once they are done, a window of its own asks the
+    moved Hunted. (Asked in the same window, a player who never saw the question was played for as if they had
+    missed their deadline.)"""
+    g = scenario(
+        creature=creature_with("detour"),
+        hunted={1: {"hand": [10, 1, 2, 3], "discard": [6, 7]}, 2: {"hand": [2, 3, 4, 5], "discard": [6, 7]}},
+    )
+    play_turn(g, {1: [10], 2: [2]}, tokens={"creature": 10}, until="reckoning")
+    reckoning = g.window["id"]
+    assert g.waiting_for() == [CREATURE, 2]
+    act(g, CREATURE, hunt("detour", seat=1, **{"from": 10, "to": 5}))
+    assert g.window["id"] == reckoning and g.waiting_for() == [2] and g.legal_actions(1) == []
+    with pytest.raises(IllegalAction):
+        g.apply(1, power(5) | {"reserve": 8})
+    act(g, 2, takeback(2, 6))
+    assert g.window["id"] == reckoning + 1 and g.waiting_for() == [1]
+    assert power(5) | {"reserve": 8} in g.legal_actions(1)
+
+
 # ---------------------------------------------------------------- phase 4
 def test_stasis_stops_the_end_of_turn_rescue_move():
     g = scenario(creature=creature_with("stasis"))

@@ -79,11 +79,17 @@ HISTORIES = json.loads((Path(__file__).parent / "data" / "engine_histories_v0.js
 
 def _comparable(text):
     """A state without the plans' ``pass`` orders: since "no cards this turn" holds for the whole turn, a planned
-    pass stays among the orders once it has answered; the engines before kept it only until its first use."""
+    pass stays among the orders once it has answered; the engines before kept it only until its first use. And
+    without the window ids and a deferred window's ``asked`` seats: a seat whose question appears only later in a
+    deferred window (a Detour moved it) is now asked in a follow-up window of its own (docs/rulings.md C), which
+    takes one more window id each time; the engines before asked it in the same window."""
     state = json.loads(text)
     state["orders"] = [
         [o for o in orders if o != {"key": None, "action": {"type": "pass"}}] for orders in state["orders"]
     ]
+    state.pop("last_window_id", None)
+    if state.get("window"):
+        state["window"] = {k: v for k, v in state["window"].items() if k not in ("id", "asked")}
     return state
 
 

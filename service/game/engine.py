@@ -28,7 +28,7 @@ from service.game.cards import (
     WILL_MAX,
 )
 from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, OPENS_WINDOW_ONLY, QUESTIONS, TASKS
-from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, open_window, shuffled
+from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, asked_here, open_window, shuffled
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
 from service.game.rules.prereveal import prereveal_tasks
@@ -253,7 +253,8 @@ class Game:
         return [
             seat
             for seat in range(self.players)
-            if live[seat] == "wait" or (seat in with_tasks and self.next_question(seat) is not None)
+            if live[seat] == "wait"
+            or (seat in with_tasks and asked_here(w, seat) and self.next_question(seat) is not None)
         ]
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -262,7 +263,7 @@ class Game:
             return []
         if w["live"][seat] == "wait":
             return self.live_options(seat)
-        if w["deferred"]:
+        if w["deferred"] and asked_here(w, seat):
             question = self.next_question(seat)
             if question is not None:
                 return question[1]
@@ -293,7 +294,7 @@ class Game:
                 self._apply_live(seat, action, events)
                 recheck = {seat, CREATURE}
             else:
-                question = self.next_question(seat) if w["deferred"] else None
+                question = self.next_question(seat) if w["deferred"] and asked_here(w, seat) else None
                 if question is None:
                     raise IllegalAction(self._not_waiting_reason(seat))
                 key, options = question
@@ -390,6 +391,8 @@ class Game:
                     return
                 if self._waiting():
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
+                    if w["deferred"] and "asked" not in w:
+                        w["asked"] = list(self._waiting())
                     return
                 s["window"] = None
                 self.memo = {}

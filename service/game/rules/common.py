@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Literal
 
 from service.game.cards import ADJACENT
-from service.game.state import Counter, Event, Params, Player
+from service.game.state import Counter, Event, Params, Player, Window
 
 if TYPE_CHECKING:
     from service.game.engine import Game
@@ -175,6 +175,15 @@ def open_window(g: "Game", kind: str, live_seats: Iterable[int], deferred: bool 
     for seat in live_seats:
         live[seat] = "wait"
     g.s["window"] = {"id": g.s["last_window_id"] + 1, "kind": kind, "live": live, "deferred": deferred}
+
+
+def asked_here(w: Window, seat: int) -> bool:
+    """Whether a deferred window puts its questions to ``seat``: to the seats it waited for when it first asked
+    somebody (``asked``). A seat whose question appears only later in the window (a Detour moved it to a place
+    with a choice) is asked in a follow-up window once this one closes (docs/rulings.md C), not played for in it
+    as if it had been asked and missed its deadline."""
+    asked = w.get("asked")
+    return asked is None or seat in asked
 
 
 def move_token(g: "Game", token: Literal["creature", "target", "artemia"], params: Params) -> None:
