@@ -390,9 +390,10 @@ class Game:
                 if s["winner"] is not None:
                     return
                 if self._waiting():
+                    if "asked" in w and not set(self._waiting()) & set(w["asked"]):
+                        self._follow_up(w)
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
-                    if w["deferred"] and "asked" not in w:
-                        w["asked"] = list(self._waiting())
+                    w.setdefault("asked", list(self._waiting()))
                     return
                 s["window"] = None
                 self.memo = {}
@@ -409,6 +410,13 @@ class Game:
                     self.memo = {}
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
+
+    def _follow_up(self, w: Window) -> None:
+        """Everyone the window asked is done, and it now waits only for others (a Detour gave its Hunted a Dodge
+        to answer): those are asked in a window of their own, with every question open now (docs/rulings.md C)."""
+        w["id"] = self.s["last_window_id"] + 1
+        del w["asked"]
+        self.memo.pop("waiting", None)
 
     def _answer_from_orders(self, w: Window, events: list[Event], seats: set[int] | None = None) -> None:
         """Answer live questions from the seats' plans, or where only one answer is possible."""

@@ -85,7 +85,7 @@ class Window(TypedDict):
     live: list[str | None]  # per seat: "wait" (asked now), "done" (answered) or None (not asked)
     deferred: bool  # collects answers to deferred questions (agenda tasks)
     passed: NotRequired[dict[str, list[str]]]  # card windows: the cards each seat could play when it passed
-    asked: NotRequired[list[int]]  # deferred windows: the seats waited for when it first asked somebody
+    asked: NotRequired[list[int]]  # the seats it waited for when it first asked somebody (`rules.common.asked_here`)
 
 
 class Order(TypedDict):

@@ -140,15 +140,20 @@ def _apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[
 
 
 def _autoplay_rest(
-    game: Game, window: int, applied: list[tuple[int, dict]]
+    game: Game, window: int, expected: set[int], applied: list[tuple[int, dict]]
 ) -> tuple[list[dict], dict[int, list[dict]]]:
-    """Auto-play every seat the window still waits for. -> (events, the actions auto-played per seat)."""
+    """Auto-play every seat the window asked (``expected``) that it still waits for; a seat it did not ask is
+    asked in the follow-up window the engine opens once these are done. -> (events, the actions auto-played per
+    seat)."""
     events: list[dict] = []
     played: dict[int, list[dict]] = {}
     for _ in range(MAX_AUTOPLAY_STEPS):
-        if game.window is None or game.window["id"] != window or not game.waiting_for():
+        if game.window is None or game.window["id"] != window:
             return events, played
-        seat = game.waiting_for()[0]
+        asked = [seat for seat in game.waiting_for() if seat in expected]
+        if not asked:
+            return events, played
+        seat = asked[0]
         action = game.autoplay(seat)
         events += game.apply(seat, action)
         applied.append((seat, action))
@@ -219,7 +224,7 @@ def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Abse
 
     applied: list[tuple[int, dict]] = []
     events, plans = _apply_answers(game, window, answers, expected, applied)
-    auto_events, played = _autoplay_rest(game, window, applied)
+    auto_events, played = _autoplay_rest(game, window, expected, applied)
     bot_after = ctx.settings.autoplay_bot_after
     taken = taken_seats(meta, streaks, away, snap.opened, bot_after)
     events += _played_for(answers, played, taken) + auto_events + _apply_plans(game, plans, applied)
