@@ -10,6 +10,7 @@ from service.game import bots, new_game
 from service.i18n import events, spoken
 from service.pipeline import news
 from service.pipeline.ingest import check_answer
+from tests.engine_helpers import act, play_turn, scenario
 
 DEADLINE = 1_900_000_000.0
 NAMES = {0: "Zora", 1: "Anna", 2: "Petr", 3: "Eva"}
@@ -302,6 +303,22 @@ def test_questions_name_the_place_and_what_each_choice_does_and_buttons_read_as_
     assert screen.text.splitlines()[1].startswith("The River: you played ")
     labels = [b["text"] for row in screen.keyboard[:-1] for b in row]
     assert labels and all(label.startswith("Keep ") and label.endswith(" in play") for label in labels)
+
+
+def test_a_hunted_moved_by_a_detour_is_told_so_in_the_follow_up_question():
+    g = scenario(
+        creature=["detour", "anticipation", "fierceness"],
+        hunted={1: {"hand": [10, 1, 2, 3], "discard": [6, 7]}, 2: {"hand": [2, 3, 4, 5], "discard": [6, 7]}},
+    )
+    play_turn(g, {1: [10], 2: [2]}, tokens={"creature": 10}, until="reckoning")
+    act(g, 0, {"type": "hunt_card", "card": "detour", "seat": 1, "from": 10, "to": 5})
+    act(g, 2, {"type": "takeback", "place": 2, "card": 6})
+    for lang, head in (
+        ("en", f"The Creature's Detour moved you to {events.cards_text([5], 'en')}: use its power, or take back"),
+        ("cs", f"Oklika Bytosti tě přesunula na lokaci {events.cards_text([5], 'cs')}: použij její efekt, NEBO"),
+    ):
+        screen = ui.decision(g, 1, ui.Choice("G1", g.window["id"], 1), DEADLINE, lang, NAMES)
+        assert screen.text.splitlines()[1].startswith(head), screen.text
 
 
 def test_my_cards_shows_the_texts_of_the_seats_cards_and_goes_back_to_the_question():

@@ -23,6 +23,12 @@ def _used(use: int, via: str, lang: str) -> str:
     return place
 
 
+def _detoured_to(game: Game, seat: int) -> int | None:
+    """The place a Detour played this turn moved ``seat`` to, if one did (the Hunt cards played are public)."""
+    played = game.public_view().get("hunt_cards_played") or []
+    return next((e["to"] for e in played if e.get("as") == "detour" and e.get("seat") == seat), None)
+
+
 def question(game: Game, seat: int, lang: str) -> list[str]:
     """The question's lines for ``seat`` in the game's open window (the game as the answer so far leaves it)."""
     _ = translator(lang).gettext
@@ -32,13 +38,23 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
     if "power" in kinds or "takeback" in kinds:
         place = next(a["place"] for a in legal if a["type"] in ("power", "takeback"))
         where = cards_text([place], lang)
-        lines = [
-            _("You explored {place}: use its power, or take back one card from your discard instead.").format(
-                place=where
-            )
-            if "takeback" in kinds
-            else _("You explored {place}: use its power.").format(place=where)
-        ]
+        if _detoured_to(game, seat) == place:
+            lines = [
+                _(
+                    "The Creature's Detour moved you to {place}: use its power, or take back one card from your "
+                    "discard instead."
+                ).format(place=where)
+                if "takeback" in kinds
+                else _("The Creature's Detour moved you to {place}: use its power.").format(place=where)
+            ]
+        else:
+            lines = [
+                _("You explored {place}: use its power, or take back one card from your discard instead.").format(
+                    place=where
+                )
+                if "takeback" in kinds
+                else _("You explored {place}: use its power.").format(place=where)
+            ]
         used = sorted({(a["use"], a.get("via") or "") for a in legal if a["type"] == "power"})
         return lines + [f"{_used(use, via, lang)}: {cardtexts.text(use, lang)}" for use, via in used]
     if kinds == {"keep"}:
