@@ -92,7 +92,7 @@ def test_counters_and_histograms_are_shared_through_redis(ctx):
     assert (bucket("0.01"), bucket("0.025"), bucket("0.25"), bucket("300.0"), bucket("+Inf")) == (0, 1, 2, 2, 3)
     assert got["artemia_resolution_latency_seconds_count", (("trigger", "answers"),)] == 3
     assert got["artemia_resolution_latency_seconds_sum", (("trigger", "answers"),)] == pytest.approx(400.22)
-    assert got["artemia_outbox_depth", ()] == 0
+    assert got["artemia_outbox_depth", (("shard", "0"),)] == 0
 
 
 def test_counting_never_raises_when_redis_is_down(ctx):

@@ -117,7 +117,7 @@ def test_a_seat_changes_hands_on_a_shard_with_its_offer_and_index_on_the_index()
     assert placement(index, shards) == []
 
 
-def test_health_checks_every_shard_and_the_gauges_add_the_shards_up():
+def test_health_checks_every_shard_and_the_gauges_tell_the_shards_apart():
     index, *shards = servers(3)
     ctx = make_ctx(index, shards=shards)
     make_healthy(ctx)  # shard 0's worker, scheduler and sweeper; shard 1 has none
@@ -129,7 +129,8 @@ def test_health_checks_every_shard_and_the_gauges_add_the_shards_up():
     ctx.on(1).send_queue.enqueue("workers.jobs.deliver", args=("h", "v1"))
     ctx.on(1).send_queue.enqueue("workers.jobs.deliver", args=("h", "v2"))
     body = health.render_metrics(index, ctx.settings, ctx.store.shards).decode()
-    assert "artemia_outbox_depth 3.0" in body and "artemia_workers 2.0" in body
+    assert 'artemia_outbox_depth{shard="0"} 1.0' in body and 'artemia_outbox_depth{shard="1"} 2.0' in body
+    assert 'artemia_workers{shard="0"} 1.0' in body and 'artemia_workers{shard="1"} 1.0' in body
     shards[1].connection_pool.connection_kwargs["server"].connected = False
     assert health.health_of(index, ctx.store.shards, ctx.settings)["reasons"][0].startswith(
         "shard 1: redis unreachable"

@@ -151,30 +151,6 @@ def health_of(index, shards: list, settings: Settings, now: float | None = None)
     }
 
 
-def snapshot_of(shards: list, settings: Settings, now: float | None = None) -> dict:
-    """`snapshot` of every game shard, added up: counts summed, the oldest age of any."""
-    each = [snapshot(shard, settings, now) for shard in shards]
-    if len(each) == 1:
-        return each[0]
-    total = each[0]
-    for other in each[1:]:
-        for name, queue in other["queues"].items():
-            mine = total["queues"][name]
-            mine.update({k: mine[k] + queue[k] for k in ("queued", "started", "scheduled", "failed")})
-            mine["scheduler_lock"] = mine["scheduler_lock"] and queue["scheduler_lock"]
-        total["workers"] += other["workers"]
-        total["outbox"] = {
-            "queued": total["outbox"]["queued"] + other["outbox"]["queued"],
-            "redeliveries_scheduled": total["outbox"]["redeliveries_scheduled"]
-            + other["outbox"]["redeliveries_scheduled"],
-            "oldest_age": max(total["outbox"]["oldest_age"], other["outbox"]["oldest_age"]),
-        }
-        total["sweeper_heartbeat_age"] = max(total["sweeper_heartbeat_age"], other["sweeper_heartbeat_age"])
-        total["games_open"] += other["games_open"]
-        total["games_due"] += other["games_due"]
-    return total
-
-
 # ------------------------------------------------------------------------------------------ /metrics
 
 
@@ -219,51 +195,50 @@ class RedisCollector:
         return family
 
     def _gauges(self):
-        checks = snapshot_of(self.shards, self.settings)
+        """The live gauges, one series per game shard (``shard`` label: its index in ``ARTEMIA_REDIS_SHARDS``, "0"
+        without shards), so that a backlog or a stale sweeper shows where it is; sum them for the whole."""
+        each = [snapshot(shard, self.settings) for shard in self.shards]
+
+        def gauge(name: str, text: str, *labels: str) -> GaugeMetricFamily:
+            return GaugeMetricFamily(name, text, labels=["shard", *labels])
+
         per_queue = {
-            key: GaugeMetricFamily(f"artemia_queue_{key}", f"RQ jobs {key}, per queue.", labels=["queue"])
+            key: gauge(f"artemia_queue_{key}", f"RQ jobs {key}, per queue.", "queue")
             for key in ("queued", "started", "scheduled", "failed")
         }
-        lock = GaugeMetricFamily(
-            "artemia_scheduler_lock", "1 when an RQ scheduler holds the queue's lock.", labels=["queue"]
-        )
-        for name, queue in checks["queues"].items():
-            for key, family in per_queue.items():
-                family.add_metric([name], queue[key])
-            lock.add_metric([name], 1 if queue["scheduler_lock"] else 0)
+        lock = gauge("artemia_scheduler_lock", "1 when an RQ scheduler holds the queue's lock.", "queue")
+        families = {
+            "outbox_depth": gauge("artemia_outbox_depth", "Deliveries waiting in the send queue."),
+            "redeliveries": gauge("artemia_outbox_redeliveries_scheduled", "Deliveries waiting for their retry time."),
+            "oldest": gauge("artemia_outbox_oldest_age_seconds", "Age of the oldest queued delivery."),
+            "workers": gauge("artemia_workers", "Registered RQ workers."),
+            "worker_age": gauge("artemia_worker_heartbeat_age_max_seconds", "Oldest worker heartbeat."),
+            "sweeper_age": gauge("artemia_sweeper_heartbeat_age_seconds", "Seconds since the sweeper last ran."),
+            "open": gauge("artemia_games_open", "Games with an open window (the sweeper's due set)."),
+            "due": gauge("artemia_games_due", "Games whose due time has passed (the sweeper's next work)."),
+        }
+        for index, checks in enumerate(each):
+            shard = str(index)
+            for name, queue in checks["queues"].items():
+                for key, family in per_queue.items():
+                    family.add_metric([shard, name], queue[key])
+                lock.add_metric([shard, name], 1 if queue["scheduler_lock"] else 0)
+            ages = [w["heartbeat_age"] for w in checks["workers"]]
+            values = {
+                "outbox_depth": checks["outbox"]["queued"],
+                "redeliveries": checks["outbox"]["redeliveries_scheduled"],
+                "oldest": checks["outbox"]["oldest_age"],
+                "workers": len(checks["workers"]),
+                "worker_age": max(ages) if ages else math.inf,
+                "sweeper_age": checks["sweeper_heartbeat_age"],
+                "open": checks["games_open"],
+                "due": checks["games_due"],
+            }
+            for key, family in families.items():
+                family.add_metric([shard], values[key])
         yield from per_queue.values()
         yield lock
-        yield GaugeMetricFamily(
-            "artemia_outbox_depth", "Deliveries waiting in the send queue.", value=checks["outbox"]["queued"]
-        )
-        yield GaugeMetricFamily(
-            "artemia_outbox_redeliveries_scheduled",
-            "Deliveries waiting for their retry time.",
-            value=checks["outbox"]["redeliveries_scheduled"],
-        )
-        yield GaugeMetricFamily(
-            "artemia_outbox_oldest_age_seconds",
-            "Age of the oldest queued delivery.",
-            value=checks["outbox"]["oldest_age"],
-        )
-        yield GaugeMetricFamily("artemia_workers", "Registered RQ workers.", value=len(checks["workers"]))
-        ages = [w["heartbeat_age"] for w in checks["workers"]]
-        yield GaugeMetricFamily(
-            "artemia_worker_heartbeat_age_max_seconds",
-            "Oldest worker heartbeat.",
-            value=max(ages) if ages else math.inf,
-        )
-        yield GaugeMetricFamily(
-            "artemia_sweeper_heartbeat_age_seconds",
-            "Seconds since the sweeper last ran.",
-            value=checks["sweeper_heartbeat_age"],
-        )
-        yield GaugeMetricFamily(
-            "artemia_games_open", "Games with an open window (the sweeper's due set).", value=checks["games_open"]
-        )
-        yield GaugeMetricFamily(
-            "artemia_games_due", "Games whose due time has passed (the sweeper's next work).", value=checks["games_due"]
-        )
+        yield from families.values()
 
 
 def _le(bound: float) -> str:
