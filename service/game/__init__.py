@@ -63,7 +63,9 @@ are recorded and applied when the rules reach that step, in rule order (seat ord
 token-free places first, then Target, Artemia, Creature). If an earlier step made a recorded answer illegal
 (someone else used the Beach first, a token moved), the engine plays the sensible default for that step and
 says so in a ``fallback`` event; a question that could not have been foreseen (Detour moved you) opens a short
-follow-up window.
+follow-up window. A window asks the seats it waited for when it first asked somebody (its ``asked`` seats): a
+seat that gets a question only later in it is waited for in a follow-up window (a new id) once those are done,
+so a window never waits for a seat its question never reached.
 
 Answering ahead: ``{"type": "plan", "orders": [action, ...]}`` is accepted from any seat at any time during a
 turn. Whenever that seat is asked something later in the turn, the first order that is legal there answers it
