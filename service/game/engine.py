@@ -248,12 +248,12 @@ class Game:
     def _compute_waiting_for(self, w: Window) -> list[int]:
         live = w["live"]
         if not w["deferred"]:
-            return [seat for seat in range(self.players) if live[seat] == "wait"]
+            return [seat for seat, answer in enumerate(live) if answer == "wait"]
         with_tasks = self.upcoming_tasks()
         return [
             seat
-            for seat in range(self.players)
-            if live[seat] == "wait" or (seat in with_tasks and self.next_question(seat) is not None)
+            for seat, answer in enumerate(live)
+            if answer == "wait" or (seat in with_tasks and self.next_question(seat) is not None)
         ]
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -388,7 +388,7 @@ class Game:
                 recheck = None
                 if s["winner"] is not None:
                     return
-                if self._waiting():
+                if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
                     return
                 s["window"] = None
@@ -412,15 +412,16 @@ class Game:
         orders = self.s["orders"]
         if w["kind"] != "explore":  # a card played in any other window can take away another seat's options
             seats = None
+        live = w["live"]
         progress = True
         while progress and self.s["window"] is w and self.s["winner"] is None:
             progress = False
-            for seat in range(self.players):
-                if w["live"][seat] != "wait" or (seats is not None and seat not in seats and not orders[seat]):
+            for seat, answer in enumerate(live):
+                if answer != "wait" or (seats is not None and seat not in seats and not orders[seat]):
                     continue
                 options = self._live_options(seat)
                 if not options:  # e.g. a Sacrifice took away the Creature's only card play
-                    w["live"][seat] = "done"
+                    live[seat] = "done"
                     progress = True
                     continue
                 planned = from_orders(self, seat, None, options) if orders[seat] else None
