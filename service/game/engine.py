@@ -237,18 +237,18 @@ class Game:
         if w is None:
             return []
         live = w["live"]
+        if not w["deferred"]:  # the live answers alone, which change with nearly every answer: not memoised
+            return [seat for seat, answer in enumerate(live) if answer == "wait"]
         # The window's live answers change without a reset of the memo: the seats are kept with the answers seen.
         known = self.memo.get("waiting")
         if known is None or known[0] != live:
-            known = (list(live), self._compute_waiting_for(w))
+            known = (list(live), self._compute_deferred_waiting_for(w))
             self.memo["waiting"] = known
         seats: list[int] = known[1]
         return seats
 
-    def _compute_waiting_for(self, w: Window) -> list[int]:
+    def _compute_deferred_waiting_for(self, w: Window) -> list[int]:
         live = w["live"]
-        if not w["deferred"]:
-            return [seat for seat, answer in enumerate(live) if answer == "wait"]
         with_tasks = self.upcoming_tasks()
         return [
             seat
