@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def explore_options(g: "Game", seat: int) -> list[Action]:
-    h = player(g, seat)
+    h = g.s["players"][seat]
     if h["drawn_to_choose"]:  # pairs drawn at the Shelter, chosen one pair at a time
         return [{"type": "keep_survival", "card": c} for c in h["drawn_to_choose"][:2]]
     options: list[Action] = []

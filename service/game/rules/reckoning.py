@@ -57,7 +57,7 @@ def reckon_tasks(g: "Game") -> list[Task]:
     artemia: list[Task] = []
     caught: list[Task] = []
     for seat in g.hunted_seats():
-        for p in player(g, seat)["positions"]:
+        for p in g.s["players"][seat]["positions"]:
             on_target = p in tokens["target"]
             on_artemia = p in tokens["artemia"] and seat not in t["detected"]
             is_caught = p in creature and seat not in t["dodged"]
@@ -89,7 +89,7 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     the Drone or the Gate is asked even when it can do nothing here: ``pass`` alone."""
     if ineffective(g, p):
         return []
-    h = player(g, seat)
+    h = g.s["players"][seat]
     options = power_options(g, seat, p, p, None)
     if p == LAIR:
         for q in sorted(set(creature_places(g)) - {LAIR, ARTEFACT}):
@@ -118,7 +118,7 @@ def this_card(g: "Game", seat: int, p: int) -> int | None:
 
 def power_options(g: "Game", seat: int, p: int, use: int, via: str | None) -> list[Action]:
     s, t = g.s, g.s["this_turn"]
-    h = player(g, seat)
+    h = g.s["players"][seat]
     base: Action = {"type": "power", "place": p, "use": use}
     if via:
         base["via"] = via
