@@ -292,6 +292,7 @@ class Game:
                 self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
                 recheck = {seat, CREATURE}
+                leaves_live_questions = action["type"] in _CHANGES_NO_OPTIONS
             else:
                 question = self.next_question(seat) if w["deferred"] else None
                 if question is None:
@@ -302,6 +303,9 @@ class Game:
                 self.s["this_turn"]["answered"].append(f"{seat}:{key}")
                 self.memo.pop(("question", seat), None)  # an answer changes only this seat's questions
                 self.memo.pop("waiting", None)
+                leaves_live_questions = True  # an answer kept for later changes no seat's live question
+            if leaves_live_questions and "live_looked_at" in self.memo:
+                recheck = set()  # none of them has become automatic since the driver last looked at them
         self.advance(events, recheck)
         return events
 
@@ -379,7 +383,8 @@ class Game:
     # ------------------------------------------------------------------ the driver
     def advance(self, events: list[Event], recheck: set[int] | None = None) -> None:
         """Run the agenda until somebody must answer. ``recheck``: the live seats whose answer may have
-        become automatic since the last call (None: all of them)."""
+        become automatic since the last call (None: all of them; an empty set: none, the last answer changed no
+        seat's options or plan and the driver had looked at them all since the state last changed)."""
         s = self.s
         while s["winner"] is None:
             w = s["window"]
@@ -390,6 +395,7 @@ class Game:
                     return
                 if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
+                    self.memo["live_looked_at"] = True  # until the state changes (a state built elsewhere: not yet)
                     return
                 s["window"] = None
                 self.memo = {}
@@ -408,7 +414,10 @@ class Game:
                 s["agenda"].pop(0)
 
     def _answer_from_orders(self, w: Window, events: list[Event], seats: set[int] | None = None) -> None:
-        """Answer live questions from the seats' plans, or where only one answer is possible."""
+        """Answer live questions from the seats' plans, or where only one answer is possible: those of ``seats``
+        and of the seats holding orders (``seats`` None: all of them; empty: none, see ``advance``)."""
+        if seats is not None and not seats:
+            return
         orders = self.s["orders"]
         if w["kind"] != "explore":  # a card played in any other window can take away another seat's options
             seats = None
