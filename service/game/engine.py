@@ -291,8 +291,7 @@ class Game:
             if w["live"][seat] == "wait":
                 self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
-                recheck = {seat, CREATURE}
-                leaves_live_questions = action["type"] in _CHANGES_NO_OPTIONS
+                recheck = self._recheck_after_live(w, seat, action["type"])
             else:
                 question = self.next_question(seat) if w["deferred"] else None
                 if question is None:
@@ -303,11 +302,21 @@ class Game:
                 self.s["this_turn"]["answered"].append(f"{seat}:{key}")
                 self.memo.pop(("question", seat), None)  # an answer changes only this seat's questions
                 self.memo.pop("waiting", None)
-                leaves_live_questions = True  # an answer kept for later changes no seat's live question
-            if leaves_live_questions and "live_looked_at" in self.memo:
-                recheck = set()  # none of them has become automatic since the driver last looked at them
+                if "live_looked_at" in self.memo:
+                    recheck = set()  # an answer kept for later changes no seat's live question
         self.advance(events, recheck)
         return events
+
+    def _recheck_after_live(self, w: Window, seat: int, kind: str) -> set[int]:
+        """The live seats whose answer may have become automatic by this seat's live answer of ``kind`` (see
+        ``advance``). Once the driver has looked at every live question since the state last changed, a pass
+        changes no seat's options, and a Hunted's own move in the exploration only its own."""
+        if "live_looked_at" in self.memo:
+            if kind in _CHANGES_NO_OPTIONS:
+                return set()
+            if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
+                return {seat} if w["live"][seat] == "wait" else set()
+        return {seat, CREATURE}
 
     def autoplay(self, seat: int) -> Action:
         """A legal, sensible action for a seat that missed its deadline, using only what that seat may know."""
