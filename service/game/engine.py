@@ -237,24 +237,23 @@ class Game:
         if w is None:
             return []
         live = w["live"]
+        if not w["deferred"]:  # the live answers alone, which change with nearly every answer: not memoised
+            return [seat for seat, answer in enumerate(live) if answer == "wait"]
         # The window's live answers change without a reset of the memo: the seats are kept with the answers seen.
         known = self.memo.get("waiting")
         if known is None or known[0] != live:
-            known = (list(live), self._compute_waiting_for(w))
+            known = (list(live), self._compute_deferred_waiting_for(w))
             self.memo["waiting"] = known
         seats: list[int] = known[1]
         return seats
 
-    def _compute_waiting_for(self, w: Window) -> list[int]:
+    def _compute_deferred_waiting_for(self, w: Window) -> list[int]:
         live = w["live"]
-        if not w["deferred"]:
-            return [seat for seat in range(self.players) if live[seat] == "wait"]
         with_tasks = self.upcoming_tasks()
         return [
             seat
-            for seat in range(self.players)
-            if live[seat] == "wait"
-            or (seat in with_tasks and asked_here(w, seat) and self.next_question(seat) is not None)
+            for seat, answer in enumerate(live)
+            if answer == "wait" or (seat in with_tasks and asked_here(w, seat) and self.next_question(seat) is not None)
         ]
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -292,7 +291,7 @@ class Game:
             if w["live"][seat] == "wait":
                 self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
-                recheck = {seat, CREATURE}
+                recheck = self._recheck_after_live(w, seat, action["type"])
             else:
                 question = self.next_question(seat) if w["deferred"] and asked_here(w, seat) else None
                 if question is None:
@@ -303,8 +302,21 @@ class Game:
                 self.s["this_turn"]["answered"].append(f"{seat}:{key}")
                 self.memo.pop(("question", seat), None)  # an answer changes only this seat's questions
                 self.memo.pop("waiting", None)
+                if "live_looked_at" in self.memo:
+                    recheck = set()  # an answer kept for later changes no seat's live question
         self.advance(events, recheck)
         return events
+
+    def _recheck_after_live(self, w: Window, seat: int, kind: str) -> set[int]:
+        """The live seats whose answer may have become automatic by this seat's live answer of ``kind`` (see
+        ``advance``). Once the driver has looked at every live question since the state last changed, a pass
+        changes no seat's options, and a Hunted's own move in the exploration only its own."""
+        if "live_looked_at" in self.memo:
+            if kind in _CHANGES_NO_OPTIONS:
+                return set()
+            if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
+                return {seat} if w["live"][seat] == "wait" else set()
+        return {seat, CREATURE}
 
     def autoplay(self, seat: int) -> Action:
         """A legal, sensible action for a seat that missed its deadline, using only what that seat may know."""
@@ -380,7 +392,8 @@ class Game:
     # ------------------------------------------------------------------ the driver
     def advance(self, events: list[Event], recheck: set[int] | None = None) -> None:
         """Run the agenda until somebody must answer. ``recheck``: the live seats whose answer may have
-        become automatic since the last call (None: all of them)."""
+        become automatic since the last call (None: all of them; an empty set: none, the last answer changed no
+        seat's options or plan and the driver had looked at them all since the state last changed)."""
         s = self.s
         while s["winner"] is None:
             w = s["window"]
@@ -389,11 +402,13 @@ class Game:
                 recheck = None
                 if s["winner"] is not None:
                     return
-                if self._waiting():
-                    if "asked" in w and not set(self._waiting()) & set(w["asked"]):
+                if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
+                    if "asked" not in w:
+                        w["asked"] = list(self._waiting())  # whom it asks: those it waits for when it first asks
+                    elif not set(self._waiting()) & set(w["asked"]):
                         self._follow_up(w)
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
-                    w.setdefault("asked", list(self._waiting()))
+                    self.memo["live_looked_at"] = True  # until the state changes (a state built elsewhere: not yet)
                     return
                 s["window"] = None
                 self.memo = {}
@@ -417,21 +432,26 @@ class Game:
         w["id"] = self.s["last_window_id"] + 1
         del w["asked"]
         self.memo.pop("waiting", None)
+        w["asked"] = list(self._waiting())
 
     def _answer_from_orders(self, w: Window, events: list[Event], seats: set[int] | None = None) -> None:
-        """Answer live questions from the seats' plans, or where only one answer is possible."""
+        """Answer live questions from the seats' plans, or where only one answer is possible: those of ``seats``
+        and of the seats holding orders (``seats`` None: all of them; empty: none, see ``advance``)."""
+        if seats is not None and not seats:
+            return
         orders = self.s["orders"]
         if w["kind"] != "explore":  # a card played in any other window can take away another seat's options
             seats = None
+        live = w["live"]
         progress = True
         while progress and self.s["window"] is w and self.s["winner"] is None:
             progress = False
-            for seat in range(self.players):
-                if w["live"][seat] != "wait" or (seats is not None and seat not in seats and not orders[seat]):
+            for seat, answer in enumerate(live):
+                if answer != "wait" or (seats is not None and seat not in seats and not orders[seat]):
                     continue
                 options = self._live_options(seat)
                 if not options:  # e.g. a Sacrifice took away the Creature's only card play
-                    w["live"][seat] = "done"
+                    live[seat] = "done"
                     progress = True
                     continue
                 planned = from_orders(self, seat, None, options) if orders[seat] else None

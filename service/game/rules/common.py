@@ -58,6 +58,9 @@ def peek_rng(g: "Game", seat: int) -> random.Random:
 
 # ---------------------------------------------------------------------------------------------- reading
 def player(g: "Game", seat: int) -> Player:
+    """The seat's part of the state. The options worked out for every seat in every window (secrecy, the
+    exploration's and the Reckoning's options, the Survival cards that may be played) read
+    ``g.s["players"][seat]`` directly: a call costs more than the lookup, and they make most of them."""
     return g.s["players"][seat]
 
 

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def explore_options(g: "Game", seat: int) -> list[Action]:
-    h = player(g, seat)
+    h = g.s["players"][seat]
     if h["drawn_to_choose"]:  # pairs drawn at the Shelter, chosen one pair at a time
         return [{"type": "keep_survival", "card": c} for c in h["drawn_to_choose"][:2]]
     options: list[Action] = []
@@ -27,7 +27,9 @@ def explore_options(g: "Game", seat: int) -> list[Action]:
         options.append({"type": "giveup"})
     options += survival_options(g, seat, 1)
     forbidden = g.s["this_turn"]["force_field"]
-    playable = [c for c in sorted(h["hand"]) if c not in forbidden]
+    playable = sorted(h["hand"])
+    if forbidden:
+        playable = [c for c in playable if c not in forbidden]
     if h["pending"] == "artefact":
         options += [{"type": "play", "cards": [a, b]} for a in playable for b in playable if a != b]
     elif h["pending"] == "river":

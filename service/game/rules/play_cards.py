@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, cast
 
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
-from service.game.rules.common import CREATURE, can_survive, has, player, spend_survival
+from service.game.rules.common import CREATURE, can_survive, has, spend_survival
 from service.game.rules.secrecy import PASS, hides_holding
 from service.game.state import Action, Event
 
@@ -21,7 +21,7 @@ _TOKENS_WITH_ARTEMIA = tuple(
 
 
 def survival_options(g: "Game", seat: int, phase: int) -> list[Action]:
-    hand = player(g, seat)["survival"]
+    hand = g.s["players"][seat]["survival"]
     if not hand or not can_survive(g, seat):
         return []
     options: list[Action] = []

@@ -25,7 +25,7 @@ def prereveal_tasks(g: "Game") -> list[Task]:
             assert card.before_reveal is not None
             tasks += card.before_reveal(g)
     for seat in g.hunted_seats():
-        h = player(g, seat)
+        h = g.s["players"][seat]
         if h["pending"] == "river" and len(h["played"]) == 2:
             tasks.append(["river", seat])
         for survival in ASKS_BEFORE_REVEAL:

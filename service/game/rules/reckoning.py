@@ -57,7 +57,7 @@ def reckon_tasks(g: "Game") -> list[Task]:
     artemia: list[Task] = []
     caught: list[Task] = []
     for seat in g.hunted_seats():
-        for p in player(g, seat)["positions"]:
+        for p in g.s["players"][seat]["positions"]:
             on_target = p in tokens["target"]
             on_artemia = p in tokens["artemia"] and seat not in t["detected"]
             is_caught = p in creature and seat not in t["dodged"]
@@ -74,7 +74,11 @@ def reckon_tasks(g: "Game") -> list[Task]:
 
 def ineffective(g: "Game", p: int) -> bool:
     """Whether a Hunt card played this turn cancels the power of place p."""
-    return any(INEFFECTIVE[card](g, p) for card in g.s["this_turn"]["hunt_effects"] if card in INEFFECTIVE)
+    for card in g.s["this_turn"]["hunt_effects"]:  # a plain loop: most turns have one or two, often none
+        cancels = INEFFECTIVE.get(card)
+        if cancels is not None and cancels(g, p):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------- using a place
@@ -85,7 +89,7 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     the Drone or the Gate is asked even when it can do nothing here: ``pass`` alone."""
     if ineffective(g, p):
         return []
-    h = player(g, seat)
+    h = g.s["players"][seat]
     options = power_options(g, seat, p, p, None)
     if p == LAIR:
         for q in sorted(set(creature_places(g)) - {LAIR, ARTEFACT}):
@@ -98,7 +102,7 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
             for q in sorted(ADJACENT[p] - {ARTEFACT}):
                 with_card += power_options(g, seat, p, q, "gate")
     without_card = options + [{"type": "takeback", "place": p, "card": d} for d in sorted(h["discard"])]
-    if (with_card or hides_holding(g, seat)) and not without_card:
+    if not without_card and (with_card or hides_holding(g, seat)):
         return with_card + [PASS]
     return options + with_card + without_card[len(options) :]
 
@@ -114,11 +118,13 @@ def this_card(g: "Game", seat: int, p: int) -> int | None:
 
 def power_options(g: "Game", seat: int, p: int, use: int, via: str | None) -> list[Action]:
     s, t = g.s, g.s["this_turn"]
-    h = player(g, seat)
-    base: Action = {"type": "power", "place": p, "use": use, **({"via": via} if via else {})}
-    discard = sorted(h["discard"])
-    persecution = has(g, "persecution")
+    h = g.s["players"][seat]
+    base: Action = {"type": "power", "place": p, "use": use}
+    if via:
+        base["via"] = via
     if use in (LAIR, JUNGLE, SWAMP):
+        discard = sorted(h["discard"])
+        persecution = has(g, "persecution")
         this = [] if use == LAIR else [c for c in [this_card(g, seat, p)] if c is not None]
         if use == LAIR:
             takes = [[d] for d in discard] if persecution else ([discard] if discard else [])

@@ -30,10 +30,11 @@ def is_strict(g: "Game") -> bool:
 def may_play_card(g: "Game", seat: int) -> bool:
     """Whether, as far as anyone else can tell, the seat may play a card now: the Creature holds a Hunt card
     and has not reached this turn's limit; a Hunted holds a Survival card and has not played one this turn."""
+    holder = g.s["players"][seat]  # asked for every seat several times a window: read directly
     if seat == CREATURE:
         t = g.s["this_turn"]
-        return bool(player(g, CREATURE)["hand"]) and not t["sacrifice"] and len(t["hunt_cards"]) < t["hunt_card_limit"]
-    return bool(player(g, seat)["survival"]) and can_survive(g, seat)
+        return bool(holder["hand"]) and not t["sacrifice"] and len(t["hunt_cards"]) < t["hunt_card_limit"]
+    return bool(holder["survival"]) and can_survive(g, seat)
 
 
 def hides_holding(g: "Game", seat: int) -> bool:

@@ -127,7 +127,7 @@ def vortex_question(g: "Game", seat: int) -> list[Action]:
 def vortex_asks(g: "Game", seat: int) -> bool:
     """Whether the Vortex question is put to this seat before the reveal (under strict secrecy: whenever the seat
     might hold it)."""
-    h = player(g, seat)
+    h = g.s["players"][seat]
     holds = "vortex" in h["survival"] and can_survive(g, seat)
     return (holds or hides_holding(g, seat)) and bool(h["discard"])
 
