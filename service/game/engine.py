@@ -248,12 +248,13 @@ class Game:
         return seats
 
     def _compute_deferred_waiting_for(self, w: Window) -> list[int]:
-        live = w["live"]
+        live, asked = w["live"], w.get("asked")  # (`asked_here`, inlined: this runs for every deferred answer)
         with_tasks = self.upcoming_tasks()
         return [
             seat
             for seat, answer in enumerate(live)
-            if answer == "wait" or (seat in with_tasks and asked_here(w, seat) and self.next_question(seat) is not None)
+            if answer == "wait"
+            or (seat in with_tasks and (asked is None or seat in asked) and self.next_question(seat) is not None)
         ]
 
     def legal_actions(self, seat: int) -> list[Action]:
@@ -405,7 +406,7 @@ class Game:
                 if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
                     if "asked" not in w:
                         w["asked"] = list(self._waiting())  # whom it asks: those it waits for when it first asks
-                    elif not set(self._waiting()) & set(w["asked"]):
+                    elif not self._still_asks(w):
                         self._follow_up(w)
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
                     self.memo["live_looked_at"] = True  # until the state changes (a state built elsewhere: not yet)
@@ -425,6 +426,18 @@ class Game:
                     self.memo = {}
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
+
+    def _still_asks(self, w: Window) -> bool:
+        """Whether the window still waits for one of the seats it asked (a live question of theirs, or in a
+        deferred window one of their deferred questions)."""
+        live, asked = w["live"], w["asked"]
+        for seat in asked:
+            if live[seat] == "wait":
+                return True
+        if not w["deferred"]:
+            return False
+        waiting = self._waiting()
+        return any(seat in waiting for seat in asked)
 
     def _follow_up(self, w: Window) -> None:
         """Everyone the window asked is done, and it now waits only for others (a Detour gave its Hunted a Dodge
