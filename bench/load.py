@@ -1120,7 +1120,7 @@ def report(f: dict) -> None:
         print(
             f"  webhook per web process: {w['answers_per_s']:7.0f} answers/s vs no-op {w['noop_per_s']:7.0f}/s"
             f"  ratio {w['ratio']:.2f} (goal >= 0.9; concurrency {w['concurrency']}; workers paused; they then took "
-            f"{w.get('drain_s', 0):.0f} s for the {w['answers']} status refresh jobs it queued)"
+            f"{w.get('drain_s', 0):.0f} s to run the jobs its {w['answers']} answers queued)"
         )
         cpu = w["cpu_ms_per_request"]
         print(
