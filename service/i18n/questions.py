@@ -38,23 +38,23 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
     if "power" in kinds or "takeback" in kinds:
         place = next(a["place"] for a in legal if a["type"] in ("power", "takeback"))
         where = cards_text([place], lang)
-        if _detoured_to(game, seat) == place:
-            lines = [
+        moved = _detoured_to(game, seat) == place  # asked in a follow-up window about a place it did not play
+        if "takeback" in kinds:
+            line = (
                 _(
                     "The Creature's Detour moved you to {place}: use its power, or take back one card from your "
                     "discard instead."
-                ).format(place=where)
-                if "takeback" in kinds
-                else _("The Creature's Detour moved you to {place}: use its power.").format(place=where)
-            ]
-        else:
-            lines = [
-                _("You explored {place}: use its power, or take back one card from your discard instead.").format(
-                    place=where
                 )
-                if "takeback" in kinds
-                else _("You explored {place}: use its power.").format(place=where)
-            ]
+                if moved
+                else _("You explored {place}: use its power, or take back one card from your discard instead.")
+            )
+        else:
+            line = (
+                _("The Creature's Detour moved you to {place}: use its power.")
+                if moved
+                else _("You explored {place}: use its power.")
+            )
+        lines = [line.format(place=where)]
         used = sorted({(a["use"], a.get("via") or "") for a in legal if a["type"] == "power"})
         return lines + [f"{_used(use, via, lang)}: {cardtexts.text(use, lang)}" for use, via in used]
     if kinds == {"keep"}:
