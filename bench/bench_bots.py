@@ -27,7 +27,8 @@ from bench.bench_pipeline import meta as table_of
 from service.game import Game
 from service.game.search import ROLLOUTS
 from service.pipeline import context, ingest
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.botplay import bot_answer
+from service.pipeline.resolution import start_game
 
 DB = 13
 KINDS = {"without bots (auto-play)": None, "bot Creature, normal": "normal", "bot Creature, hard": "hard"}

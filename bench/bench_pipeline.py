@@ -5,6 +5,8 @@
 3. latency from the last answer of a window to its first outgoing message (and to the commit that writes it), with
    200 concurrent games and two real ``rq worker`` processes of the Procfile's worker class: all 200 at once, then a
    steady 40 answers/s; with where the jobs' time went, by stage (the workers' ``job_stage_seconds`` histogram).
+   Each game has Telegram-shaped chats of its own (two seats' private chats and a group), so that its messages
+   take the paths they take in production: the seats' by the resolving job, the group's status by a delivery job.
 
 Needs a redis-server: ``ARTEMIA_TEST_REDIS_URL`` (``make bench`` starts a private one) or ``REDIS_URL``; uses
 database 14 of it and flushes it. Prints figures; asserts nothing.
@@ -29,7 +31,8 @@ from service.config import Settings
 from service.game import Game
 from service.ops.metrics import HISTOGRAMS, STAGES
 from service.pipeline import context, ingest, scheduling
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.botplay import bot_answer
+from service.pipeline.resolution import start_game
 from service.store.keys import metrics_histogram
 from workers import jobs  # noqa: F401  (loaded before the clock starts, as workers.rqconfig loads it in a worker)
 
@@ -46,17 +49,23 @@ def noop() -> None:
 NOOP = "bench.bench_pipeline.noop"  # by name: run as ``python -m bench.bench_pipeline``, this module is __main__
 
 
-def meta(players: int, chats: str = "") -> dict:
-    """Every Hunted is a person; the Creature is a bot. ``chats``: what the game's chat ids start with."""
+def meta(players: int, table: int | None = None) -> dict:
+    """Every Hunted is a person; the Creature is a bot. ``table``: the game gets Telegram-shaped chats of its own
+    (`table_chats`), so that each message is told to its game and the group is a group, as in production (its
+    status goes by a delivery job, the seats' questions by the resolving job)."""
+    chats = table_chats(table, players) if table is not None else [f"c{s}" for s in range(players)] + ["grp"]
     return {
-        "players": {
-            str(s): {"name": f"P{s}", "chat": f"{chats}c{s}" if s else None, "user": None} for s in range(players)
-        },
-        "group": f"{chats}grp",
+        "players": {str(s): {"name": f"P{s}", "chat": chats[s] if s else None, "user": None} for s in range(players)},
+        "group": chats[-1],
         "deadline_seconds": 3600,
         "lang": "en",
         "bots": [0],
     }
+
+
+def table_chats(table: int, players: int) -> list[str]:
+    """The chats of table number ``table``: a private chat id per seat, then its group's (negative) id."""
+    return [f"{table + 1}{seat:02d}" for seat in range(players)] + [f"-100{table}"]
 
 
 def fresh(url: str) -> context.Context:
@@ -187,7 +196,8 @@ def start_workers(url: str, n: int) -> list[subprocess.Popen]:
 
 def latencies(ctx, games: list[str], gap: float) -> tuple[list[float], list[float]]:
     """Send the last answer of each game's first window, ``gap`` seconds apart. -> ms from each to the commit,
-    and to the first message of the step sent (each game's chats start with its id and a dash)."""
+    and to the first message of the step sent (each game's chats are its own, `table_chats`)."""
+    game_of = {chat: g for i, g in enumerate(games) for chat in table_chats(i, 3)}
     for g in games:
         ingest.submit(ctx, g, 1, answer(ctx, g, 1), 1)
     last = {g: answer(ctx, g, 2) for g in games}
@@ -210,13 +220,24 @@ def latencies(ctx, games: list[str], gap: float) -> tuple[list[float], list[floa
     first: dict[str, float] = {}
     while len(first) < len(games):
         for message in recorder.sent()[before:]:
-            g = message["chat"].split("-")[0]
+            g = game_of.get(message["chat"], "")
             if g in sent_at and message["at"] > sent_at[g]:
                 first[g] = min(first.get(g, message["at"]), message["at"])
         time.sleep(0.05)
     # the resolution records its commit time as the new window's opening time
     commits = sorted((ctx.store.load(g).opened - sent_at[g]) * 1000 for g in games)
     return commits, sorted((first[g] - sent_at[g]) * 1000 for g in games)
+
+
+def idle(ctx, limit: float = 60.0) -> None:
+    """Wait until the workers have run every queued job (the first windows' deliveries), so that a measured burst
+    does not queue behind them."""
+    until = time.time() + limit
+    while time.time() < until:
+        busy = sum(q.count + q.started_job_registry.count for q in ctx.queues)
+        if not busy:
+            return
+        time.sleep(0.05)
 
 
 def stage_report(connection) -> list[str]:
@@ -256,8 +277,8 @@ def bench_latency(url: str, games: int = 200) -> None:
         for label, gap in (("all at once", 0.0), ("steady 40/s", 0.1)):
             ids = [f"l{label[0]}{i}" for i in range(games)]
             for i, g in enumerate(ids):
-                start_game(ctx, g, {**CONFIG, "seed": i}, meta(3, chats=f"{g}-"))
-            time.sleep(0.5)  # the first windows' deliveries
+                start_game(ctx, g, {**CONFIG, "seed": i}, meta(3, table=i))
+            idle(ctx)  # the first windows' deliveries
             ctx.store.redis.delete(metrics_histogram("job_stage_seconds"))
             commits, sends = latencies(ctx, ids, gap)
             print(

@@ -119,12 +119,20 @@ class Settings(BaseSettings):
     # Send budget shared by all workers (token buckets in Redis).
     rate_global_per_second: float = 30.0
     rate_private_per_second: float = 1.0
+    # A private chat may take this many messages at once before its rate applies: a step that ends a turn edits the
+    # turn's message and sends the next turn's question, and the question should not wait a second behind the
+    # edit. Telegram tolerates short bursts over 1 a second in a chat (docs/platform-notes.md §3.1).
+    rate_private_burst: float = 2.0
     rate_group_per_minute: float = 20.0
     send_max_attempts: int = 8
     # A version of a living message that asks nothing (a tick, "locked in", results) waits this long for a newer
     # version that would replace it (service.pipeline.outbox): fewer edits, each counted by Telegram's flood
     # control. 0: send at once.
     edit_settle_seconds: float = 2.0
+    # The most time a resolving job spends sending its own step's private messages (the questions) right after
+    # its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now); what is
+    # left, and every group's status, goes to a delivery job as before. 0: a delivery job sends everything.
+    deliver_inline_seconds: float = 1.0
     # The group's living status message as the board's picture with the status as its caption (docs/board.md);
     # false: the status as text.
     status_picture: bool = True

@@ -9,7 +9,7 @@ from service.channels.recording import RecordingSender
 from service.config import Settings
 from service.game import Game
 from service.pipeline import context, ingest
-from service.pipeline.resolution import bot_answer
+from service.pipeline.botplay import bot_answer
 
 
 class Clock:

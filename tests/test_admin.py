@@ -12,7 +12,8 @@ from pipeline_support import Clock, make_ctx, run_jobs, table
 from service import admin
 from service.game import Game
 from service.pipeline import cancelling, ingest
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.botplay import bot_answer
+from service.pipeline.resolution import start_game
 
 CONFIG = {"players": 3, "seed": 4, "side": 1, "expert": False}
 

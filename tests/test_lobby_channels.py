@@ -7,7 +7,7 @@ from sms_support import redis_state, world_fixtures
 from service import commands
 from service.channels.telegram import ui
 from service.game import Game
-from service.pipeline.resolution import bot_answer
+from service.pipeline.botplay import bot_answer
 
 ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000009"
 TG_A, TG_B, STRANGER = 601, 602, 699

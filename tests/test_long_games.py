@@ -11,8 +11,9 @@ from service.channels import longplay
 from service.game import Game
 from service.pipeline import absence, ingest, records, resolution, standins, upkeep
 from service.pipeline.absence import AbsenceError, parse_until
+from service.pipeline.botplay import bot_answer
 from service.pipeline.lobby import Lobby, Player
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.resolution import start_game
 from service.pipeline.scheduling import ms
 from service.pipeline.standins import StandInError
 

@@ -6,7 +6,8 @@ from pipeline_support import Clock, make_ctx, run_jobs, table
 
 from service.game import Game
 from service.pipeline import export, ingest
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.botplay import bot_answer
+from service.pipeline.resolution import start_game
 
 
 @pytest.mark.parametrize("players,seed,humans", [(2, 1, [1]), (4, 5, [1, 3]), (5, 9, [0, 2])])

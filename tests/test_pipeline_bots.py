@@ -7,7 +7,7 @@ from pipeline_support import Clock, make_ctx
 
 from service.game import new_game
 from service.game.bots import choose
-from service.pipeline import resolution
+from service.pipeline import botplay, resolution
 
 
 def explore_window(players: int):
@@ -21,13 +21,13 @@ def explore_window(players: int):
 def test_bot_seats_answer_at_their_level_when_the_window_opens(monkeypatch):
     ctx = make_ctx(clock=Clock(), bot_budget_ms=5, autoplay_bot_after=2)
     asked: list[tuple[int, str]] = []
-    search = resolution.botseat.answer
+    search = botplay.botseat.answer
 
     def recorded(game, seat, level, **kwargs):
         asked.append((seat, level))
         return search(game, seat, level, **kwargs)
 
-    monkeypatch.setattr(resolution.botseat, "answer", recorded)
+    monkeypatch.setattr(botplay.botseat, "answer", recorded)
     game = explore_window(5)
     meta = {"bots": [1, 2, 3], "bot_levels": {"1": "hard", "2": "easy"}, "deadline_seconds": 60}
     streaks = {4: 2, 0: 1}  # seat 4 vanished (two deadlines missed); the Creature missed one only

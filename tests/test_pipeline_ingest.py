@@ -108,7 +108,7 @@ def test_a_game_id_cannot_be_started_twice(ctx):
 
 def test_only_plans_may_follow_the_move_that_completes_a_window():
     from service.game import new_game
-    from service.pipeline.resolution import bot_answer
+    from service.pipeline.botplay import bot_answer
 
     game = new_game(CONFIG)
     for seat in (1, 2):

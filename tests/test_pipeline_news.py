@@ -3,7 +3,7 @@
 from pipeline_support import Clock, make_ctx
 
 from service.game import new_game
-from service.pipeline import news, outbox, telling, upkeep
+from service.pipeline import delivery, news, outbox, telling
 from service.store import Commit
 from service.wiring import RoutingSender
 
@@ -156,9 +156,9 @@ def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fail
             return self.inner.send(chat, text, buttons)
 
     ctx.sender = Rejecting(ctx.sender)
-    assert upkeep.drain(ctx, "o1", "grp") == ["sent", "superseded"]  # the older version, written later: skipped
-    assert upkeep.drain(ctx, "o1", "c1") == ["failed"]
-    assert upkeep.deliver_batch(ctx, "o1", "v1") == []  # never tried again
+    assert delivery.drain(ctx, "o1", "grp") == ["sent", "superseded"]  # the older version, written later: skipped
+    assert delivery.drain(ctx, "o1", "c1") == ["failed"]
+    assert delivery.deliver_batch(ctx, "o1", "v1") == []  # never tried again
     assert ctx.store.streaks("o1") == {}  # a rejected message does not make the player unreachable
     assert [m["text"] for m in ctx.sender.inner.sent()] == ["new"]
 

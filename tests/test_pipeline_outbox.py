@@ -8,7 +8,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service.game import new_game
-from service.pipeline import news, outbox, scheduling, telling, upkeep
+from service.pipeline import delivery, news, outbox, scheduling, telling
 from service.store import Commit, keys
 
 G = "out1"
@@ -21,7 +21,7 @@ def clock():
 
 @pytest.fixture
 def ctx(clock):
-    ctx = make_ctx(clock=clock, rate_global_per_second=2)
+    ctx = make_ctx(clock=clock, rate_global_per_second=2, rate_private_burst=1)  # a chat's second message waits
     outgoing = [
         {"chat": "c1", "text": "one", "seat": 1, "group": False},
         {"chat": "c1", "text": "two", "seat": 1, "group": False},
@@ -65,20 +65,55 @@ def group(text, seq=None, slot=None):
 
 
 def test_a_message_is_sent_once_however_often_it_is_delivered(ctx):
-    assert upkeep.drain(ctx, G, "c1") == ["sent", "sent"]
-    assert upkeep.drain(ctx, G, "c1") == []
-    assert upkeep.deliver_batch(ctx, G, "v9") == []  # unknown batch: nothing to do
+    assert delivery.drain(ctx, G, "c1") == ["sent", "sent"]
+    assert delivery.drain(ctx, G, "c1") == []
+    assert delivery.deliver_batch(ctx, G, "v9") == []  # unknown batch: nothing to do
     assert sent(ctx) == [("c1", "one"), ("c1", "two")]
 
 
 def test_a_batch_is_sent_in_one_job(ctx, clock):
-    assert upkeep.deliver_batch(ctx, G, "v1") == ["sent"] * 4  # c1's second message waited out its 1 s budget
+    assert delivery.deliver_batch(ctx, G, "v1") == ["sent"] * 4  # c1's second message waited out its 1 s budget
     assert sent(ctx) == [("c1", "one"), ("c1", "two"), ("grp", "table"), ("c2", "three")]
     # once all is sent, the batch, its markers and its lanes are gone: a game keeps only what is still to be sent
     left = [*ctx.store.redis.scan_iter(match=f"{{g:{G}}}:*")]
     assert sorted(k.decode().split(":")[2] for k in left) == ["exp", "log", "snap"]
-    assert upkeep.deliver_batch(ctx, G, "v1") == []
+    assert delivery.deliver_batch(ctx, G, "v1") == []
     assert len(sent(ctx)) == 4
+
+
+def test_the_resolving_job_sends_the_seats_messages_and_leaves_the_group_and_any_wait_to_a_delivery_job(ctx, clock):
+    """`delivery.deliver_now`: each private lane until it must wait, nothing slept; a Telegram group's status
+    (its picture may have to be drawn) and a chat's second message within its 1 s budget are the delivery job's."""
+    private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False}  # noqa: E731
+    status = {"chat": "-100", "text": "status", "seat": None, "group": True}
+    write(ctx, "s1", [private("11", "question"), private("11", "second"), status, private("12", "asked")])
+    t0 = clock.now
+    assert delivery.deliver_now(ctx, G, ["s1"]) is False  # something is left for a delivery job
+    assert sent(ctx) == [("11", "question"), ("12", "asked")] and clock.now == t0
+    assert redeliveries(ctx) == []  # no drain job of its own: the short wait is the delivery job's
+    assert delivery.deliver_batch(ctx, G, "s1") == ["sent", "sent"]  # "11" waited out its budget; then the group
+    assert sent(ctx)[2:] == [("11", "second"), ("-100", "status")] and clock.now >= t0 + 1
+
+
+def test_a_step_for_private_chats_alone_is_sent_by_the_resolving_job_with_no_delivery_job(ctx, clock, monkeypatch):
+    private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False}  # noqa: E731
+    write(ctx, "s1", [private("11", "question"), private("12", "asked")])
+    assert delivery.deliver_now(ctx, G, ["s1"]) is True
+    assert sent(ctx) == [("11", "question"), ("12", "asked")]
+    assert not ctx.store.redis.exists(keys.outbox(G, "s1"))  # done: the batch is gone
+    monkeypatch.setattr(ctx.settings, "deliver_inline_seconds", 0)  # with sender processes: the job sends all
+    write(ctx, "s2", [private("11", "next")])
+    assert delivery.deliver_now(ctx, G, ["s2"]) is False and len(sent(ctx)) == 2
+
+
+def test_a_send_that_crashes_in_the_resolving_job_leaves_the_step_to_its_delivery_job(ctx):
+    private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False}  # noqa: E731
+    write(ctx, "s1", [private("11", "question"), private("12", "asked")])
+    ctx.store.redis.set("test:fail:12", "crash")
+    assert delivery.deliver_now(ctx, G, ["s1"]) is False  # no exception: the resolution's follow-ups go on
+    assert sent(ctx) == [("11", "question")] and ctx.store.lane(G, "12")
+    ctx.store.redis.delete("test:fail:12")
+    assert delivery.deliver_batch(ctx, G, "s1") == ["sent"] and sent(ctx)[-1] == ("12", "asked")
 
 
 def test_a_delivery_job_that_dies_midway_runs_again_and_sends_the_rest_once(ctx):
@@ -98,34 +133,46 @@ def test_a_delivery_job_that_dies_midway_runs_again_and_sends_the_rest_once(ctx)
 def test_a_lane_held_by_a_dead_deliverer_is_drained_once_its_lease_expires(ctx):
     lock = ctx.store.redis.lock(keys.lane_lock(G, "grp"), timeout=outbox.LANE_LEASE_SECONDS)
     assert lock.acquire(blocking=False)  # a deliverer took the lane, then died
-    assert upkeep.drain(ctx, G, "grp") == ["busy"]
+    assert delivery.drain(ctx, G, "grp") == ["busy"]
     (job,) = redeliveries(ctx)
     assert job.startswith(f"drain-{G}-grp-")  # looked at again when the lease has run out
     ctx.store.redis.delete(keys.lane_lock(G, "grp"))  # ... which Redis does after the lease
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
     assert sent(ctx) == [("grp", "table")]
 
 
 def test_per_chat_budget_waits_and_reschedules(ctx, clock):
     t0 = clock.now
-    assert upkeep.drain(ctx, G, "c1") == ["sent", "sent"]  # waited out the 1 s budget of chat c1
+    assert delivery.drain(ctx, G, "c1") == ["sent", "sent"]  # waited out the 1 s budget of chat c1
     assert clock.now - t0 == pytest.approx(1.0)
     assert sent(ctx) == [("c1", "one"), ("c1", "two")]
+
+
+def test_a_private_chat_takes_a_step_s_two_messages_at_once_then_one_a_second(ctx, clock, monkeypatch):
+    monkeypatch.setattr(ctx.settings, "rate_private_burst", 2.0)  # the default: the turn's edit and the next question
+    monkeypatch.setattr(ctx.settings, "rate_global_per_second", 100.0)
+    private = lambda text: {"chat": "11", "text": text, "seat": 1, "group": False}  # noqa: E731
+    write(ctx, "s1", [private("results"), private("question"), private("third")])
+    t0 = clock.now
+    assert delivery.deliver_now(ctx, G, ["s1"]) is False  # the third must wait: the delivery job's
+    assert sent(ctx) == [("11", "results"), ("11", "question")] and clock.now == t0
+    assert delivery.drain(ctx, G, "11") == ["sent"] and sent(ctx)[-1] == ("11", "third")
+    assert clock.now >= t0 + 1
 
 
 def test_global_budget_is_shared_and_long_waits_are_rescheduled(ctx, clock):
     ctx.settings.rate_global_per_second = 0.1  # one message per 10 s overall
     ctx.store.redis.delete("artemia:rl:global")
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]
-    assert upkeep.drain(ctx, G, "c2") == ["wait"]
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+    assert delivery.drain(ctx, G, "c2") == ["wait"]
     assert redeliveries(ctx) == [f"drain-{G}-c2-{math.ceil(clock.now + 10)}"]
     assert sent(ctx) == [("grp", "table")]
 
 
 def test_retry_after_pauses_every_send(ctx, clock):
     ctx.store.redis.set("test:fail:c1", "retry_after:30")
-    assert upkeep.drain(ctx, G, "c1") == ["wait"]
-    assert upkeep.drain(ctx, G, "c2") == ["wait"]  # another chat waits too
+    assert delivery.drain(ctx, G, "c1") == ["wait"]
+    assert delivery.drain(ctx, G, "c2") == ["wait"]  # another chat waits too
     at = math.ceil(clock.now + 30)
     assert redeliveries(ctx) == [f"drain-{G}-c1-{at}", f"drain-{G}-c2-{at}"]
     assert sent(ctx) == []
@@ -133,25 +180,25 @@ def test_retry_after_pauses_every_send(ctx, clock):
 
 def test_network_errors_retry_with_backoff_then_give_up(ctx, clock):
     ctx.store.redis.set("test:fail:c2", "transient")
-    assert upkeep.drain(ctx, G, "c2") == ["retry"]
+    assert delivery.drain(ctx, G, "c2") == ["retry"]
     assert redeliveries(ctx) == [f"drain-{G}-c2-{math.ceil(clock.now + 1)}"]
-    assert upkeep.drain(ctx, G, "c2") == ["retry"]  # too early: not tried again before its backoff
+    assert delivery.drain(ctx, G, "c2") == ["retry"]  # too early: not tried again before its backoff
     ctx.store.redis.delete("test:fail:c2")
     clock.advance(1)
-    assert upkeep.drain(ctx, G, "c2") == ["sent"]  # a failed try left the message sendable
+    assert delivery.drain(ctx, G, "c2") == ["sent"]  # a failed try left the message sendable
     ctx.store.redis.set("test:fail:c1", "transient")
     for _ in range(ctx.settings.send_max_attempts - 1):
-        assert upkeep.drain(ctx, G, "c1") == ["retry"]
+        assert delivery.drain(ctx, G, "c1") == ["retry"]
         clock.advance(300)
-    assert upkeep.drain(ctx, G, "c1")[0] == "failed"
+    assert delivery.drain(ctx, G, "c1")[0] == "failed"
     assert ctx.store.send_state(G, "v1", 0) == "failed"  # given up: never tried again
 
 
 def test_a_blocked_player_is_marked_unreachable_and_bot_played(ctx):
     ctx.store.redis.set("test:fail:c2", "blocked")
-    assert upkeep.drain(ctx, G, "c2") == ["unreachable"]
+    assert delivery.drain(ctx, G, "c2") == ["unreachable"]
     assert ctx.store.streaks(G) == {2: ctx.settings.autoplay_bot_after}
-    assert upkeep.drain(ctx, G, "c2") == []
+    assert delivery.drain(ctx, G, "c2") == []
 
 
 def test_a_chat_gets_its_messages_in_order_across_a_429_and_a_5xx(ctx, clock):
@@ -160,14 +207,14 @@ def test_a_chat_gets_its_messages_in_order_across_a_429_and_a_5xx(ctx, clock):
     write(ctx, "v2", [group("second")])
     write(ctx, "v3", [group("third")])
     ctx.store.redis.set("test:fail:grp", "retry_after:2")
-    assert upkeep.deliver_batch(ctx, G, "v1")[2] == "wait"  # v1's group message: 429
+    assert delivery.deliver_batch(ctx, G, "v1")[2] == "wait"  # v1's group message: 429
     clock.advance(2)
     ctx.store.redis.set("test:fail:grp", "transient")
-    assert upkeep.deliver_batch(ctx, G, "v3") == ["retry"]  # the head is still v1's, and it fails again
+    assert delivery.deliver_batch(ctx, G, "v3") == ["retry"]  # the head is still v1's, and it fails again
     ctx.store.redis.delete("test:fail:grp")
-    assert upkeep.deliver_batch(ctx, G, "v2") == ["retry"]  # within its backoff: v2 does not overtake it
+    assert delivery.deliver_batch(ctx, G, "v2") == ["retry"]  # within its backoff: v2 does not overtake it
     clock.advance(30)
-    assert upkeep.drain(ctx, G, "grp") == ["sent"] * 3
+    assert delivery.drain(ctx, G, "grp") == ["sent"] * 3
     assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "second", "third"]
 
 
@@ -176,10 +223,10 @@ def test_a_superseded_version_never_costs_a_send_token(ctx, clock):
     write(ctx, "v2", [group("status 2", 200, "out1:s1")])
     write(ctx, "r1", [group("status 2 + tick", 201, "out1:s1")])
     write(ctx, "v3", [group("status 3", 300, "out1:s1"), group("game over")])
-    assert upkeep.drain(ctx, G, "grp") == ["sent", "superseded", "superseded", "sent", "sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent", "superseded", "superseded", "sent", "sent"]
     assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "status 3", "game over"]
     write(ctx, "v4", [group("status 3", 400, "out1:s1")])  # what the message shows already: no call at all
-    assert upkeep.drain(ctx, G, "grp") == ["unchanged"]
+    assert delivery.drain(ctx, G, "grp") == ["unchanged"]
     assert redeliveries(ctx) == []  # nothing waited for a token
 
 
@@ -189,36 +236,36 @@ def tick(text, seq, slot="out1:s1"):
 
 def test_a_version_that_asks_nothing_is_held_and_a_newer_one_replaces_it(ctx, clock):
     ctx.settings.edit_settle_seconds = 2.0
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # "table"
+    assert delivery.drain(ctx, G, "grp") == ["sent"]  # "table"
     write(ctx, "r1", [tick("status + tick", 201)])
-    assert upkeep.drain(ctx, G, "grp") == ["held"]
+    assert delivery.drain(ctx, G, "grp") == ["held"]
     assert any(job.startswith("drain-out1-grp-") for job in redeliveries(ctx))  # it goes by itself if alone
     clock.advance(0.5)
     write(ctx, "v3", [group("status 3", 300, "out1:s1")])  # the next step's version, within the hold
-    assert upkeep.drain(ctx, G, "grp") == ["superseded", "sent"]
+    assert delivery.drain(ctx, G, "grp") == ["superseded", "sent"]
     assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "status 3"]  # one edit, not two
 
 
 def test_a_held_version_leaves_when_its_hold_is_over_or_another_message_queues_behind(ctx, clock):
     ctx.settings.edit_settle_seconds = 2.0
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
     write(ctx, "r1", [tick("status + tick", 201)])
-    assert upkeep.drain(ctx, G, "grp") == ["held"]
+    assert delivery.drain(ctx, G, "grp") == ["held"]
     clock.advance(1.0)
-    assert upkeep.drain(ctx, G, "grp") == ["retry"]  # still held: nothing came
+    assert delivery.drain(ctx, G, "grp") == ["retry"]  # still held: nothing came
     clock.advance(1.0)
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # the hold is over: the tick is shown
+    assert delivery.drain(ctx, G, "grp") == ["sent"]  # the hold is over: the tick is shown
     write(ctx, "r2", [tick("status + two ticks", 202)])
-    assert upkeep.drain(ctx, G, "grp") == ["held"]
+    assert delivery.drain(ctx, G, "grp") == ["held"]
     write(ctx, "n1", [group("a notice")])  # another message of the chat: the held one goes first, at once
-    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]
     assert [text for chat, text in sent(ctx) if chat == "grp"][-2:] == ["status + two ticks", "a notice"]
 
 
 def test_questions_and_other_messages_are_never_held(ctx):
     ctx.settings.edit_settle_seconds = 2.0
     write(ctx, "v2", [group("status 2", 200, "out1:s1")])  # a step's status (no settle mark)
-    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]
     assert news.message("c1", "results", 1, False, slot="t1", seq=5, settle=True)["settle"] is True
     assert "settle" not in news.message("c1", "one-off", 1, False, settle=True)  # not a living message: never
 
@@ -259,26 +306,26 @@ def test_a_closed_status_waiting_for_the_budget_is_folded_into_the_next_one(ctx,
     ctx.settings.rate_group_per_minute = 1  # a burst of 3, then one token a minute
     write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
     write(ctx, "n1", [group("a notice")])
-    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent", "sent"]  # the burst is spent
+    assert delivery.drain(ctx, G, "grp") == ["sent", "sent", "sent"]  # the burst is spent
     write(ctx, "v3", [CLOSING, FOLLOWING])
-    assert upkeep.drain(ctx, G, "grp") == ["folded", "wait"]
+    assert delivery.drain(ctx, G, "grp") == ["folded", "wait"]
     clock.advance(60)
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
     # one send instead of an edit and a send; the line the old message never showed leads the new one
     assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == FOLDED
     assert ctx.store.shown_news_lines(G, "grp", "out1:s1") == 3
     clock.advance(60)
     write(ctx, "r3", [status("🔦 Reveal of turn 1!\nPetr → 4 Beach\n\n✅ Anna", 2, 301, "out1:s1")])
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # a tick: the folded line stays on top
+    assert delivery.drain(ctx, G, "grp") == ["sent"]  # a tick: the folded line stays on top
     assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == FOLDED.replace("⏳", "✅")
 
 
 def test_a_closed_status_is_edited_as_usual_while_the_budget_allows(ctx, clock):
     write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
-    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]
     clock.advance(60)
     write(ctx, "v3", [CLOSING, FOLLOWING])
-    assert upkeep.drain(ctx, G, "grp") == ["sent", "sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]
     assert [text for chat, text in sent(ctx) if chat == "grp"][-2:] == [CLOSING["text"], FOLLOWING["text"]]
 
 
@@ -297,12 +344,12 @@ def test_folded_lines_stay_on_every_later_version_and_travel_on(ctx, clock):
     ctx.settings.rate_group_per_minute = 1
     write(ctx, "n1", [group("one"), group("two")])  # with the table line, the burst is spent
     write(ctx, "v3", [CLOSING, FOLLOWING])
-    assert upkeep.drain(ctx, G, "grp")[-2:] == ["folded", "wait"]
+    assert delivery.drain(ctx, G, "grp")[-2:] == ["folded", "wait"]
     later = status("🔦 Reveal of turn 1!\nPetr → 4 Beach\nPetr takes back 4 Beach.\n\nTurn 2", 3, 400, "out1:s1", True)
     write(ctx, "v4", [later, status("🔦 Reveal of turn 2!\n\n⏳ Zora", 1, 400, "out1:s2")])
-    assert upkeep.drain(ctx, G, "grp") == ["superseded", "folded", "wait"]
+    assert delivery.drain(ctx, G, "grp") == ["superseded", "folded", "wait"]
     clock.advance(60)
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
     assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == (
         "Anna plays Dodge.\nZora places tokens.\n🔦 Reveal of turn 1!\nPetr → 4 Beach\nPetr takes back 4 Beach.\n"
         "🔦 Reveal of turn 2!\n\n⏳ Zora"
@@ -314,10 +361,10 @@ def test_the_topics_of_a_forum_share_their_group_budget(ctx):
     forum = "-100777"
     write(ctx, "t7", [{"chat": f"{forum}/7", "text": f"seven {n}", "seat": None, "group": True} for n in range(3)])
     write(ctx, "t9", [{"chat": f"{forum}/9", "text": "nine", "seat": None, "group": True}])
-    assert upkeep.drain(ctx, G, f"{forum}/7") == ["sent"] * 3  # the group's burst
-    assert upkeep.drain(ctx, G, f"{forum}/9") == ["wait"]  # the other topic waits for the same group's budget
+    assert delivery.drain(ctx, G, f"{forum}/7") == ["sent"] * 3  # the group's burst
+    assert delivery.drain(ctx, G, f"{forum}/9") == ["wait"]  # the other topic waits for the same group's budget
     assert sent(ctx) == [(f"{forum}/7", f"seven {n}") for n in range(3)]
-    assert upkeep.drain(ctx, G, "grp") == ["sent"]  # another group has its own
+    assert delivery.drain(ctx, G, "grp") == ["sent"]  # another group has its own
 
 
 # ---------------------------------------------------------------------------------------------- held SMS news
@@ -343,25 +390,25 @@ QUESTION = "K7QX T3 Reckoning: pass. By Tue 18:00 CEST."
 
 def test_held_sms_news_rides_on_the_next_message_of_its_number(ctx, clock):
     write(ctx, "s1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600)])
-    assert upkeep.drain(ctx, G, SMS) == ["wait"]  # nothing behind it: held, and looked at again by its time limit
+    assert delivery.drain(ctx, G, SMS) == ["wait"]  # nothing behind it: held, and looked at again by its time limit
     assert any(job.startswith("drain-") for job in redeliveries(ctx))
     write(ctx, "s2", [sms_news("K7QX T3 Places: p1 4.", "Places: p1 4.", clock.now + 900)])
     write(ctx, "s3", [sms_question(f"{QUESTION} Rescue 9.", len(QUESTION))])
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "folded", "sent"]
+    assert delivery.drain(ctx, G, SMS) == ["folded", "folded", "sent"]
     # one SMS: the code and turn first, then the question, then the news oldest first, then its own news
     assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1. Places: p1 4. Rescue 9."]
 
 
 def test_held_sms_news_goes_alone_when_nothing_follows_in_time_or_the_next_has_no_room(ctx, clock):
     write(ctx, "s1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600)])
-    assert upkeep.drain(ctx, G, SMS) == ["wait"]
+    assert delivery.drain(ctx, G, SMS) == ["wait"]
     clock.advance(601)
-    assert upkeep.drain(ctx, G, SMS) == ["sent"]
+    assert delivery.drain(ctx, G, SMS) == ["sent"]
     write(ctx, "s2", [sms_news("K7QX T3 Places: p1 4.", "Places: p1 4.", clock.now + 600)])
     write(ctx, "s3", [sms_question(QUESTION, len(QUESTION), room=5)])
-    assert upkeep.drain(ctx, G, SMS)[:1] == ["sent"]  # no room in the question's segments: alone, at once
+    assert delivery.drain(ctx, G, SMS)[:1] == ["sent"]  # no room in the question's segments: alone, at once
     clock.advance(5)
-    upkeep.drain(ctx, G, SMS)
+    delivery.drain(ctx, G, SMS)
     assert [text for chat, text in sent(ctx) if chat == SMS] == [
         "K7QX T2 Tokens: C1.",
         "K7QX T3 Places: p1 4.",
@@ -375,7 +422,7 @@ def test_held_sms_news_is_folded_once_when_a_deliverer_dies_between_the_writes(c
     held = ctx.store.message(G, "s1", 0)
     merged = outbox.fold_into(held, ctx.store.message(G, "s1", 1), f"{head.batch}:{head.index}")
     ctx.store.replace_message(G, "s1", 1, merged)  # ... and died before marking the held one sent
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent"]
+    assert delivery.drain(ctx, G, SMS) == ["folded", "sent"]
     assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1."]
 
 
@@ -386,21 +433,21 @@ def sms_keep(until):
 
 def test_held_sms_news_waits_one_window_longer_when_its_number_gets_nothing_at_the_next_step(ctx, clock):
     write(ctx, "m1", [sms_keep(clock.now + 300)])
-    assert upkeep.drain(ctx, G, SMS) == ["superseded"]  # a marker alone is dropped at once, never sent
+    assert delivery.drain(ctx, G, SMS) == ["superseded"]  # a marker alone is dropped at once, never sent
     write(ctx, "m2", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600)])
     write(ctx, "m3", [sms_keep(clock.now + 900)])
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "wait"]  # the news now waits for the marker's time limit
+    assert delivery.drain(ctx, G, SMS) == ["folded", "wait"]  # the news now waits for the marker's time limit
     clock.advance(700)  # past the news's own time limit, within the marker's
-    assert upkeep.drain(ctx, G, SMS) == ["wait"]
+    assert delivery.drain(ctx, G, SMS) == ["wait"]
     write(ctx, "m4", [sms_question(QUESTION, len(QUESTION))])
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent"]
+    assert delivery.drain(ctx, G, SMS) == ["folded", "sent"]
     assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} Tokens: C1."]
 
 
 def test_held_sms_news_is_kept_one_window_only(ctx, clock):
     write(ctx, "n1", [sms_news("K7QX T2 Tokens: C1.", "Tokens: C1.", clock.now + 600), sms_keep(clock.now + 900)])
     write(ctx, "n2", [sms_keep(clock.now + 1200)])
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent", "superseded"]  # a second marker: the news goes now
+    assert delivery.drain(ctx, G, SMS) == ["folded", "sent", "superseded"]  # a second marker: the news goes now
     assert [text for chat, text in sent(ctx) if chat == SMS] == ["K7QX T2 Tokens: C1."]
 
 
@@ -410,14 +457,14 @@ def sms_ok(text, until):
 
 def test_an_ok_rides_on_the_next_question_or_is_dropped_never_sent_alone(ctx, clock):
     write(ctx, "k1", [sms_ok("OK: pass.", clock.now + 600)])
-    assert upkeep.drain(ctx, G, SMS) == ["wait"]
+    assert delivery.drain(ctx, G, SMS) == ["wait"]
     write(ctx, "k2", [sms_question(QUESTION, len(QUESTION))])
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "sent"]
+    assert delivery.drain(ctx, G, SMS) == ["folded", "sent"]
     write(ctx, "k3", [sms_ok("OK: play 3.", clock.now + 600)])
     clock.advance(601)  # nothing followed before the deadline: dropped
-    assert upkeep.drain(ctx, G, SMS) == ["superseded"]
+    assert delivery.drain(ctx, G, SMS) == ["superseded"]
     clock.advance(5)
     write(ctx, "k4", [sms_news("K7QX T4 Tokens: C1.", "Tokens: C1.", clock.now + 600), sms_ok("OK: pass.", 1e12)])
     write(ctx, "k5", [sms_question(QUESTION, len(QUESTION))])
-    assert upkeep.drain(ctx, G, SMS) == ["folded", "done", "sent"]  # news then an OK: the news rides, the OK not
+    assert delivery.drain(ctx, G, SMS) == ["folded", "done", "sent"]  # news then an OK: the news rides, the OK not
     assert [text for chat, text in sent(ctx) if chat == SMS] == [f"{QUESTION} OK: pass.", f"{QUESTION} Tokens: C1."]

@@ -40,7 +40,7 @@ def settle(ctx):
 
 def answer_for(ctx, seat):
     game = Game.from_json(ctx.store.load(G).json)
-    from service.pipeline.resolution import bot_answer
+    from service.pipeline.botplay import bot_answer
 
     return bot_answer(game, seat)
 
@@ -108,7 +108,8 @@ def test_deadline_autoplays_missing_seats_and_bots_take_over_after_n(ctx, clock)
     clock.advance(61)
     assert upkeep.fire_deadline(ctx, G, snap.window) == "resolved"
     assert ctx.store.streaks(G)[2] == 2
-    texts = [t for v in range(1, ctx.store.load(G).version + 1) for t in outbox_texts(ctx, f"v{v}")]
+    stored = [t for v in range(1, ctx.store.load(G).version + 1) for t in outbox_texts(ctx, f"v{v}")]
+    texts = stored + [m["text"] for m in ctx.sender.sent()]  # the resolution sent its private messages itself
     notice = [t for t in texts if "a bot plays for them" in t]
     assert notice and "P2" in notice[0]
     # from now on seat 2 is answered by a bot the moment a window asks it ...
@@ -148,16 +149,14 @@ def test_an_answer_no_longer_legal_when_applied_is_auto_played_and_its_seat_told
     # answer is illegal from the start, which the resolution cannot tell apart.
     ctx.store.submit(G, 1, 1, answer_for(ctx, 1), None, clock.now)
     ctx.store.submit(G, 1, 2, [{"type": "play", "cards": [99]}], None, clock.now)
+    before = len(ctx.sender.sent())
     assert resolve_window(ctx, G, 1) == "resolved"
-    private = [
-        m for m in (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2"))) if m["chat"] == "chat2"
-    ]
-    assert "Your earlier answer was no longer possible; a default was played for you." in private[0]["text"]
-    assert not any(
-        "no longer possible" in m["text"]
-        for m in (ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2")))
-        if m["chat"] != "chat2"
-    )
+    # what the step told each chat: sent by the resolving job itself, or still stored for its delivery job
+    told = ctx.sender.sent()[before:] + [ctx.store.message(G, "v2", i) for i in range(ctx.store.batch_size(G, "v2"))]
+    private = [m for m in told if m["chat"] == "chat2"]
+    fallback = "Your earlier answer was no longer possible; a default was played for you."
+    assert any(fallback in m["text"] for m in private)  # (after the first window's question, still in its lane)
+    assert not any("no longer possible" in m["text"] for m in told if m["chat"] != "chat2")
     assert ctx.store.streaks(G).get(2, 0) == 0  # it answered: not counted as absent
 
 
@@ -210,9 +209,11 @@ def test_downtime_is_added_back_to_open_deadlines(ctx, clock):
     assert upkeep.credit_downtime(ctx) == 0  # one gap is credited once
 
 
-def test_the_sweeper_delivers_a_step_whose_delivery_job_was_lost(ctx, clock):
+def test_the_sweeper_delivers_a_step_whose_delivery_job_was_lost(ctx, clock, monkeypatch):
     """A delivery job lost with a Redis primary (queued, not yet replicated): a grace period after the window
-    opened, the sweeper drains the chats that still hold the step's messages; nobody waits for the deadline."""
+    opened, the sweeper drains the chats that still hold the step's messages; nobody waits for the deadline. (The
+    resolving job sends none of them itself here, as when it dies right after its commit.)"""
+    monkeypatch.setattr(ctx.settings, "deliver_inline_seconds", 0)
     first = settle(ctx)
     for seat in sorted(ctx.store.expected(G)):  # straight into the store: no job runs
         ctx.store.submit(G, first.window, seat, answer_for(ctx, seat), None, clock.now)
@@ -234,3 +235,25 @@ def test_the_sweeper_delivers_a_step_whose_delivery_job_was_lost(ctx, clock):
         Job.fetch(job_id, connection=ctx.store.redis, serializer=ctx.send_queue.serializer).perform()
     assert [chat for chat in chats if ctx.store.lane(G, chat)] == []
     assert ctx.store.load(G).window == snap.window  # delivered; the window still waits for its answers
+
+
+@pytest.mark.parametrize("group", ["grp", "-100"])
+def test_a_resolution_sends_the_seats_messages_itself_and_leaves_a_telegram_group_to_a_delivery_job(clock, group):
+    """No job hop between a step's commit and its questions (`delivery.deliver_now`): each seat's chat gets the
+    step's messages in the resolving job (two at once within a chat's budget), and a delivery job is queued only
+    for a Telegram group's status (a console table's group is sent at once too)."""
+    ctx = make_ctx(clock=clock)
+    start_game(ctx, G, CONFIG, table(3, humans=[1, 2], group=group, deadline=60))
+    first = settle(ctx)
+    clock.advance(10)  # the players think: every chat's budget is full again
+    before = len(ctx.sender.sent())
+    for seat in sorted(ctx.store.expected(G)):  # straight into the store: no job runs
+        ctx.store.submit(G, first.window, seat, answer_for(ctx, seat), None, clock.now)
+    assert resolve_window(ctx, G, first.window) == "resolved"
+    sent_now = {m["chat"] for m in ctx.sender.sent()[before:]}
+    assert {"chat1", "chat2"} <= sent_now and (group in sent_now) == (group == "grp")
+    deliveries = [job.id for job in ctx.send_queue.jobs]
+    assert deliveries == ([] if group == "grp" else [f"deliver-{G}-v{ctx.store.load(G).version}"])
+    run_jobs(ctx)
+    assert [chat for chat in ("chat1", "chat2", group) if ctx.store.lane(G, chat)] == []
+    assert group in {m["chat"] for m in ctx.sender.sent()[before:]}

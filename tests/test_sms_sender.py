@@ -107,7 +107,7 @@ def test_the_outbox_budget_is_per_number(twilio, sender, redis_):
     """Through the pipeline's outbox: a second message to the same number waits for its token; another
     number's message goes at once."""
     store, clock = Store(redis_), Clock()
-    settings = Settings(rate_private_per_second=0.5)
+    settings = Settings(rate_private_per_second=0.5, rate_private_burst=1)
     chats = [f"sms:{ANNA}", f"sms:{ANNA}", f"sms:{BEDA}"]
     store.write_batch(
         "G1", "v1", [{"chat": c, "text": f"m{i}", "seat": i, "group": False} for i, c in enumerate(chats)]

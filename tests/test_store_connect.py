@@ -152,15 +152,19 @@ def test_a_telegram_press_is_admitted_in_one_round_trip_with_the_callers_reads()
     assert script_exists_calls(connection) == 0
 
 
-def test_a_delivered_message_is_marked_with_what_it_shows_in_one_round_trip():
+def test_a_delivered_message_is_marked_with_what_it_shows_and_taken_off_its_lane_in_one_round_trip():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     store = Store(connection)
     store.write_batch("g3", "v1", [{"chat": "c", "text": "one", "slot": "s"}, {"chat": "c", "text": "two"}])
+    lane = store.lane("g3", "c")
+    assert len(lane) == 2
     connection.script_flush()  # a restarted or failed-over server knows no script
     connection.config_resetstat()
-    store.delivered("g3", "c", "v1", 0, ("s", "digest-1", 2))
+    assert store.drop_from_lane("g3", "c", lane[0], "sent", ("s", "digest-1", 2)) == lane[1:]  # what is left
     assert store.send_state("g3", "v1", 0) == "sent" and store.shown("g3", "c", "s") == "digest-1"
     assert store.shown_news_lines("g3", "c", "s") == 2
-    store.delivered("g3", "c", "v1", 1, None)
+    assert store.drop_from_lane("g3", "c", lane[1], "sent") == []
     assert not connection.exists(keys.outbox("g3", "v1"))  # the batch is complete: deleted
+    assert store.drop_from_lane("g3", "c", lane[1], "sent") == []  # again (a retried job): nothing is written
+    assert not connection.exists(keys.sent("g3", "v1", 1))
     assert script_exists_calls(connection) == 0

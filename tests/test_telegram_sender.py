@@ -8,7 +8,7 @@ from pipeline_support import make_ctx
 
 from service.channels.telegram import sender as tg
 from service.config import get_settings
-from service.pipeline import outbox, screens, upkeep
+from service.pipeline import delivery, outbox, screens
 from service.store import keys
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
@@ -144,9 +144,9 @@ def test_a_late_screen_never_hides_the_next_question(api):
     question = int(ctx.store.redis.hget(keys.telegram_slots("G1"), "42|G1:p3"))
     ctx.store.raise_slot_seq("G1", "42", "G1:p3", 500)  # the outbox delivered version 5 to the slot
     screens.show(ctx, "G1", "press-1", "42", 1, "G1:p3", 4, "✅ Locked in (window 8)", None)
-    assert upkeep.deliver_batch(ctx, "G1", "kpress1") == ["superseded"]  # moot: never shown
+    assert delivery.deliver_batch(ctx, "G1", "kpress1") == ["superseded"]  # moot: never shown
     screens.show(ctx, "G1", "press-2", "42", 1, "G1:p3", 5, "✅ Locked in (window 9)", None)
-    assert upkeep.deliver_batch(ctx, "G1", "kpress2") == ["sent"]
+    assert delivery.deliver_batch(ctx, "G1", "kpress2") == ["sent"]
     assert api.messages["42", question]["text"] == "✅ Locked in (window 9)"
     assert len(api.sent("sendMessage")) == 1  # an edit of the turn message, not a new message
     assert ctx.store.slot_seq("G1", "42", "G1:p3") == 500

@@ -6,7 +6,7 @@ the work.
 """
 
 from service.channels.telegram import boards
-from service.pipeline import absence, resolution, upkeep
+from service.pipeline import absence, delivery, resolution, upkeep
 from service.wiring import current
 
 
@@ -23,11 +23,11 @@ def remind(game_id: str, window: int, n: int) -> bool:
 
 
 def deliver(game_id: str, *batches: str) -> list[str]:
-    return upkeep.deliver_batch(current(), game_id, *batches)
+    return delivery.deliver_batch(current(), game_id, *batches)
 
 
 def drain(game_id: str, chat: str) -> list[str]:
-    return upkeep.drain(current(), game_id, chat)
+    return delivery.drain(current(), game_id, chat)
 
 
 def refresh(game_id: str, window: int) -> bool:

@@ -71,6 +71,8 @@ def record_job(
     elif name in ("deliver", "drain"):
         for status in outcome if isinstance(outcome, list) else [outcome]:
             tally.count("deliveries", status=status)
+    for status in stages.deliveries if stages else []:
+        tally.count("deliveries", status=status)
     tally.write(connection)
 
 

@@ -161,11 +161,13 @@ def observe(connection, name: str, seconds: float, **labels) -> None:
 
 
 class Stages:
-    """The time of one job, split by stage: each `lap` charges the time since the one before to its stage."""
+    """The time of one job, split by stage: each `lap` charges the time since the one before to its stage; and the
+    outcomes of the messages it delivered besides its own result (`delivered`: a resolution sending its step)."""
 
     def __init__(self) -> None:
         self.last = time.perf_counter()
         self.spent: dict[str, float] = {}
+        self.deliveries: list[str] = []
 
     def lap(self, stage: str) -> None:
         now = time.perf_counter()
@@ -193,6 +195,14 @@ def lap(stage: str) -> None:
     stages = _timing.get()
     if stages is not None:
         stages.lap(stage)
+
+
+def delivered(statuses: list[str]) -> None:
+    """The outcomes of messages the running job delivered on the way (`service.pipeline.delivery.deliver_now`),
+    counted in ``deliveries`` with the job's metrics; outside a timed job it does nothing, as `lap`."""
+    stages = _timing.get()
+    if stages is not None:
+        stages.deliveries += statuses
 
 
 @contextmanager

@@ -2,7 +2,7 @@
 
 **Away.** A player says until when they are away (`parse_until`: "3d", "12h", "2026-12-24 18:00", "24.12. 18:00",
 "18:00", in the table's time zone; not in the past, at most ``away_max_days`` ahead). In every game they play
-that is still running, the bot plays their seat until then (`resolution.taken_seats`: the question open now is
+that is still running, the bot plays their seat until then (`botplay.taken_seats`: the question open now is
 answered at once, later ones when they open) or until they answer (the submit script ends it), and the table is
 told "away until …". `come_back` ends it at once.
 

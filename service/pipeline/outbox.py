@@ -23,9 +23,10 @@ behind it: a newer version of its message arriving meanwhile replaces it (one ed
 queued behind it sends it at once, so a hold never delays another message. Questions are never held. An SMS that
 only tells news (``hold_until``) waits, in the same place, to ride on the number's next SMS (`hold`).
 
-A message is marked sent (or failed) once done; when every message of its batch is, the batch is deleted: Redis
-holds only what is still to be sent. At-least-once if a process dies between the send and the mark; a deliverer
-killed mid-send holds the lane for at most the lease. No game transition waits on a send.
+A message is marked sent (or failed) once done, in the round trip that takes it off its lane and reads what is
+left there; when every message of its batch is, the batch is deleted: Redis holds only what is still to be sent.
+At-least-once if a process dies between the send and the mark; a deliverer killed mid-send holds the lane for at
+most the lease. No game transition waits on a send.
 """
 
 import hashlib
@@ -81,6 +82,10 @@ class Outcome:
     delay: float = 0.0
     seat: int | None = None  # for "unreachable"
     detail: str = ""  # for "failed": why
+    # what the deliverer records as it drops a head that is done (`Store.drop_from_lane`): its state, unless it
+    # was marked already, and what its living message shows now (slot, digest, news lines) when it was sent
+    mark: str | None = None
+    shown: tuple[str, str, int | None] | None = None
 
 
 @dataclass
@@ -108,7 +113,7 @@ def budget(message: dict, settings: Settings) -> tuple[float, float, float, floa
     if message.get("group"):
         chat_rate, chat_cap = settings.rate_group_per_minute / 60.0, 3.0
     else:
-        chat_rate, chat_cap = settings.rate_private_per_second, 1.0
+        chat_rate, chat_cap = settings.rate_private_per_second, settings.rate_private_burst
     return settings.rate_global_per_second, max(1.0, settings.rate_global_per_second), chat_rate, chat_cap
 
 
@@ -149,10 +154,13 @@ def drain(
     chat: str,
     clock: Callable[[], float],
     sleep: Callable[[float], object],
+    patience: float = DRAIN_SECONDS,
 ) -> Drained:
     """Send the lane of ``chat`` from its head until it is empty or must wait. -> what was done, and when to
     drain it again. A lane held by another deliverer is left to it (it looks again after releasing, so a message
-    queued meanwhile is not stranded); ``again`` is then its lease, in case that deliverer died."""
+    queued meanwhile is not stranded); ``again`` is then its lease, in case that deliverer died. A wait of at most
+    ``SHORT_WAIT`` (a private chat's 1 s) is slept through while the drain has run less than ``patience`` seconds;
+    with ``patience=0`` nothing is slept (a resolving worker delivering its own step, `delivery.deliver_now`)."""
     drained, started = Drained(), clock()
     for _ in range(3):  # a message queued just as the lane was released: take the lane again
         lock = store.at(game_id).lock(keys.lane_lock(game_id, chat), timeout=LANE_LEASE_SECONDS, blocking=False)
@@ -162,7 +170,7 @@ def drain(
             drained.again = max(1.0, left / 1000.0) if left > 0 else 1.0
             return drained
         try:
-            if not _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock):
+            if not _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock, patience):
                 return drained
         finally:
             try:
@@ -175,27 +183,28 @@ def drain(
     return drained
 
 
-def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock) -> bool:
+def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock, patience) -> bool:
     """The loop of `drain` while holding the lane. -> True when the lane was emptied. The lease is renewed
     before a message once a second has passed since it was last renewed: a send that starts then still has
     the rest of the lease (``LANE_LEASE_SECONDS``), and a burst of messages costs no renewals."""
     renewed = clock()
+    lane = store.lane(game_id, chat)
     while True:
-        lane = store.lane(game_id, chat)
         if not lane:
             return True
         outcome = _head(store, sender, settings, game_id, chat, lane[0], lane[1:], clock())
         short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT
-        if short and clock() - started + outcome.delay <= DRAIN_SECONDS:
+        if short and clock() - started + outcome.delay <= patience:
             sleep(max(outcome.delay, MIN_SLEEP))  # a wait of 1e-12 s would not move the clock
             lock.reacquire()
             renewed = clock()
+            lane = store.lane(game_id, chat)
             continue
         drained.outcomes.append(outcome)
         if outcome.status not in DONE:
             drained.again = outcome.delay
             return False
-        store.drop_from_lane(game_id, chat, lane[0])
+        lane = store.drop_from_lane(game_id, chat, lane[0], outcome.mark, outcome.shown)
         if clock() - started > DRAIN_SECONDS:
             drained.again = 0.0  # hand over: a job of its own goes on
             return False
@@ -214,27 +223,23 @@ def _head(
     behind: list[LaneEntry],
     now: float,
 ) -> Outcome:
-    """Send (or skip) the head of a lane once; every skip comes before the send token."""
-    batch, index = head.batch, head.index
+    """Send (or skip) the head of a lane once; every skip comes before the send token. A head that is done is
+    marked by the deliverer as it drops it (the outcome's ``mark``), in the same round trip."""
+    if superseded(head, behind):  # the lane alone tells: nothing of the head is read
+        return Outcome("superseded", mark="sent")
     read = store.head_state(game_id, chat, head)
     if read.message is None or read.state in ("sent", "failed"):
         return Outcome("done")
     message = prefixed(read.message, read.prefix)
     slot = message.get("slot")
-    if superseded(head, behind):
-        store.mark_sent(game_id, batch, index)
-        return Outcome("superseded")
     if slot and message.get("until") is not None and read.slot_seq >= int(message["until"]):
-        store.mark_sent(game_id, batch, index)
-        return Outcome("superseded")  # a screen made moot: a later step's question is on the message
+        return Outcome("superseded", mark="sent")  # a screen made moot: a later step's question is on the message
     if slot and message.get("seq") is not None and read.slot_seq > int(message["seq"]):
-        store.mark_sent(game_id, batch, index)
-        return Outcome("superseded")  # older than what the slot shows already
+        return Outcome("superseded", mark="sent")  # older than what the slot shows already
     if slot and read.shown == digest(message):
         if message.get("seq") is not None:
             store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
-        store.mark_sent(game_id, batch, index)
-        return Outcome("unchanged")
+        return Outcome("unchanged", mark="sent")
     if message.get("hold_until") is not None:
         held = hold(store, game_id, chat, message, head, behind, now)
         if held is not None:
@@ -376,7 +381,6 @@ def _send(
     failures: int,
     now: float,
 ) -> Outcome:
-    batch, index = head.batch, head.index
     try:
         living = {key: message[key] for key in ("slot", "picture") if message.get(key)}  # only where it has them
         with metrics.stage("send", before="outbox"):
@@ -387,16 +391,12 @@ def _send(
         return Outcome("wait", exc.seconds)
     except TransientSendError:
         if failures + 1 >= settings.send_max_attempts:
-            store.mark_sent(game_id, batch, index, "failed")
-            return Outcome("failed", detail="gave up after network errors")
+            return Outcome("failed", detail="gave up after network errors", mark="failed")
         store.set_lane_failures(game_id, chat, head, failures + 1, now + backoff(failures))
         return Outcome("retry", backoff(failures))
-    except RejectedSendError as exc:
-        store.mark_sent(game_id, batch, index, "failed")  # never try this one again; the chat is fine
-        return Outcome("failed", detail=str(exc))
-    except PermanentSendError:
-        store.mark_sent(game_id, batch, index, "failed")  # never try this one again
-        return Outcome("unreachable", seat=message.get("seat"))
+    except RejectedSendError as exc:  # never try this one again; the chat is fine
+        return Outcome("failed", detail=str(exc), mark="failed")
+    except PermanentSendError:  # never try this one again
+        return Outcome("unreachable", seat=message.get("seat"), mark="failed")
     shown = (message["slot"], digest(message), message.get("news")) if message.get("slot") else None
-    store.delivered(game_id, chat, batch, index, shown)
-    return Outcome("sent")
+    return Outcome("sent", mark="sent", shown=shown)

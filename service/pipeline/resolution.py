@@ -12,14 +12,13 @@ import json
 import time
 from dataclasses import dataclass
 
-from service.game import Game, IllegalAction, botseat, new_game
+from service.game import Game, IllegalAction, new_game
 from service.ops import metrics
-from service.pipeline import ingest, news, records, scheduling, telling, watch
+from service.pipeline import delivery, ingest, news, records, scheduling, telling, watch
+from service.pipeline.botplay import MAX_AUTOPLAY_STEPS, bot_answer, bot_levels, taken_seats, vanished_answer
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
 from service.store.games import Absence, Marks, WindowState
-
-MAX_AUTOPLAY_STEPS = 200  # guards against an engine that never closes a window
 
 
 class GameExists(Exception):
@@ -34,48 +33,6 @@ class Opening:
     expected: list[int]
     prefilled: dict[int, list[dict]]
     deadline: float
-
-
-def bot_answer(game: Game, seat: int, level: str | None = None, budget_ms: float = 200) -> list[dict]:
-    """The bot's answer of ``seat`` for the open window (several actions when one is not enough): auto-play's, or
-    with a ``level`` (service/game/search.py) the searching bot's, given only the seat's knowledge."""
-    trial = Game.from_json(game.to_json())
-    if trial.window is None:
-        raise ValueError(f"seat {seat} has no window to answer: the game is over")
-    window, actions = trial.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
-        action = trial.autoplay(seat) if level is None else botseat.answer(trial, seat, level, budget_ms=budget_ms)
-        trial.apply(seat, action)
-        actions.append(action)
-        if len(actions) > MAX_AUTOPLAY_STEPS:
-            raise RuntimeError(f"autoplay of seat {seat} never finishes window {window}")
-    return actions
-
-
-def taken_seats(meta: dict, streaks: dict[int, int], away: dict[int, float], at: float, bot_after: int) -> set[int]:
-    """The players' seats (not the table's bots) the bot plays at ``at``: a streak of auto-plays at the limit, or
-    a player away until later (`service.pipeline.absence`)."""
-    bots = set(meta.get("bots", []))
-    taken = {s for s, n in streaks.items() if n >= bot_after} | {s for s, until in away.items() if until > at}
-    return taken - bots
-
-
-def vanished_answer(ctx: Context, game: Game, seat: int) -> list[dict]:
-    """The answer of the bot that plays a vanished player's seat (``vanished_bot_level``) in the open window."""
-    return bot_answer(game, seat, ctx.settings.vanished_bot_level, ctx.settings.bot_budget_ms)
-
-
-def bot_levels(
-    ctx: Context, meta: dict, streaks: dict[int, int], away: dict[int, float], at: float
-) -> dict[int, str | None]:
-    """The seats a bot answers for, with its level: a table's bots at the level they were added with (None:
-    auto-play, for the seats that filled a sized table), a seat the bot plays for its player (`taken_seats`:
-    vanished, or away) at ``vanished_bot_level``."""
-    taken = taken_seats(meta, streaks, away, at, ctx.settings.autoplay_bot_after)
-    levels: dict[int, str | None] = {s: ctx.settings.vanished_bot_level for s in taken}
-    added = meta.get("bot_levels", {})
-    levels.update({s: added.get(str(s)) for s in meta.get("bots", [])})
-    return levels
 
 
 def open_window(
@@ -205,7 +162,7 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
         if done is None:
             return "lost" if outcome == "noop" else outcome
         outcome, (committed, marks) = "resolved", done
-        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks)
+        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks, deliver_now=True)
         metrics.lap("enqueue")
         if committed.window is None or committed.status != "resolving":
             break  # the game is over, or its next window waits for answers
@@ -354,21 +311,32 @@ def answer_taken(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None
 
 
 def follow_up(
-    ctx: Context, game_id: str, snap: Snapshot | None = None, resolve_next: bool = True, marks: Marks | None = None
+    ctx: Context,
+    game_id: str,
+    snap: Snapshot | None = None,
+    resolve_next: bool = True,
+    marks: Marks | None = None,
+    deliver_now: bool = False,
 ) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries (with those of
     the commits before it not marked followed), and its deadline and reminders, or its resolution when bots
     answered it all — unless the caller goes on resolving it itself: then the follow-up of the caller's next commit
     does this one's too, and until then the due time its commit set leaves it to the sweeper. Idempotent
     (deterministic job ids); the sweeper re-runs it for a commit not marked followed. ``marks``: see
-    `answer_taken`."""
+    `answer_taken`. ``deliver_now`` (the resolving job): the private messages are sent here first
+    (`delivery.deliver_now`), and a delivery job is queued only for what that left; a crash before the commit
+    is marked followed leaves them to the sweeper's follow-up, as any crash after a commit."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
         return
     if snap.status == "resolving" and not resolve_next:
         return
-    scheduling.deliveries(ctx, game_id, *(batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)))
+    if snap.status == "over":
+        records.fold(ctx, game_id)  # before the last messages go out: whoever reads them and asks finds the record
+    batches = [batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)]
+    if not (deliver_now and delivery.deliver_now(ctx, game_id, batches)):
+        scheduling.deliveries(ctx, game_id, *batches)
     if snap.status == "collecting":
         answer_taken(ctx, game_id, snap, marks)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
@@ -379,5 +347,4 @@ def follow_up(
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:
         due = None
-        records.fold(ctx, game_id)
     store.mark_followed(game_id, snap.version, due)

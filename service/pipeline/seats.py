@@ -12,8 +12,8 @@ from typing import Protocol
 
 from service.game import Game
 from service.pipeline import ingest
+from service.pipeline.botplay import vanished_answer
 from service.pipeline.context import Context
-from service.pipeline.resolution import vanished_answer
 
 
 @dataclass(frozen=True)

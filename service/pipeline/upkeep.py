@@ -14,9 +14,7 @@
 import logging
 
 from service.game import Game
-from service.ops import metrics
-from service.pipeline import news, outbox, scheduling, seats, telling
-from service.pipeline.chats import chat_kind, is_group
+from service.pipeline import news, scheduling, telling
 from service.pipeline.context import Context
 from service.pipeline.resolution import follow_up, resolve_window
 from service.store import Snapshot, batch_for_version, keys
@@ -160,51 +158,6 @@ def revive_sweeper(ctx: Context) -> bool:
     if ctx.store.heartbeat_age(now, ctx.shard) <= STALE_SWEEPS * ctx.settings.sweep_interval_seconds:
         return False
     return scheduling.sweep(ctx, now)
-
-
-def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
-    """Drain the lane of every chat the batches write to (their messages, and any queued before them there); the
-    groups' lanes last: a group's status picture may have to be drawn first, and no seat's question waits for it."""
-    chats = dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch))
-    return [status for chat in sorted(chats, key=is_group) for status in drain(ctx, game_id, chat)]
-
-
-def drain(ctx: Context, game_id: str, chat: str) -> list[str]:
-    """Send a chat's lane in order (`outbox.drain`); when it must wait, a job of its own drains it again then."""
-    drained = outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep)
-    metrics.lap("outbox")
-    for outcome in drained.outcomes:
-        if outcome.status == "unreachable" and outcome.seat is not None:
-            unreachable(ctx, game_id, outcome.seat)
-        elif outcome.status == "failed":
-            log.warning("outbox: a message of %s failed for good: %s", game_id, outcome.detail)
-    if drained.again is not None:
-        scheduling.drain(ctx, game_id, chat, ctx.clock() + drained.again)
-    return [outcome.status for outcome in drained.outcomes]
-
-
-def unreachable(ctx: Context, game_id: str, seat: int) -> None:
-    """A seat whose chat refuses our messages for good (blocked the bot, STOP): the bot plays it from now on
-    (its open question at once), nothing more is sent to it, and the table is told how to fix it (once per
-    version of the game). Pressing Start (Telegram) makes it reachable again; answering takes the seat back."""
-    store = ctx.store
-    meta = store.meta(game_id)
-    player = meta.get("players", {}).get(str(seat), {})
-    if chat_kind(player.get("chat")) == "telegram" and player.get("user"):
-        store.redis.set(keys.telegram_blocked(player["user"]), 1)  # /start clears it
-    try:
-        seats.hand_to_bot(ctx, game_id, seat, True)
-    except Exception:  # the deadline's auto-play covers it anyway
-        log.exception("could not bot-answer for unreachable seat %s of %s", seat, game_id)
-        store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after)
-    snap = store.load(game_id)
-    if snap is None:
-        return
-    batch = f"u{seat}v{snap.version}"
-    outgoing = telling.unreachable_messages(ctx, meta, seat)
-    if outgoing:
-        store.write_batch(game_id, batch, outgoing)
-        scheduling.deliveries(ctx, game_id, batch)  # also when a killed earlier run wrote it (see remind)
 
 
 def refresh(ctx: Context, game_id: str, queued_by: int) -> bool:

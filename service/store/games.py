@@ -674,12 +674,37 @@ class Store:
         raw = cast(list[bytes], self.at(game_id).lrange(keys.lane(game_id, chat), 0, -1))
         return [LaneEntry.parse(entry.decode()) for entry in raw]
 
-    def drop_from_lane(self, game_id: str, chat: str, entry: "LaneEntry") -> None:
-        """The head of a lane is done: off the lane, with the record of its failed tries."""
+    def lane_lengths(self, game_id: str, chats: list[str]) -> list[int]:
+        """How many messages each chat's lane holds, in one round trip."""
         pipe = self.at(game_id).pipeline(transaction=False)
-        pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
-        pipe.hdel(keys.lane_failures(game_id), chat)
-        pipe.execute()
+        for chat in chats:
+            pipe.llen(keys.lane(game_id, chat))
+        return [int(n) for n in pipe.execute()] if chats else []
+
+    def drop_from_lane(
+        self,
+        game_id: str,
+        chat: str,
+        entry: "LaneEntry",
+        state: str | None = None,
+        shown: tuple[str, str, int | None] | None = None,
+    ) -> list["LaneEntry"]:
+        """The head of a lane is done: marked ``state`` here ("sent", or "failed"; None: marked already, `mark_sent`),
+        with what its living message shows now (``shown``: slot, digest, news lines), and off the lane with the
+        record of its failed tries. -> the lane left. One round trip for all (run again whole on NOSCRIPT: every
+        part may be)."""
+
+        def queue(pipe) -> None:
+            if shown is not None:
+                self._set_shown_on(pipe, game_id, chat, *shown)
+            if state is not None:
+                queue_script(pipe, self._mark_done, *self._marking(game_id, entry.batch, entry.index, state))
+            pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
+            pipe.hdel(keys.lane_failures(game_id), chat)
+            pipe.lrange(keys.lane(game_id, chat), 0, -1)
+
+        left = pipelined(self.at(game_id), queue, self._mark_done)[-1]
+        return [LaneEntry.parse(raw.decode()) for raw in left]
 
     def lane_failures(self, game_id: str, chat: str, head: "LaneEntry") -> tuple[int, float]:
         """(failed tries, not before when) of the head of a lane (0, 0.0 when it has not failed)."""
@@ -760,18 +785,6 @@ class Store:
         is then deleted with its markers (unless the store keeps sent batches)."""
         script_keys, args = self._marking(game_id, batch, index, state)
         return bool(self._mark_done(keys=script_keys, args=args, client=self.at(game_id)))
-
-    def delivered(self, game_id: str, chat: str, batch: str, index: int, shown: tuple[str, str, int | None] | None):
-        """A message was sent: mark it (`mark_sent`) and, for a living message, record what it shows now
-        (``shown``: slot, digest, news lines; `set_shown`), in one round trip (run again whole on NOSCRIPT: both
-        writes may be)."""
-
-        def queue(pipe) -> None:
-            if shown is not None:
-                self._set_shown_on(pipe, game_id, chat, *shown)
-            queue_script(pipe, self._mark_done, *self._marking(game_id, batch, index, "sent"))
-
-        pipelined(self.at(game_id), queue, self._mark_done)
 
     def _marking(self, game_id: str, batch: str, index: int, state: str) -> tuple[list, list]:
         """The keys and arguments of the script that marks a message done (`lua.MARK_DONE`)."""

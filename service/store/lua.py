@@ -184,8 +184,10 @@ return 1
 
 # KEYS: outbox batch, sent marker      ARGV: state ("sent" | "failed"), TTL, the batch's marker prefix, keep
 # Marks one message done; when every message of the batch is done, the batch and its markers are deleted (unless
-# ``keep`` is 1), so a game keeps in Redis only what is still to be sent. -> 1 when the batch was deleted.
+# ``keep`` is 1), so a game keeps in Redis only what is still to be sent. A batch already deleted (every message
+# of it done) is left alone: no marker is written for it. -> 1 when the batch was deleted.
 MARK_DONE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
 if ARGV[4] == '1' then return 0 end
 local n = redis.call('HLEN', KEYS[1])

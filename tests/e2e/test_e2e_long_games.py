@@ -70,7 +70,7 @@ def test_away_players_are_covered_and_the_finished_game_is_recorded(redis_url, b
     def petr_stats():
         return users.say(petr, "/stats", private=True)["text"]
 
-    stats = wait_for(lambda: "finished game" in petr_stats() and petr_stats(), 20, "the record")
+    stats = wait_for(lambda: "1 finished game" in (said := petr_stats()) and said, 20, "the record")
     assert "1 finished game." in stats and "Deadlines missed: 0 of " in stats and "Median answer time" in stats
     history = users.say(anna, "/history")["text"]
     assert game_id in history and "won" in history and "Eva" in history

@@ -43,7 +43,7 @@ from service.game import Game
 from service.i18n import translator
 from service.i18n.events import cards_text, line
 from service.pipeline import context
-from service.pipeline.resolution import bot_answer
+from service.pipeline.botplay import bot_answer
 from service.web import SECRET_HEADER, create_app
 from tests.fake_bot_api import FakeBotAPI
 

@@ -21,8 +21,9 @@ from rq.worker import WorkerStatus
 
 from service.game import Game
 from service.pipeline import ingest, scheduling
+from service.pipeline.botplay import bot_answer
 from service.pipeline.ingest import Status
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.resolution import start_game
 from service.store import keys
 from tests.real_redis import wait_for
 from workers.worker import OpsSimpleWorker

@@ -17,7 +17,8 @@ from shard_support import ids_on, placement
 
 from service.game import Game
 from service.pipeline import cancelling, ingest
-from service.pipeline.resolution import bot_answer, start_game
+from service.pipeline.botplay import bot_answer
+from service.pipeline.resolution import start_game
 from service.store import keys
 from tests.real_redis import wait_for
 

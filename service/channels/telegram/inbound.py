@@ -38,6 +38,7 @@ from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
 from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins, watch
+from service.pipeline.botplay import vanished_answer
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
     DEFAULT_BOT_LEVEL,
@@ -50,7 +51,6 @@ from service.pipeline.lobby import (
     looks_like_code,
     telegram_address,
 )
-from service.pipeline.resolution import vanished_answer
 from service.store import Snapshot
 from service.store.games import read_with_meta, with_meta
 

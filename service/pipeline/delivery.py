@@ -1,0 +1,111 @@
+"""Delivering a game's stored messages: every chat a batch writes to (a delivery job), one chat's lane (a drain
+job, or a lane that must wait), and a step's private messages in the resolving job itself, right after its commit.
+
+A resolution's questions are what a table waits for, and a job of their own would wait behind every resolution
+queued before it: in a burst of 200 tables answering at once, over a second. So the job that committed a step
+sends its private chats' messages at once (`deliver_now`), within ``deliver_inline_seconds`` and without sleeping
+through a chat's budget; whatever is left — a lane that must wait, a group's status (its picture may have to be
+drawn first) — goes to a delivery job as before. A chat that refuses our messages for good costs its seat to the
+bot (`unreachable`), whichever of these found it.
+"""
+
+import logging
+
+from service.ops import metrics
+from service.pipeline import outbox, scheduling, seats, telling
+from service.pipeline.chats import chat_kind, is_group
+from service.pipeline.context import Context
+from service.store import keys
+
+log = logging.getLogger(__name__)
+
+
+def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
+    """Drain the lane of every chat the batches write to (their messages, and any queued before them there); the
+    groups' lanes last: a group's status picture may have to be drawn first, and no seat's question waits for it.
+    Lanes already emptied (by the resolving job, `deliver_now`) are passed over with one round trip for all."""
+    chats = list(dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch)))
+    waiting = [chat for chat, n in zip(chats, ctx.store.lane_lengths(game_id, chats)) if n]
+    return [status for chat in sorted(waiting, key=is_group) for status in drain(ctx, game_id, chat)]
+
+
+def deliver_now(ctx: Context, game_id: str, batches: list[str]) -> bool:
+    """Send the private chats' messages of ``batches`` here and now, each lane until it is empty or must wait
+    (nothing is slept), for at most ``deliver_inline_seconds``. -> True when nothing is left for a delivery job:
+    no group among the chats, and every lane emptied or left with a drain job of its own (a hold, a backoff, a
+    429). A short wait (a chat's budget once its burst is spent: a second or less) or a lane another deliverer
+    holds is left to the delivery job, which sleeps through such waits; so is everything when a send fails in a
+    way the outbox does not know (a sender's bug: the job's retries deal with it)."""
+    if ctx.settings.deliver_inline_seconds <= 0:
+        return False
+    try:
+        return _deliver_now(ctx, game_id, batches)
+    except Exception:  # a sender's bug must not cost the step its deadline and reminders: the job sends it all
+        log.exception("delivery: sending the step of %s from its resolution failed; left to a delivery job", game_id)
+        return False
+
+
+def _deliver_now(ctx: Context, game_id: str, batches: list[str]) -> bool:
+    chats = list(dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch)))
+    until = ctx.clock() + ctx.settings.deliver_inline_seconds
+    left = False
+    for chat in chats:
+        if is_group(chat) or ctx.clock() > until:
+            left = True
+            continue
+        drained = outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=0)
+        _after(ctx, game_id, drained)
+        metrics.delivered([outcome.status for outcome in drained.outcomes])
+        busy = any(outcome.status == "busy" for outcome in drained.outcomes)
+        if drained.again is None:
+            continue
+        if busy or drained.again <= outbox.SHORT_WAIT:
+            left = True
+        else:
+            scheduling.drain(ctx, game_id, chat, ctx.clock() + drained.again)
+    metrics.lap("outbox")
+    return not left
+
+
+def drain(ctx: Context, game_id: str, chat: str) -> list[str]:
+    """Send a chat's lane in order (`outbox.drain`); when it must wait, a job of its own drains it again then."""
+    drained = outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep)
+    metrics.lap("outbox")
+    _after(ctx, game_id, drained)
+    if drained.again is not None:
+        scheduling.drain(ctx, game_id, chat, ctx.clock() + drained.again)
+    return [outcome.status for outcome in drained.outcomes]
+
+
+def _after(ctx: Context, game_id: str, drained: outbox.Drained) -> None:
+    """What a drain's outcomes ask of the game: a seat whose chat refuses us goes to the bot; a message given up
+    on is logged."""
+    for outcome in drained.outcomes:
+        if outcome.status == "unreachable" and outcome.seat is not None:
+            unreachable(ctx, game_id, outcome.seat)
+        elif outcome.status == "failed":
+            log.warning("outbox: a message of %s failed for good: %s", game_id, outcome.detail)
+
+
+def unreachable(ctx: Context, game_id: str, seat: int) -> None:
+    """A seat whose chat refuses our messages for good (blocked the bot, STOP): the bot plays it from now on
+    (its open question at once), nothing more is sent to it, and the table is told how to fix it (once per
+    version of the game). Pressing Start (Telegram) makes it reachable again; answering takes the seat back."""
+    store = ctx.store
+    meta = store.meta(game_id)
+    player = meta.get("players", {}).get(str(seat), {})
+    if chat_kind(player.get("chat")) == "telegram" and player.get("user"):
+        store.redis.set(keys.telegram_blocked(player["user"]), 1)  # /start clears it
+    try:
+        seats.hand_to_bot(ctx, game_id, seat, True)
+    except Exception:  # the deadline's auto-play covers it anyway
+        log.exception("could not bot-answer for unreachable seat %s of %s", seat, game_id)
+        store.set_streak(game_id, seat, ctx.settings.autoplay_bot_after)
+    snap = store.load(game_id)
+    if snap is None:
+        return
+    batch = f"u{seat}v{snap.version}"
+    outgoing = telling.unreachable_messages(ctx, meta, seat)
+    if outgoing:
+        store.write_batch(game_id, batch, outgoing)
+        scheduling.deliveries(ctx, game_id, batch)  # also when a killed earlier run wrote it (see remind)
