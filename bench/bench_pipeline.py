@@ -6,7 +6,8 @@
    200 concurrent games and two real ``rq worker`` processes of the Procfile's worker class: all 200 at once, then a
    steady 40 answers/s; with where the jobs' time went, by stage (the workers' ``job_stage_seconds`` histogram).
    Each game has Telegram-shaped chats of its own (two seats' private chats and a group), so that its messages
-   take the paths they take in production: the seats' by the resolving job, the group's status by a delivery job.
+   take the paths they take in production: the seats' by the resolving job, the group's status by a delivery job;
+4. the Redis round trips of one step, in process: its resolution and the delivery of its messages.
 
 Needs a redis-server: ``ARTEMIA_TEST_REDIS_URL`` (``make bench`` starts a private one) or ``REDIS_URL``; uses
 database 14 of it and flushes it. Prints figures; asserts nothing.
@@ -22,6 +23,7 @@ import threading
 import time
 
 import redis
+import redis.client
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
@@ -30,9 +32,10 @@ from service.channels.recording import RecordingSender
 from service.config import Settings
 from service.game import Game
 from service.ops.metrics import HISTOGRAMS, STAGES
-from service.pipeline import context, ingest, scheduling
+from service.pipeline import context, delivery, ingest, scheduling
 from service.pipeline.botplay import bot_answer
-from service.pipeline.resolution import start_game
+from service.pipeline.resolution import resolve_window, start_game
+from service.store import batch_for_version
 from service.store.keys import metrics_histogram
 from workers import jobs  # noqa: F401  (loaded before the clock starts, as workers.rqconfig loads it in a worker)
 
@@ -295,6 +298,42 @@ def bench_latency(url: str, games: int = 200) -> None:
             proc.wait()
 
 
+def step_round_trips(url: str, games: int = 100) -> float:
+    """Redis round trips of one step in process: the resolution of each game's first window and the delivery of
+    every message it wrote (what the resolving job sent itself, then the delivery job's part), counted as
+    commands and pipeline executions. -> the mean per game (printed)."""
+    ctx = fresh(url)
+    ids = [f"rt{i}" for i in range(games)]
+    for i, g in enumerate(ids):
+        start_game(ctx, g, {**CONFIG, "seed": i}, meta(3, table=i))
+        delivery.deliver_batch(ctx, g, "v1")
+    time.sleep(2.5)  # every chat's budget full again, and no hold pending
+    for g in ids:
+        for seat in (1, 2):
+            ctx.store.submit(g, 1, seat, answer(ctx, g, seat), None, time.time())
+    trips = [0]
+    command, execute = redis.Redis.execute_command, redis.client.Pipeline.execute
+
+    def counted(method):
+        def call(self, *args, **kwargs):
+            trips[0] += 1
+            return method(self, *args, **kwargs)
+
+        return call
+
+    redis.Redis.execute_command, redis.client.Pipeline.execute = counted(command), counted(execute)
+    try:
+        for g in ids:
+            before = ctx.store.load(g).version
+            resolve_window(ctx, g, 1)
+            after = ctx.store.load(g).version
+            delivery.deliver_batch(ctx, g, *(batch_for_version(v) for v in range(before + 1, after + 1)))
+    finally:
+        redis.Redis.execute_command, redis.client.Pipeline.execute = command, execute
+    print(f"Redis round trips of a step (its resolution and the delivery of its messages): {trips[0] / games:.1f}")
+    return trips[0] / games
+
+
 def percentile(ms: list[float], q: float) -> float:
     return ms[min(len(ms) - 1, int(len(ms) * q))]
 
@@ -308,6 +347,7 @@ def main() -> None:
     bench_submits(url)
     bench_resolutions(url)
     bench_latency(url)
+    step_round_trips(url)
 
 
 if __name__ == "__main__":
