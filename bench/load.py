@@ -322,8 +322,10 @@ class Driver:
         side: int = 1,
         eager: bool = False,
         shard_urls: list[str] | None = None,
+        think: float = 0.0,
     ):
         self.urls = urls
+        self.think = think  # seconds a bot thinks before it presses (0.5-1.5 times this), for a slower table
         self.side = side  # the Creature's choice of board side (see --side)
         self.eager = eager  # pass with "No cards this turn" (a plan for the rest of the turn) where it is offered
         self.manual: set[str] = set()  # games the bots leave alone (the webhook rate measurement's)
@@ -535,6 +537,8 @@ class Driver:
 
     async def answer(self, user: int, game_id: str, window: int) -> None:
         seat = self.user_game[user][1]
+        if self.think:
+            await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
         try:
             data = self.complete_choice(game_id, window, seat)
         except Exception as exc:  # noqa: BLE001 - counted and reported; the deadline covers the seat
@@ -1090,6 +1094,7 @@ def run(args) -> dict:
                 side=args.side,
                 eager=args.eager,
                 shard_urls=shards,
+                think=args.think,
             )
             driver_box["driver"] = driver
             figures = asyncio.run(run_async(args, driver, cluster))
@@ -1212,6 +1217,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--deadline", type=int, default=3600, help="seconds per window")
     p.add_argument("--timeout", type=float, default=600, help="give up playing after this many seconds")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--think", type=float, default=0.0, help="seconds each bot waits before it presses (0.5-1.5 times this)"
+    )
     p.add_argument("--memory-every", type=float, default=10.0, help="seconds between memory samples")
     p.add_argument(
         "--side",
