@@ -20,11 +20,16 @@ from service.store import keys
 log = logging.getLogger(__name__)
 
 
+def batch_chats(ctx: Context, game_id: str, batches: list[str] | tuple[str, ...]) -> list[str]:
+    """The chats the batches write to, each once, in the order of their messages."""
+    return list(dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch)))
+
+
 def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
     """Drain the lane of every chat the batches write to (their messages, and any queued before them there); the
     groups' lanes last: a group's status picture may have to be drawn first, and no seat's question waits for it.
     Lanes already emptied (by the resolving job, `deliver_now`) are passed over with one round trip for all."""
-    chats = list(dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch)))
+    chats = batch_chats(ctx, game_id, batches)
     waiting = [chat for chat, n in zip(chats, ctx.store.lane_lengths(game_id, chats)) if n]
     return [status for chat in sorted(waiting, key=is_group) for status in drain(ctx, game_id, chat)]
 
@@ -46,7 +51,7 @@ def deliver_now(ctx: Context, game_id: str, batches: list[str]) -> bool:
 
 
 def _deliver_now(ctx: Context, game_id: str, batches: list[str]) -> bool:
-    chats = list(dict.fromkeys(chat for batch in batches for chat in ctx.store.batch_chats(game_id, batch)))
+    chats = batch_chats(ctx, game_id, batches)
     until = ctx.clock() + ctx.settings.deliver_inline_seconds
     left = False
     for chat in chats:
