@@ -141,6 +141,24 @@ def test_a_lane_held_by_a_dead_deliverer_is_drained_once_its_lease_expires(ctx):
     assert sent(ctx) == [("grp", "table")]
 
 
+def test_a_drain_whose_lease_ran_out_leaves_the_lane_to_its_new_holder(ctx, clock):
+    lease = keys.lane_lock(G, "c1")
+
+    def slow_sleep(seconds):  # the drain waits out c1's budget for longer than its lease; another deliverer takes it
+        clock.advance(seconds)
+        ctx.store.redis.set(lease, "another deliverer")
+
+    ctx.sleep = slow_sleep
+    assert delivery.drain(ctx, G, "c1") == ["sent", "busy"]
+    assert sent(ctx) == [("c1", "one")]  # the second message is not sent by a deliverer without the lane
+    assert ctx.store.redis.get(lease) == b"another deliverer"  # nor is the other's lease given back
+    (job,) = redeliveries(ctx)
+    assert job.startswith(f"drain-{G}-c1-")  # looked at again soon, in case that one dies
+    ctx.store.redis.delete(lease)
+    assert delivery.drain(ctx, G, "c1") == ["sent"]
+    assert sent(ctx) == [("c1", "one"), ("c1", "two")]
+
+
 def test_per_chat_budget_waits_and_reschedules(ctx, clock):
     t0 = clock.now
     assert delivery.drain(ctx, G, "c1") == ["sent", "sent"]  # waited out the 1 s budget of chat c1

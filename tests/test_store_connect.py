@@ -160,11 +160,13 @@ def test_a_delivered_message_is_marked_with_what_it_shows_and_taken_off_its_lane
     assert len(lane) == 2
     connection.script_flush()  # a restarted or failed-over server knows no script
     connection.config_resetstat()
-    assert store.drop_from_lane("g3", "c", lane[0], "sent", ("s", "digest-1", 2)) == lane[1:]  # what is left
+    left, then = store.drop_from_lane("g3", "c", lane[0], "sent", ("s", "digest-1", 2), ("s", 7), then=lane[1])
+    assert left == lane[1:]  # what is left, and the state of the next head read after the writes
+    assert then == store.head_state("g3", "c", lane[1]) and then is not None and then.message["text"] == "two"
     assert store.send_state("g3", "v1", 0) == "sent" and store.shown("g3", "c", "s") == "digest-1"
-    assert store.shown_news_lines("g3", "c", "s") == 2
-    assert store.drop_from_lane("g3", "c", lane[1], "sent") == []
+    assert store.shown_news_lines("g3", "c", "s") == 2 and store.slot_seq("g3", "c", "s") == 7
+    assert store.drop_from_lane("g3", "c", lane[1], "sent") == ([], None)
     assert not connection.exists(keys.outbox("g3", "v1"))  # the batch is complete: deleted
-    assert store.drop_from_lane("g3", "c", lane[1], "sent") == []  # again (a retried job): nothing is written
+    assert store.drop_from_lane("g3", "c", lane[1], "sent") == ([], None)  # again (a retried job): nothing written
     assert not connection.exists(keys.sent("g3", "v1", 1))
     assert script_exists_calls(connection) == 0

@@ -34,24 +34,24 @@ def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
     return [status for chat in sorted(waiting, key=is_group) for status in drain(ctx, game_id, chat)]
 
 
-def deliver_now(ctx: Context, game_id: str, batches: list[str]) -> bool:
+def deliver_now(ctx: Context, game_id: str, batches: list[str], chats: list[str] | None = None) -> bool:
     """Send the private chats' messages of ``batches`` here and now, each lane until it is empty or must wait
     (nothing is slept), for at most ``deliver_inline_seconds``. -> True when nothing is left for a delivery job:
     no group among the chats, and every lane emptied or left with a drain job of its own (a hold, a backoff, a
     429). A short wait (a chat's budget once its burst is spent: a second or less) or a lane another deliverer
     holds is left to the delivery job, which sleeps through such waits; so is everything when a send fails in a
-    way the outbox does not know (a sender's bug: the job's retries deal with it)."""
+    way the outbox does not know (a sender's bug: the job's retries deal with it). ``chats``: those the batches
+    write to, when the caller knows them (else they are read)."""
     if ctx.settings.deliver_inline_seconds <= 0:
         return False
     try:
-        return _deliver_now(ctx, game_id, batches)
+        return _deliver_now(ctx, game_id, chats if chats is not None else batch_chats(ctx, game_id, batches))
     except Exception:  # a sender's bug must not cost the step its deadline and reminders: the job sends it all
         log.exception("delivery: sending the step of %s from its resolution failed; left to a delivery job", game_id)
         return False
 
 
-def _deliver_now(ctx: Context, game_id: str, batches: list[str]) -> bool:
-    chats = batch_chats(ctx, game_id, batches)
+def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
     until = ctx.clock() + ctx.settings.deliver_inline_seconds
     left = False
     for chat in chats:

@@ -31,17 +31,16 @@ most the lease. No game transition waits on a send.
 
 import hashlib
 import json
+import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
-
-from redis.exceptions import LockError
 
 from service.config import Settings
 from service.ops import metrics
 from service.pipeline.chats import budget_chat
 from service.pipeline.news import MAX_TEXT
-from service.store import LaneEntry, Store, keys
+from service.store import HeadState, LaneEntry, Store
 
 
 class Sender(Protocol):
@@ -86,6 +85,7 @@ class Outcome:
     # was marked already, and what its living message shows now (slot, digest, news lines) when it was sent
     mark: str | None = None
     shown: tuple[str, str, int | None] | None = None
+    seq: tuple[str, int] | None = None  # (slot, seq): the newest version its living message has been given
 
 
 @dataclass
@@ -162,55 +162,68 @@ def drain(
     ``SHORT_WAIT`` (a private chat's 1 s) is slept through while the drain has run less than ``patience`` seconds;
     with ``patience=0`` nothing is slept (a resolving worker delivering its own step, `delivery.deliver_now`)."""
     drained, started = Drained(), clock()
+    lease_ms = LANE_LEASE_SECONDS * 1000
     for _ in range(3):  # a message queued just as the lane was released: take the lane again
-        lock = store.at(game_id).lock(keys.lane_lock(game_id, chat), timeout=LANE_LEASE_SECONDS, blocking=False)
-        if not lock.acquire():
-            left = store.at(game_id).pttl(keys.lane_lock(game_id, chat))
+        token = secrets.token_hex(8)
+        lane, left = store.take_lane(game_id, chat, token, lease_ms)
+        if lane is None:
             drained.outcomes.append(Outcome("busy"))
-            drained.again = max(1.0, left / 1000.0) if left > 0 else 1.0
+            drained.again = max(1.0, left / 1000.0)
             return drained
         try:
-            if not _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock, patience):
-                return drained
+            emptied = _drain_held(
+                store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience
+            )
         finally:
-            try:
-                lock.release()
-            except LockError:  # the lease ran out (a very slow send): another deliverer may hold the lane now
-                pass
-        if not store.at(game_id).llen(keys.lane(game_id, chat)):
+            length = store.release_lane(game_id, chat, token)
+        if not emptied or not length:
             return drained
     drained.again = 0.0
     return drained
 
 
-def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, lock, patience) -> bool:
-    """The loop of `drain` while holding the lane. -> True when the lane was emptied. The lease is renewed
-    before a message once a second has passed since it was last renewed: a send that starts then still has
-    the rest of the lease (``LANE_LEASE_SECONDS``), and a burst of messages costs no renewals."""
-    renewed = clock()
-    lane = store.lane(game_id, chat)
+def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience) -> bool:
+    """The loop of `drain` while holding the lane (``lane``: as it was read when taken). -> True when the lane was
+    emptied. The lease is renewed before a message once a second has passed since it was last renewed: a send
+    that starts then still has the rest of the lease (``LANE_LEASE_SECONDS``), and a burst of messages costs no
+    renewals. A lease found lost (a send slower than it: another deliverer may hold the lane now) ends the drain,
+    to look again in a second. The state of the next head is read in the round trip that drops the one before."""
+    lease_ms = LANE_LEASE_SECONDS * 1000
+    renewed, read = clock(), None
     while True:
         if not lane:
             return True
-        outcome = _head(store, sender, settings, game_id, chat, lane[0], lane[1:], clock())
+        outcome = _head(store, sender, settings, game_id, chat, lane[0], lane[1:], clock(), read)
         short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT
         if short and clock() - started + outcome.delay <= patience:
             sleep(max(outcome.delay, MIN_SLEEP))  # a wait of 1e-12 s would not move the clock
-            lock.reacquire()
-            renewed = clock()
+            if not store.renew_lane(game_id, chat, token, lease_ms):
+                return _lost(drained)
+            renewed, read = clock(), None
             lane = store.lane(game_id, chat)
             continue
         drained.outcomes.append(outcome)
         if outcome.status not in DONE:
             drained.again = outcome.delay
             return False
-        lane = store.drop_from_lane(game_id, chat, lane[0], outcome.mark, outcome.shown)
+        # (a lane only grows at its tail, and only its holder takes entries off: the next head is lane[1])
+        then = lane[1] if len(lane) > 1 and not superseded(lane[1], lane[2:]) else None
+        lane, state = store.drop_from_lane(game_id, chat, lane[0], outcome.mark, outcome.shown, outcome.seq, then)
+        read = (then, state) if then is not None and state is not None else None
         if clock() - started > DRAIN_SECONDS:
             drained.again = 0.0  # hand over: a job of its own goes on
             return False
         if clock() - renewed > LEASE_RENEWAL_SECONDS:
-            lock.reacquire()
+            if not store.renew_lane(game_id, chat, token, lease_ms):
+                return _lost(drained)
             renewed = clock()
+
+
+def _lost(drained: Drained) -> bool:
+    """The lease ran out under the drain: the lane is left to whoever holds it now, and looked at again soon."""
+    drained.outcomes.append(Outcome("busy"))
+    drained.again = 1.0
+    return False
 
 
 def _head(
@@ -222,24 +235,28 @@ def _head(
     head: LaneEntry,
     behind: list[LaneEntry],
     now: float,
+    prefetched: tuple[LaneEntry, HeadState] | None = None,
 ) -> Outcome:
     """Send (or skip) the head of a lane once; every skip comes before the send token. A head that is done is
-    marked by the deliverer as it drops it (the outcome's ``mark``), in the same round trip."""
+    marked by the deliverer as it drops it (the outcome's ``mark``, and ``seq`` raised), in the same round trip.
+    ``prefetched``: the head's state as the drop of the head before it read it."""
     if superseded(head, behind):  # the lane alone tells: nothing of the head is read
         return Outcome("superseded", mark="sent")
-    read = store.head_state(game_id, chat, head)
+    if prefetched is not None and prefetched[0] == head:
+        read = prefetched[1]
+    else:
+        read = store.head_state(game_id, chat, head)
     if read.message is None or read.state in ("sent", "failed"):
         return Outcome("done")
     message = prefixed(read.message, read.prefix)
     slot = message.get("slot")
+    seq = (slot, int(message["seq"])) if slot and message.get("seq") is not None else None
     if slot and message.get("until") is not None and read.slot_seq >= int(message["until"]):
         return Outcome("superseded", mark="sent")  # a screen made moot: a later step's question is on the message
     if slot and message.get("seq") is not None and read.slot_seq > int(message["seq"]):
         return Outcome("superseded", mark="sent")  # older than what the slot shows already
     if slot and read.shown == digest(message):
-        if message.get("seq") is not None:
-            store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
-        return Outcome("unchanged", mark="sent")
+        return Outcome("unchanged", mark="sent", seq=seq)
     if message.get("hold_until") is not None:
         held = hold(store, game_id, chat, message, head, behind, now)
         if held is not None:
@@ -257,9 +274,10 @@ def _head(
         if wait > 1.0 / settings.rate_global_per_second and fold(store, game_id, chat, message, head, behind):
             return Outcome("folded")
         return Outcome("wait", wait)
-    if slot and message.get("seq") is not None:
-        store.raise_slot_seq(game_id, chat, slot, int(message["seq"]))
-    return _send(store, sender, settings, message, game_id, chat, head, failures, now)
+    outcome = _send(store, sender, settings, message, game_id, chat, head, failures, now)
+    if outcome.status in DONE:
+        outcome = replace(outcome, seq=seq)  # tried for good: no older version of it is shown after it
+    return outcome
 
 
 def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, behind: list[LaneEntry]) -> bool:

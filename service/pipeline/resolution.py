@@ -154,15 +154,16 @@ def _tally(
 def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     """Resolve ``window`` if it is closed and not yet resolved; when bots answer the whole next window, go on
     resolving it in this same job (each window still commits on its own). -> "resolved" | "noop" | "lost"."""
-    outcome = "noop"
+    outcome, written = "noop", {}
     snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
         metrics.lap("read")
         done = _resolve_once(ctx, snap, state, absent)
         if done is None:
             return "lost" if outcome == "noop" else outcome
-        outcome, (committed, marks) = "resolved", done
-        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks, deliver_now=True)
+        outcome, (committed, marks, chats) = "resolved", done
+        written[batch_for_version(committed.version)] = chats
+        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks, deliver_now=True, written=written)
         metrics.lap("enqueue")
         if committed.window is None or committed.status != "resolving":
             break  # the game is over, or its next window waits for answers
@@ -171,9 +172,12 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
     return outcome
 
 
-def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Absence) -> tuple[Snapshot, Marks] | None:
+def _resolve_once(
+    ctx: Context, snap: Snapshot, state: WindowState, absent: Absence
+) -> tuple[Snapshot, Marks, list[str]] | None:
     """Apply the answers of the closed window (``state``, ``absent``: `Store.resolution_inputs`) and commit.
-    -> (the new snapshot, the taken marks as the commit left them), or None if another run won."""
+    -> (the new snapshot, the taken marks as the commit left them, the chats its messages go to), or None if
+    another run won."""
     store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
     answers, expected, streaks, meta = state
@@ -227,7 +231,10 @@ def _resolve_once(ctx: Context, snap: Snapshot, state: WindowState, absent: Abse
     metrics.lap("commit")
     if version and changed:
         metrics.autoplayed(store.redis, len(changed))
-    return (commit.after(game_id, version, snap.followed), (streaks_after, away_after)) if version else None
+    if not version:
+        return None
+    chats = list(dict.fromkeys(m["chat"] for m in outgoing))
+    return commit.after(game_id, version, snap.followed), (streaks_after, away_after), chats
 
 
 def _commit(
@@ -317,6 +324,7 @@ def follow_up(
     resolve_next: bool = True,
     marks: Marks | None = None,
     deliver_now: bool = False,
+    written: dict[str, list[str]] | None = None,
 ) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries (with those of
     the commits before it not marked followed), and its deadline and reminders, or its resolution when bots
@@ -325,7 +333,8 @@ def follow_up(
     (deterministic job ids); the sweeper re-runs it for a commit not marked followed. ``marks``: see
     `answer_taken`. ``deliver_now`` (the resolving job): the private messages are sent here first
     (`delivery.deliver_now`), and a delivery job is queued only for what that left; a crash before the commit
-    is marked followed leaves them to the sweeper's follow-up, as any crash after a commit."""
+    is marked followed leaves them to the sweeper's follow-up, as any crash after a commit. ``written``: the
+    batches the caller wrote, with the chats each writes to, so that they need not be read back."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
@@ -335,7 +344,9 @@ def follow_up(
     if snap.status == "over":
         records.fold(ctx, game_id)  # before the last messages go out: whoever reads them and asks finds the record
     batches = [batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)]
-    if not (deliver_now and delivery.deliver_now(ctx, game_id, batches)):
+    known = written or {}
+    chats = list(dict.fromkeys(c for b in batches for c in known[b])) if all(b in known for b in batches) else None
+    if not (deliver_now and delivery.deliver_now(ctx, game_id, batches, chats)):
         scheduling.deliveries(ctx, game_id, *batches)
     if snap.status == "collecting":
         answer_taken(ctx, game_id, snap, marks)

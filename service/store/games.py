@@ -128,6 +128,8 @@ class Store:
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
         self._raise_seq = connection.register_script(lua.RAISE_SEQ)
         self._mark_done = connection.register_script(lua.MARK_DONE)
+        self._renew_lease = connection.register_script(lua.RENEW_LEASE)
+        self._release_lease = connection.register_script(lua.RELEASE_LEASE)
         self._pause = connection.register_script(lua.PAUSE)
         self._resume = connection.register_script(lua.RESUME)
 
@@ -681,6 +683,36 @@ class Store:
             pipe.llen(keys.lane(game_id, chat))
         return [int(n) for n in pipe.execute()] if chats else []
 
+    def take_lane(self, game_id: str, chat: str, token: str, lease_ms: int) -> tuple[list["LaneEntry"] | None, int]:
+        """Take the lease of a chat's lane for ``token`` and read the lane, in one round trip. -> (the lane, the
+        lease's milliseconds), or (None, the milliseconds left of the lease another deliverer holds; -1 or -2:
+        none, it has just ended)."""
+        lease = keys.lane_lock(game_id, chat)
+        pipe = self.at(game_id).pipeline(transaction=False)
+        pipe.set(lease, token, nx=True, px=lease_ms)
+        pipe.lrange(keys.lane(game_id, chat), 0, -1)
+        pipe.pttl(lease)
+        taken, raw, left = pipe.execute()
+        if not taken:
+            return None, int(left)
+        return [LaneEntry.parse(entry.decode()) for entry in raw], lease_ms
+
+    def renew_lane(self, game_id: str, chat: str, token: str, lease_ms: int) -> bool:
+        """Renew the lease of a lane that ``token`` holds. -> False when it no longer does."""
+        return bool(
+            self._renew_lease(keys=[keys.lane_lock(game_id, chat)], args=[token, lease_ms], client=self.at(game_id))
+        )
+
+    def release_lane(self, game_id: str, chat: str, token: str) -> int:
+        """Give back the lease of a lane (only ``token``'s own) and count what the lane holds now, in one round
+        trip: a message queued just before the release is not stranded. -> the lane's length."""
+
+        def queue(pipe) -> None:
+            queue_script(pipe, self._release_lease, [keys.lane_lock(game_id, chat)], [token])
+            pipe.llen(keys.lane(game_id, chat))
+
+        return int(pipelined(self.at(game_id), queue, self._release_lease)[-1])
+
     def drop_from_lane(
         self,
         game_id: str,
@@ -688,23 +720,35 @@ class Store:
         entry: "LaneEntry",
         state: str | None = None,
         shown: tuple[str, str, int | None] | None = None,
-    ) -> list["LaneEntry"]:
+        seq: tuple[str, int] | None = None,
+        then: "LaneEntry | None" = None,
+    ) -> tuple[list["LaneEntry"], "HeadState | None"]:
         """The head of a lane is done: marked ``state`` here ("sent", or "failed"; None: marked already, `mark_sent`),
-        with what its living message shows now (``shown``: slot, digest, news lines), and off the lane with the
-        record of its failed tries. -> the lane left. One round trip for all (run again whole on NOSCRIPT: every
-        part may be)."""
+        with what its living message shows now (``shown``: slot, digest, news lines) and the newest seq delivered
+        to it (``seq``: slot, seq), and off the lane with the record of its failed tries; ``then``: the entry that
+        becomes the head, whose state (`head_state`) is read after these writes. -> (the lane left, the state of
+        ``then`` or None). One round trip for all (run again whole on NOSCRIPT: every part may be)."""
 
         def queue(pipe) -> None:
             if shown is not None:
                 self._set_shown_on(pipe, game_id, chat, *shown)
+            if seq is not None:
+                queue_script(
+                    pipe, self._raise_seq, [keys.slot_seqs(game_id)], [f"{chat}|{seq[0]}", seq[1], self.outbox_ttl]
+                )
             if state is not None:
                 queue_script(pipe, self._mark_done, *self._marking(game_id, entry.batch, entry.index, state))
             pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
             pipe.hdel(keys.lane_failures(game_id), chat)
             pipe.lrange(keys.lane(game_id, chat), 0, -1)
+            if then is not None:
+                _queue_head_state(pipe, game_id, chat, then)
 
-        left = pipelined(self.at(game_id), queue, self._mark_done)[-1]
-        return [LaneEntry.parse(raw.decode()) for raw in left]
+        replies = pipelined(self.at(game_id), queue, self._mark_done, self._raise_seq)
+        if then is None:
+            return [LaneEntry.parse(raw.decode()) for raw in replies[-1]], None
+        left = replies[-1 - HEAD_STATE_READS]
+        return [LaneEntry.parse(raw.decode()) for raw in left], _head_state(replies[-HEAD_STATE_READS:], then)
 
     def lane_failures(self, game_id: str, chat: str, head: "LaneEntry") -> tuple[int, float]:
         """(failed tries, not before when) of the head of a lane (0, 0.0 when it has not failed)."""
@@ -712,22 +756,9 @@ class Store:
 
     def head_state(self, game_id: str, chat: str, head: "LaneEntry") -> "HeadState":
         """Everything a deliverer holding the lane reads of its head before sending it, in one round trip."""
-        living = f"{chat}|{head.slot}"
         pipe = self.at(game_id).pipeline(transaction=False)
-        pipe.hget(keys.outbox(game_id, head.batch), head.index)
-        pipe.get(keys.sent(game_id, head.batch, head.index))
-        pipe.hget(keys.slot_seqs(game_id), living)
-        pipe.hmget(keys.shown(game_id), living, f"{living}|prefix")
-        pipe.hget(keys.lane_failures(game_id), chat)
-        message, state, seq, (shown, prefix), failures = pipe.execute()
-        return HeadState(
-            message=json.loads(message) if message else None,
-            state=state.decode() if state else None,
-            slot_seq=int(seq) if seq else -1,
-            shown=shown.decode() if shown else None,
-            prefix=json.loads(prefix)["lines"] if prefix else [],
-            failures=_failures(failures, head),
-        )
+        _queue_head_state(pipe, game_id, chat, head)
+        return _head_state(pipe.execute(), head)
 
     def set_lane_failures(self, game_id: str, chat: str, head: "LaneEntry", failures: int, not_before: float) -> None:
         pipe = self.at(game_id).pipeline(transaction=False)
@@ -806,6 +837,31 @@ class HeadState:
     shown: str | None  # the digest of what its living message shows
     prefix: list[str]  # the lines folded into its living message
     failures: tuple[int, float]  # (failed tries, not before when) of this head
+
+
+HEAD_STATE_READS = 5  # the replies `_queue_head_state` queues
+
+
+def _queue_head_state(pipe: Any, game_id: str, chat: str, head: "LaneEntry") -> None:
+    """Queue the reads of `Store.head_state` (``HEAD_STATE_READS`` replies, for `_head_state`)."""
+    living = f"{chat}|{head.slot}"
+    pipe.hget(keys.outbox(game_id, head.batch), head.index)
+    pipe.get(keys.sent(game_id, head.batch, head.index))
+    pipe.hget(keys.slot_seqs(game_id), living)
+    pipe.hmget(keys.shown(game_id), living, f"{living}|prefix")
+    pipe.hget(keys.lane_failures(game_id), chat)
+
+
+def _head_state(replies: list, head: "LaneEntry") -> "HeadState":
+    message, state, seq, (shown, prefix), failures = replies
+    return HeadState(
+        message=json.loads(message) if message else None,
+        state=state.decode() if state else None,
+        slot_seq=int(seq) if seq else -1,
+        shown=shown.decode() if shown else None,
+        prefix=json.loads(prefix)["lines"] if prefix else [],
+        failures=_failures(failures, head),
+    )
 
 
 def _failures(raw: bytes | None, head: "LaneEntry") -> tuple[int, float]:

@@ -332,6 +332,21 @@ end
 return 1
 """
 
+# KEYS: a lane's lease      ARGV: the deliverer's token, milliseconds
+# Renews the lease for that long while the token holds it. -> 1 renewed, 0 lost (ran out, or another holds it).
+RENEW_LEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+# KEYS: a lane's lease      ARGV: the deliverer's token
+# Gives the lease back while the token holds it (never another deliverer's, taken after this one's ran out).
+RELEASE_LEASE = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"""
+
 # KEYS: slot seqs (hash)      ARGV: "<chat>|<slot>", seq, TTL
 # Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0.
 RAISE_SEQ = """
