@@ -20,10 +20,9 @@ TG_META = {
 }
 
 
-def step(ctx, game, events, asked, version=2, before=None):
-    return telling.step_messages(
-        ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before or news.empty_news(game.turn))
-    )
+def step(ctx, game, events, asked, version=2, before=None, closing=()):
+    before = before or news.empty_news(game.turn)
+    return telling.step_messages(ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before, closing))
 
 
 def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
@@ -57,13 +56,27 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     assert petr[0]["settle"] is True  # results only: held a moment in case his next question follows
     assert [e["type"] for e in after["private"]["2"]] == ["played"]
     drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
-    out, after = step(ctx, game, [drawn, {"type": "turn", "turn": 2, "visible_to": None}], [2], version=4, before=after)
+    ending = [drawn, {"type": "turn", "turn": 2, "visible_to": None}]
+    out, ended = step(ctx, game, ending, [2], version=4, before=after, closing=(1, 2))
     petr = [m for m in out if m["chat"] == "7002"]
-    # the turn ends: its message gets its last result; the next turn's question is a new message of its own
+    # the turn ends in a window that asked Petr (his message shows buttons): it gets its last result, without
+    # them; the next turn's question is a new message of its own
     assert [m["slot"] for m in petr] == ["g1:p1", "g1:p2"]
     assert "4 " in petr[0]["text"] and "6 " in petr[0]["text"] and petr[0]["buttons"] is None
     assert petr[1]["buttons"] and "6 " not in petr[1]["text"]
-    assert after["turn"] == 2 and "2" not in after["private"]
+    assert ended["turn"] == 2 and "2" not in ended["private"]
+    # ... in a window that did not ask him (his message shows his results): the end of the turn comes on top of
+    # his next turn message, not as an edit of its own, and stays there as that message changes
+    out, ended = step(ctx, game, ending, [2], version=4, before=after, closing=(1,))
+    (petr,) = [m for m in out if m["chat"] == "7002"]
+    assert petr["slot"] == "g1:p2" and petr["buttons"]
+    assert petr["text"].startswith("End of turn 1:\nYou draw: 6 Swamp.\nYou were not caught this turn.\nRescue")
+    assert "You play" not in petr["text"]  # what his older message shows already is not repeated
+    assert [e["type"] for e in ended["private"]["2"]] == [news.TURN_OVER]
+    played = {"type": "played", "seat": 2, "cards": [1], "visible_to": [2]}
+    out, _ = step(ctx, game, [played], [], version=5, before=ended)
+    (petr,) = [m for m in out if m["chat"] == "7002"]
+    assert petr["slot"] == "g1:p2" and petr["text"].index("not caught") < petr["text"].index("\n\nYou play: 1 ")
 
 
 def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():

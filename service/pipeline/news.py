@@ -181,6 +181,28 @@ def about(event: dict, seat: int) -> bool:
     return sees(event, seat)
 
 
+# A private item that stands for the end of an earlier turn, carried on top of a seat's next turn message
+# (`carry_turn_ends`): {"type": TURN_OVER, "turn": n, "items": the events that ending added, "not_caught": bool}.
+TURN_OVER = "turn_over"
+
+
+def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[TurnPart]:
+    """A seat's parts (`private_turns`) with the turns the step ended carried into its next turn message, as a
+    ``TURN_OVER`` item on top of it, instead of a last edit of their own messages: when the step asks the seat
+    (its next turn message is sent at once, as a new message) and did not close a window that had asked it (so
+    its older message shows no buttons that must be taken away). The same lines, one call fewer."""
+    if len(parts) < 2 or seat not in step.asked or step.game.window is None or seat in step.closing:
+        return parts
+    carried = []
+    for part in parts[:-1]:
+        caught = any(e["type"] == "caught" and e.get("seat") == seat for e in part.items)
+        not_caught = seat != 0 and bool(part.items) and not caught  # (seat 0: the Creature)
+        if part.added or not_caught:
+            carried.append({"type": TURN_OVER, "turn": part.turn, "items": part.added, "not_caught": not_caught})
+    last = parts[-1]
+    return [TurnPart(last.turn, carried + last.before, last.added, last.ended)]
+
+
 def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
     """A seat's own events (`about`) cut at the turns, like `split_turns` for the table: what its turn message
     held before the step (``news["private"]``) and what the step adds."""
@@ -247,6 +269,7 @@ class Step:
     deadline: float
     version: int  # the version this step's commit creates
     news: dict  # the current turn's news before the step
+    closing: tuple[int, ...] = ()  # the seats the window this step closed had asked
 
 
 @dataclass

@@ -204,7 +204,16 @@ def _resolve_once(
     opening = open_window(ctx, game, meta, streaks, now, away, paused_until)
     asked = [s for s in opening.expected if s not in opening.prefilled]
     step = news.Step(
-        game_id, meta, game, events, notices, asked, opening.deadline, snap.version + 1, news.load_news(snap.news)
+        game_id,
+        meta,
+        game,
+        events,
+        notices,
+        asked,
+        opening.deadline,
+        snap.version + 1,
+        news.load_news(snap.news),
+        closing=tuple(sorted(expected)),
     )
     metrics.lap("engine")
     outgoing, news_after = telling.step_messages(ctx, step)

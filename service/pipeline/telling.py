@@ -21,6 +21,7 @@ from service.pipeline.news import (
     Step,
     StepNews,
     Unreachable,
+    carry_turn_ends,
     merge_plain,
     next_segments,
     private_turns,
@@ -36,7 +37,12 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
     readers = Readers(ctx.store.redis, step.meta)
     parts = split_turns(step.news, step.events, step.notices)
     segment, closed = next_segments(step.news, step.events, step.notices)
-    private = {seat: private_turns(step.news, step.events, seat) for seat in readers.seats()}
+    private = {
+        seat: carry_turn_ends(private_turns(step.news, step.events, seat), seat, step)
+        if readers.kind(seat) in LIVING_MESSAGES
+        else private_turns(step.news, step.events, seat)
+        for seat in readers.seats()
+    }
     news_after: dict[str, Any] = {
         "turn": parts[-1].turn,
         "items": parts[-1].items[-MAX_NEWS_LINES:],

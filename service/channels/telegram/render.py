@@ -4,7 +4,8 @@
       something for the seat (its decision, with the inline keyboard), then edited in place by the turn's later
       windows, its private results (``news["private"]``), and the "locked in" screen after an answer
       (`TelegramChannel.refresh_messages`). So a player gets one new message — one notification — per turn, when
-      it is time to act;
+      it is time to act. The end of a turn goes on top of the next turn message instead of editing the old one
+      when that one shows no buttons (`news.carry_turn_ends`);
     * one living **status message** in the group per reveal (slot `news.status_slot`; ``s0`` from the game's
       start to the first reveal): the **reveal** is sent as a new message (people are notified), and that message
       then lives on, edited by every later step and after every accepted answer (who has answered, never what),
@@ -34,6 +35,7 @@ from service.i18n.events import counters, game_over
 from service.pipeline import watch
 from service.pipeline.chats import chat_kind
 from service.pipeline.news import (
+    TURN_OVER,
     Refresh,
     Reminder,
     StepNews,
@@ -73,11 +75,20 @@ def text_lines(lines: list[str]) -> int:
 
 
 def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view: dict, ended: bool) -> list[str]:
-    """A seat's result lines of a turn, in the second person: what happened to it (its own events, public ones
-    about it included: `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
+    """A seat's result lines of a turn, in the second person: the end of the turn before when it was carried
+    here (`news.carry_turn_ends`), what happened to it (its own events, public ones about it included:
+    `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
     _ = translator(lang).gettext
-    lines = plain.lines(items, names, lang, seat)
-    if ended and items and seat != 0 and not any(e["type"] == "caught" and e.get("seat") == seat for e in items):
+    lines = []
+    for item in items:
+        if item["type"] == TURN_OVER:
+            lines.append(_("End of turn {n}:").format(n=item["turn"]))
+            lines += plain.lines(item["items"], names, lang, seat)
+            lines += [_("You were not caught this turn.")] if item["not_caught"] else []
+    own = [item for item in items if item["type"] != TURN_OVER]
+    mine = plain.lines(own, names, lang, seat)
+    lines += [""] + mine if lines and mine else mine  # a blank line between the turn before and this one
+    if ended and own and seat != 0 and not any(e["type"] == "caught" and e.get("seat") == seat for e in own):
         lines.append(_("You were not caught this turn."))
     return lines + [counters(view, lang)] if lines else []
 
