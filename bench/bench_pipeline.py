@@ -1,7 +1,8 @@
 """Pipeline benchmarks (issue 3), each against a baseline measured in the same run on the same Redis:
 
 1. submits/s through ``service.pipeline.ingest.submit`` vs a plain Redis SET loop;
-2. window resolutions/s of one worker vs RQ's own no-op job rate, same worker class (SimpleWorker, in-process);
+2. window resolutions/s of one worker vs RQ's own no-op job rate, same worker class (SimpleWorker, in-process),
+   with the step's private messages sent by the resolving job (the default) and without;
 3. latency from the last answer of a window to its first outgoing message (and to the commit that writes it), with
    200 concurrent games and two real ``rq worker`` processes of the Procfile's worker class: all 200 at once, then a
    steady 40 answers/s; with where the jobs' time went, by stage (the workers' ``job_stage_seconds`` histogram).
@@ -71,10 +72,12 @@ def table_chats(table: int, players: int) -> list[str]:
     return [f"{table + 1}{seat:02d}" for seat in range(players)] + [f"-100{table}"]
 
 
-def fresh(url: str) -> context.Context:
+def fresh(url: str, **settings) -> context.Context:
     connection = redis.Redis.from_url(url)
     connection.flushdb()
-    ctx = wiring.build(connection, Settings(sender="recording", **UNLIMITED), sender=RecordingSender(connection))
+    ctx = wiring.build(
+        connection, Settings(sender="recording", **UNLIMITED, **settings), sender=RecordingSender(connection)
+    )
     context.register(ctx)
     return ctx
 
@@ -150,16 +153,20 @@ def resolution_round(ctx, ids: list[str]) -> tuple[float, float, int]:
 
 def bench_resolutions(url: str, games: int = 200, rounds: int = 3) -> None:
     """``rounds`` rounds of ``games`` no-op and ``games`` resolution jobs, alternating (`resolution_round`); the
-    medians, and each round's ratio."""
-    ctx = fresh(url)
-    rounds_done = [resolution_round(ctx, [f"r{r}x{i}" for i in range(games)]) for r in range(rounds)]
-    noops, rates, windows = (list(column) for column in zip(*rounds_done, strict=True))
-    ratios = [rate / noop for noop, rate, _ in rounds_done]
-    print(
-        f"resolutions per SimpleWorker: {statistics.median(rates):6.0f}/s ({windows[0]} windows a round)   RQ no-op "
-        f"jobs: {statistics.median(noops):6.0f}/s   ratio {statistics.median(ratios):.2f} (goal >= 0.7; the median of "
-        f"{rounds} rounds, no-op and resolution jobs alternating on one worker: {', '.join(f'{x:.2f}' for x in ratios)})"
-    )
+    medians, and each round's ratio. Twice: as configured (the resolving job sends its step's private messages,
+    `delivery.deliver_now`), then with that off (``deliver_inline_seconds=0``: a delivery job sends them), so that
+    the cost of the resolution itself stays visible."""
+    for label, settings in (("sends included", {}), ("sends left to a delivery job", {"deliver_inline_seconds": 0})):
+        ctx = fresh(url, **settings)
+        rounds_done = [resolution_round(ctx, [f"r{r}x{i}" for i in range(games)]) for r in range(rounds)]
+        noops, rates, windows = (list(column) for column in zip(*rounds_done, strict=True))
+        ratios = [rate / noop for noop, rate, _ in rounds_done]
+        print(
+            f"resolutions per SimpleWorker ({label}): {statistics.median(rates):6.0f}/s ({windows[0]} windows a "
+            f"round)   RQ no-op jobs: {statistics.median(noops):6.0f}/s   ratio {statistics.median(ratios):.2f} (goal "
+            f">= 0.7; the median of {rounds} rounds, no-op and resolution jobs alternating on one worker: "
+            f"{', '.join(f'{x:.2f}' for x in ratios)})"
+        )
 
 
 def start_workers(url: str, n: int) -> list[subprocess.Popen]:
