@@ -142,7 +142,7 @@ def test_a_late_screen_never_hides_the_next_question(api):
     ctx.sender = tg.TelegramSender(ctx.store.redis)
     ctx.sender.send("42", "question of window 9", KEYBOARD, slot="G1:p3")  # the turn message, as the outbox sent it
     question = int(ctx.store.redis.hget(keys.telegram_slots("G1"), "42|G1:p3"))
-    ctx.store.raise_slot_seq("G1", "42", "G1:p3", 500)  # the outbox delivered version 5 to the slot
+    ctx.store.redis.hset(keys.slot_seqs("G1"), "42|G1:p3", 500)  # the outbox delivered version 5 to the slot
     screens.show(ctx, "G1", "press-1", "42", 1, "G1:p3", 4, "✅ Locked in (window 8)", None)
     assert delivery.deliver_batch(ctx, "G1", "kpress1") == ["superseded"]  # moot: never shown
     screens.show(ctx, "G1", "press-2", "42", 1, "G1:p3", 5, "✅ Locked in (window 9)", None)

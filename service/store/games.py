@@ -414,14 +414,6 @@ class Store:
         raw = cast(bytes | None, self.at(game_id).hget(keys.slot_seqs(game_id), f"{chat}|{slot}"))
         return int(raw) if raw else -1
 
-    def raise_slot_seq(self, game_id: str, chat: str, slot: str, seq: int) -> bool:
-        """Record ``seq`` as the newest delivered to a living message. -> False when a newer one was."""
-        return bool(
-            self._raise_seq(
-                client=self.at(game_id), keys=[keys.slot_seqs(game_id)], args=[f"{chat}|{slot}", seq, self.outbox_ttl]
-            )
-        )
-
     def extend_deadline(self, game_id: str, window: int, seconds: float) -> float | None:
         deadline = self._extend(client=self.at(game_id), keys=[keys.snap(game_id)], args=[window, repr(seconds)])
         return float(deadline) if deadline else None
@@ -749,10 +741,6 @@ class Store:
             return [LaneEntry.parse(raw.decode()) for raw in replies[-1]], None
         left = replies[-1 - HEAD_STATE_READS]
         return [LaneEntry.parse(raw.decode()) for raw in left], _head_state(replies[-HEAD_STATE_READS:], then)
-
-    def lane_failures(self, game_id: str, chat: str, head: "LaneEntry") -> tuple[int, float]:
-        """(failed tries, not before when) of the head of a lane (0, 0.0 when it has not failed)."""
-        return _failures(cast(bytes | None, self.at(game_id).hget(keys.lane_failures(game_id), chat)), head)
 
     def head_state(self, game_id: str, chat: str, head: "LaneEntry") -> "HeadState":
         """Everything a deliverer holding the lane reads of its head before sending it, in one round trip."""
