@@ -69,9 +69,14 @@ def main(argv: list[str] | None = None) -> int:
             "rate_group_per_minute": UNLIMITED,
         }
     )
-    connection = wiring.connect(settings.redis_url)
-    human = None if args.bots_only else choose_seat(args, input)
     _ = i18n.translator(args.lang).gettext
+    try:
+        human = None if args.bots_only else choose_seat(args, input)
+    except (EOFError, KeyboardInterrupt):  # no terminal to read from (stdin closed), or Ctrl-C / Ctrl-D
+        message = _("sandbox: no seat chosen, so no game. Run it in a terminal, or with --bots-only to watch bots.")
+        print("\n" + message, file=sys.stderr)
+        return 2
+    connection = wiring.connect(settings.redis_url)
     labels = {TABLE: _("table"), YOU: _("you")}
     players = {}
     for seat in range(args.players):

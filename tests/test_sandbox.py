@@ -36,6 +36,18 @@ def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys
     assert "[you] You play: 1 Lair." in out  # resolved by the in-process worker, delivered to you
 
 
+@pytest.mark.parametrize("interrupt", [EOFError, KeyboardInterrupt])
+def test_no_input_at_the_seat_question_ends_with_a_clear_word_not_a_traceback(monkeypatch, capsys, interrupt):
+    def no_answer(prompt):  # stdin closed (make run without a terminal: Ctrl-D), or Ctrl-C
+        raise interrupt
+
+    monkeypatch.setattr("builtins.input", no_answer)
+    assert sandbox.main(["--players", "3"]) == 2
+    assert "Run it in a terminal, or with --bots-only to watch bots." in capsys.readouterr().err
+    assert sandbox.main(["--players", "3", "--lang", "cs"]) == 2
+    assert "Spusť ho v terminálu, nebo s --bots-only" in capsys.readouterr().err
+
+
 def test_status_is_readable_text_and_your_own_moves_are_worded_for_you(monkeypatch, capsys):
     # under strict secrecy the seat (it holds a Survival card) is asked for a Reckoning card and how to use the Jungle
     monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\npass; power 2 take 2\npass\nplay 1\n"))
