@@ -19,6 +19,7 @@ import time
 import uuid
 
 from rq import SimpleWorker
+from rq.exceptions import StopRequested
 from rq.registry import ScheduledJobRegistry
 
 from service import commands, i18n, wiring
@@ -182,4 +183,7 @@ def _stdin_lines() -> "queue.Queue[str | None]":
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except (KeyboardInterrupt, StopRequested):  # Ctrl-C while a game runs (RQ's worker turns it into the latter)
+        sys.exit(130)
