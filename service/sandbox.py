@@ -19,7 +19,6 @@ import time
 import uuid
 
 from rq import SimpleWorker
-from rq.exceptions import StopRequested
 from rq.registry import ScheduledJobRegistry
 
 from service import commands, i18n, wiring
@@ -107,8 +106,16 @@ def main(argv: list[str] | None = None) -> int:
     return run(ctx, game_id, human, args.timeout, args.lang)
 
 
+class SandboxWorker(SimpleWorker):
+    """RQ's in-process worker without its signal handlers: Ctrl-C ends the sandbox at once, wherever it is (RQ's
+    would turn it into a stop request, left in force after a burst, that fires at a random later point)."""
+
+    def _install_signal_handlers(self) -> None:
+        pass
+
+
 def run(ctx, game_id: str, human: int | None, timeout: float, lang: str = i18n.DEFAULT_LANG) -> int:
-    worker = SimpleWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
+    worker = SandboxWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
     lines = _stdin_lines() if human is not None else None
     started = time.monotonic()
     while time.monotonic() - started < timeout:
@@ -185,5 +192,5 @@ def _stdin_lines() -> "queue.Queue[str | None]":
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except (KeyboardInterrupt, StopRequested):  # Ctrl-C while a game runs (RQ's worker turns it into the latter)
+    except KeyboardInterrupt:  # Ctrl-C while a game runs: the game is the sandbox's own, nothing to keep
         sys.exit(130)
