@@ -79,6 +79,19 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     assert petr["slot"] == "g1:p2" and petr["text"].index("not caught") < petr["text"].index("\n\nYou play: 1 ")
 
 
+def test_a_carried_turn_end_with_no_news_of_its_own_still_tells_the_counters():
+    ctx = make_ctx()
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "strict"})  # asks seat 0 too
+    _, after = step(ctx, game, [], [1, 2])
+    played = {"type": "hunt_card", "seat": 0, "card": "virus", "visible_to": [0]}
+    out, after = step(ctx, game, [played], [1, 2], version=3, before=after, closing=(0,))
+    assert [m["slot"] for m in out if m["chat"] == "7003"] == ["g1:p1"]  # the Creature's turn message
+    turn = {"type": "turn", "turn": 2, "visible_to": None}
+    out, _ = step(ctx, game, [turn], [0, 1, 2], version=4, before=after, closing=(1, 2))
+    (eva,) = [m for m in out if m["chat"] == "7003"]  # the end of its turn added nothing: the counters, on top
+    assert eva["slot"] == "g1:p2" and eva["text"].startswith("End of turn 1:\nRescue counter: ")
+
+
 def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     ctx = make_ctx()
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})

@@ -197,7 +197,7 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
     for part in parts[:-1]:
         caught = any(e["type"] == "caught" and e.get("seat") == seat for e in part.items)
         not_caught = seat != 0 and bool(part.items) and not caught  # (seat 0: the Creature)
-        if part.added or not_caught:
+        if part.items:  # (its message exists: the turn's end tells at least the counters, as its edit would)
             carried.append({"type": TURN_OVER, "turn": part.turn, "items": part.added, "not_caught": not_caught})
     last = parts[-1]
     return [TurnPart(last.turn, carried + last.before, last.added, last.ended)]
