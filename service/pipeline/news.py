@@ -181,6 +181,11 @@ def about(event: dict, seat: int) -> bool:
     return sees(event, seat)
 
 
+def not_caught_in(items: list[dict], seat: int) -> bool:
+    """Whether a turn of these items tells a Hunted it was not caught: it had news, none of it its capture."""
+    return seat != 0 and bool(items) and not any(e["type"] == "caught" and e.get("seat") == seat for e in items)
+
+
 # A private item that stands for the end of an earlier turn, carried on top of a seat's next turn message
 # (`carry_turn_ends`): {"type": TURN_OVER, "turn": n, "items": the events that ending added, "not_caught": bool}.
 TURN_OVER = "turn_over"
@@ -195,9 +200,8 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
         return parts
     carried = []
     for part in parts[:-1]:
-        caught = any(e["type"] == "caught" and e.get("seat") == seat for e in part.items)
-        not_caught = seat != 0 and bool(part.items) and not caught  # (seat 0: the Creature)
         if part.items:  # (its message exists: the turn's end tells at least the counters, as its edit would)
+            not_caught = not_caught_in(part.items, seat)
             carried.append({"type": TURN_OVER, "turn": part.turn, "items": part.added, "not_caught": not_caught})
     last = parts[-1]
     return [TurnPart(last.turn, carried + last.before, last.added, last.ended)]

@@ -37,12 +37,11 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
     readers = Readers(ctx.store.redis, step.meta)
     parts = split_turns(step.news, step.events, step.notices)
     segment, closed = next_segments(step.news, step.events, step.notices)
-    private = {
-        seat: carry_turn_ends(private_turns(step.news, step.events, seat), seat, step)
-        if readers.kind(seat) in LIVING_MESSAGES
-        else private_turns(step.news, step.events, seat)
-        for seat in readers.seats()
-    }
+    private = {}
+    for seat in readers.seats():
+        parts_of_seat = private_turns(step.news, step.events, seat)
+        living = readers.kind(seat) in LIVING_MESSAGES
+        private[seat] = carry_turn_ends(parts_of_seat, seat, step) if living else parts_of_seat
     news_after: dict[str, Any] = {
         "turn": parts[-1].turn,
         "items": parts[-1].items[-MAX_NEWS_LINES:],

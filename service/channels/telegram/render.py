@@ -44,6 +44,7 @@ from service.pipeline.news import (
     current_segment,
     message,
     names_of,
+    not_caught_in,
     status_slot,
     step_seq,
     turn_slot,
@@ -88,7 +89,7 @@ def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view
     own = [item for item in items if item["type"] != TURN_OVER]
     mine = plain.lines(own, names, lang, seat)
     lines += [""] + mine if lines and mine else mine  # a blank line between the turn before and this one
-    if ended and own and seat != 0 and not any(e["type"] == "caught" and e.get("seat") == seat for e in own):
+    if ended and not_caught_in(own, seat):
         lines.append(_("You were not caught this turn."))
     return lines + [counters(view, lang)] if lines else []
 
