@@ -165,7 +165,11 @@ def test_a_delivered_message_is_marked_with_what_it_shows_and_taken_off_its_lane
     assert then == store.head_state("g3", "c", lane[1]) and then is not None and then.message["text"] == "two"
     assert store.send_state("g3", "v1", 0) == "sent" and store.shown("g3", "c", "s") == "digest-1"
     assert store.shown_news_lines("g3", "c", "s") == 2 and store.slot_seq("g3", "c", "s") == 7
-    assert store.drop_from_lane("g3", "c", lane[1], "sent") == ([], None)
+    connection.set(keys.lane_lock("g3", "c"), "my-token")
+    assert store.drop_from_lane("g3", "c", lane[1], "sent", release="another token") == ([], None)
+    assert connection.get(keys.lane_lock("g3", "c")) == b"my-token"  # never another deliverer's lease
+    assert store.drop_from_lane("g3", "c", lane[1], "sent", release="my-token") == ([], None)
+    assert not connection.exists(keys.lane_lock("g3", "c"))  # the last message's drop gave the lease back
     assert not connection.exists(keys.outbox("g3", "v1"))  # the batch is complete: deleted
     assert store.drop_from_lane("g3", "c", lane[1], "sent") == ([], None)  # again (a retried job): nothing written
     assert not connection.exists(keys.sent("g3", "v1", 1))

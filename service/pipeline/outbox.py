@@ -170,29 +170,36 @@ def drain(
             drained.outcomes.append(Outcome("busy"))
             drained.again = max(1.0, left / 1000.0)
             return drained
+        emptied, length = False, None
         try:
-            emptied = _drain_held(
+            emptied, length = _drain_held(
                 store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience
             )
         finally:
-            length = store.release_lane(game_id, chat, token)
+            if length is None:  # (not given back with the lane's last message)
+                length = store.release_lane(game_id, chat, token)
         if not emptied or not length:
             return drained
     drained.again = 0.0
     return drained
 
 
-def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience) -> bool:
-    """The loop of `drain` while holding the lane (``lane``: as it was read when taken). -> True when the lane was
-    emptied. The lease is renewed before a message once a second has passed since it was last renewed: a send
-    that starts then still has the rest of the lease (``LANE_LEASE_SECONDS``), and a burst of messages costs no
-    renewals. A lease found lost (a send slower than it: another deliverer may hold the lane now) ends the drain,
-    to look again in a second. The state of the next head is read in the round trip that drops the one before."""
+def _drain_held(
+    store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience
+) -> tuple[bool, int | None]:
+    """The loop of `drain` while holding the lane (``lane``: as it was read when taken). -> (whether the lane was
+    emptied, the lane's length when the lease went back with its last message, else None: still held). The
+    lease goes back in the round trip that drops the last message the drain knows of; a message queued
+    meanwhile is in the length, and `drain` takes the lane again for it. The lease is renewed before a message
+    once a second has passed since it was last renewed: a send that starts then still has the rest of the lease
+    (``LANE_LEASE_SECONDS``), and a burst of messages costs no renewals. A lease found lost (a send slower than
+    it: another deliverer may hold the lane now) ends the drain, to look again in a second. The state of the
+    next head is read in the round trip that drops the one before."""
     lease_ms = LANE_LEASE_SECONDS * 1000
     renewed, read = clock(), None
     while True:
         if not lane:
-            return True
+            return True, None
         outcome = _head(store, sender, settings, game_id, chat, lane[0], lane[1:], clock(), read)
         short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT
         if short and clock() - started + outcome.delay <= patience:
@@ -205,25 +212,30 @@ def _drain_held(store, sender, settings, game_id, chat, clock, sleep, started, d
         drained.outcomes.append(outcome)
         if outcome.status not in DONE:
             drained.again = outcome.delay
-            return False
+            return False, None
         # (a lane only grows at its tail, and only its holder takes entries off: the next head is lane[1])
         then = lane[1] if len(lane) > 1 and not superseded(lane[1], lane[2:]) else None
-        lane, state = store.drop_from_lane(game_id, chat, lane[0], outcome.mark, outcome.shown, outcome.seq, then)
+        release = token if len(lane) == 1 else None
+        lane, state = store.drop_from_lane(
+            game_id, chat, lane[0], outcome.mark, outcome.shown, outcome.seq, then, release
+        )
+        if release is not None:
+            return True, len(lane)
         read = (then, state) if then is not None and state is not None else None
         if clock() - started > DRAIN_SECONDS:
             drained.again = 0.0  # hand over: a job of its own goes on
-            return False
+            return False, None
         if clock() - renewed > LEASE_RENEWAL_SECONDS:
             if not store.renew_lane(game_id, chat, token, lease_ms):
                 return _lost(drained)
             renewed = clock()
 
 
-def _lost(drained: Drained) -> bool:
+def _lost(drained: Drained) -> tuple[bool, None]:
     """The lease ran out under the drain: the lane is left to whoever holds it now, and looked at again soon."""
     drained.outcomes.append(Outcome("busy"))
     drained.again = 1.0
-    return False
+    return False, None
 
 
 def _head(

@@ -714,11 +714,13 @@ class Store:
         shown: tuple[str, str, int | None] | None = None,
         seq: tuple[str, int] | None = None,
         then: "LaneEntry | None" = None,
+        release: str | None = None,
     ) -> tuple[list["LaneEntry"], "HeadState | None"]:
         """The head of a lane is done: marked ``state`` here ("sent", or "failed"; None: marked already, `mark_sent`),
         with what its living message shows now (``shown``: slot, digest, news lines) and the newest seq delivered
         to it (``seq``: slot, seq), and off the lane with the record of its failed tries; ``then``: the entry that
-        becomes the head, whose state (`head_state`) is read after these writes. -> (the lane left, the state of
+        becomes the head, whose state (`head_state`) is read after these writes; ``release``: the deliverer's
+        token, to give its lease back before the lane is read (`release_lane`). -> (the lane left, the state of
         ``then`` or None). One round trip for all (run again whole on NOSCRIPT: every part may be)."""
 
         def queue(pipe) -> None:
@@ -732,11 +734,13 @@ class Store:
                 queue_script(pipe, self._mark_done, *self._marking(game_id, entry.batch, entry.index, state))
             pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
             pipe.hdel(keys.lane_failures(game_id), chat)
+            if release is not None:
+                queue_script(pipe, self._release_lease, [keys.lane_lock(game_id, chat)], [release])
             pipe.lrange(keys.lane(game_id, chat), 0, -1)
             if then is not None:
                 _queue_head_state(pipe, game_id, chat, then)
 
-        replies = pipelined(self.at(game_id), queue, self._mark_done, self._raise_seq)
+        replies = pipelined(self.at(game_id), queue, self._mark_done, self._raise_seq, self._release_lease)
         if then is None:
             return [LaneEntry.parse(raw.decode()) for raw in replies[-1]], None
         left = replies[-1 - HEAD_STATE_READS]
