@@ -98,6 +98,7 @@ class Drained:
 # mid-send leaves it behind, and the lane waits for it to expire. A drain sleeps through short waits (a private
 # chat's 1 s) and hands over to a job of its own after DRAIN_SECONDS, so one busy chat never holds a worker long.
 LANE_LEASE_SECONDS = 20
+LANE_LEASE_MS = LANE_LEASE_SECONDS * 1000
 LEASE_RENEWAL_SECONDS = 1.0
 SHORT_WAIT = 1.0
 DRAIN_SECONDS = 5.0
@@ -162,10 +163,9 @@ def drain(
     ``SHORT_WAIT`` (a private chat's 1 s) is slept through while the drain has run less than ``patience`` seconds;
     with ``patience=0`` nothing is slept (a resolving worker delivering its own step, `delivery.deliver_now`)."""
     drained, started = Drained(), clock()
-    lease_ms = LANE_LEASE_SECONDS * 1000
     for _ in range(3):  # a message queued just as the lane was released: take the lane again
         token = secrets.token_hex(8)
-        lane, left = store.take_lane(game_id, chat, token, lease_ms)
+        lane, left = store.take_lane(game_id, chat, token, LANE_LEASE_MS)
         if lane is None:
             drained.outcomes.append(Outcome("busy"))
             drained.again = max(1.0, left / 1000.0)
@@ -195,7 +195,6 @@ def _drain_held(
     (``LANE_LEASE_SECONDS``), and a burst of messages costs no renewals. A lease found lost (a send slower than
     it: another deliverer may hold the lane now) ends the drain, to look again in a second. The state of the
     next head is read in the round trip that drops the one before."""
-    lease_ms = LANE_LEASE_SECONDS * 1000
     renewed, read = clock(), None
     while True:
         if not lane:
@@ -204,7 +203,7 @@ def _drain_held(
         short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT
         if short and clock() - started + outcome.delay <= patience:
             sleep(max(outcome.delay, MIN_SLEEP))  # a wait of 1e-12 s would not move the clock
-            if not store.renew_lane(game_id, chat, token, lease_ms):
+            if not store.renew_lane(game_id, chat, token, LANE_LEASE_MS):
                 return _lost(drained)
             renewed, read = clock(), None
             lane = store.lane(game_id, chat)
@@ -226,7 +225,7 @@ def _drain_held(
             drained.again = 0.0  # hand over: a job of its own goes on
             return False, None
         if clock() - renewed > LEASE_RENEWAL_SECONDS:
-            if not store.renew_lane(game_id, chat, token, lease_ms):
+            if not store.renew_lane(game_id, chat, token, LANE_LEASE_MS):
                 return _lost(drained)
             renewed = clock()
 

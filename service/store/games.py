@@ -676,9 +676,9 @@ class Store:
         return [int(n) for n in pipe.execute()] if chats else []
 
     def take_lane(self, game_id: str, chat: str, token: str, lease_ms: int) -> tuple[list["LaneEntry"] | None, int]:
-        """Take the lease of a chat's lane for ``token`` and read the lane, in one round trip. -> (the lane, the
-        lease's milliseconds), or (None, the milliseconds left of the lease another deliverer holds; -1 or -2:
-        none, it has just ended)."""
+        """Take the lease of a chat's lane for ``token`` and read the lane, in one round trip. -> (the lane, 0),
+        or (None, the milliseconds left of the lease another deliverer holds; -1 or -2: none, it has just
+        ended)."""
         lease = keys.lane_lock(game_id, chat)
         pipe = self.at(game_id).pipeline(transaction=False)
         pipe.set(lease, token, nx=True, px=lease_ms)
@@ -687,7 +687,7 @@ class Store:
         taken, raw, left = pipe.execute()
         if not taken:
             return None, int(left)
-        return [LaneEntry.parse(entry.decode()) for entry in raw], lease_ms
+        return [LaneEntry.parse(entry.decode()) for entry in raw], 0
 
     def renew_lane(self, game_id: str, chat: str, token: str, lease_ms: int) -> bool:
         """Renew the lease of a lane that ``token`` holds. -> False when it no longer does."""
