@@ -125,10 +125,16 @@ class Settings(BaseSettings):
     rate_private_burst: float = 2.0
     rate_group_per_minute: float = 20.0
     send_max_attempts: int = 8
-    # A version of a living message that asks nothing (a tick, "locked in", results) waits this long for a newer
-    # version that would replace it (service.pipeline.outbox): fewer edits, each counted by Telegram's flood
-    # control. 0: send at once.
+    # A version of a living message that asks nothing waits this long for a newer version that would replace it
+    # (service.pipeline.outbox): fewer edits, each counted by Telegram's flood control. 0: send at once. A seat's
+    # results with no question under them, and the "locked in" of a press that closed its window (the step's own
+    # version of the message follows in moments):
     edit_settle_seconds: float = 2.0
+    # The group's tick after an answer, and a seat's "locked in" while its window stays open, wait longer: a table
+    # playing live answers seconds apart, and the next answer's tick, or the step once the window closes, replaces
+    # them. The press is told at once anyway (Telegram's toast names the answer locked in).
+    tick_settle_seconds: float = 10.0
+    locked_in_settle_seconds: float = 15.0
     # The most time a resolving job spends sending its own step's private messages (the questions) right after
     # its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now); what is
     # left, and every group's status, goes to a delivery job as before. 0: a delivery job sends everything.

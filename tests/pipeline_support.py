@@ -32,16 +32,17 @@ UNLIMITED_INBOUND = {
     "sms_stranger_replies_per_hour": 1_000_000,
     "max_open_tables": 1_000_000,
 }
+# Jobs run here in-process and scheduled ones stay scheduled, so every version of a message leaves at once: no
+# version that asks nothing is held back (test_pipeline_outbox tests the hold, the e2e tests run with it).
+NO_HOLDS = {"edit_settle_seconds": 0, "tick_settle_seconds": 0, "locked_in_settle_seconds": 0}
 
 
 def make_ctx(connection=None, clock=None, shards=None, **overrides) -> context.Context:
     """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender; ``shards``: the
     game shards' connections (the context is the first shard's, `Context.on`)."""
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
-    # Jobs run here in-process and scheduled ones stay scheduled, so every version of a message leaves at once (no
-    # hold: edit_settle_seconds 0); test_pipeline_outbox tests the hold, the e2e tests run with it.
     settings = Settings(
-        **{"min_deadline_seconds": 1, "sender": "recording", "edit_settle_seconds": 0, **UNLIMITED_INBOUND, **overrides}
+        **{"min_deadline_seconds": 1, "sender": "recording", **NO_HOLDS, **UNLIMITED_INBOUND, **overrides}
     )
     ctx = wiring.build(connection, settings, sender=RecordingSender(connection), shards=shards)
     if clock is not None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from fake_twilio import FakeTwilio, serve
-from pipeline_support import UNLIMITED_INBOUND, Clock, make_ctx, run_jobs
+from pipeline_support import NO_HOLDS, UNLIMITED_INBOUND, Clock, make_ctx, run_jobs
 from redis_state import redis_state as snapshot_keys
 
 from service import wiring
@@ -139,7 +139,7 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
         twilio_from="+15005550006",
         twilio_api_base_url=base_url,
         sms_public_url=PUBLIC,
-        edit_settle_seconds=0,  # as in make_ctx: jobs run in-process, so no version is held back
+        **NO_HOLDS,  # as in make_ctx: jobs run in-process
         **UNLIMITED_INBOUND,
     )
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run

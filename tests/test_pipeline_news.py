@@ -41,7 +41,7 @@ def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
 
 
 def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
-    ctx = make_ctx()
+    ctx = make_ctx(edit_settle_seconds=2.0)
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
     out, after = step(ctx, game, [], [1, 2])
     asked = {m["chat"]: m for m in out if m["chat"] in ("7001", "7002")}
@@ -53,7 +53,7 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     # the same turn: Petr's result edits his turn message (same slot, newer seq); nobody else hears of it
     assert [(m["slot"], m["seq"], m["buttons"]) for m in petr] == [("g1:p1", 300, None)]
     assert "4 " in petr[0]["text"] and not [m for m in out if m["chat"] in ("7001", "7003")]
-    assert petr[0]["settle"] is True  # results only: held a moment in case his next question follows
+    assert petr[0]["settle"] == 2.0  # results only: held a moment in case his next question follows
     assert [e["type"] for e in after["private"]["2"]] == ["played"]
     drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
     ending = [drawn, {"type": "turn", "turn": 2, "visible_to": None}]

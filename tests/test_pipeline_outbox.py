@@ -249,11 +249,10 @@ def test_a_superseded_version_never_costs_a_send_token(ctx, clock):
 
 
 def tick(text, seq, slot="out1:s1"):
-    return {**group(text, seq, slot), "settle": True}
+    return {**group(text, seq, slot), "settle": 2.0}
 
 
 def test_a_version_that_asks_nothing_is_held_and_a_newer_one_replaces_it(ctx, clock):
-    ctx.settings.edit_settle_seconds = 2.0
     assert delivery.drain(ctx, G, "grp") == ["sent"]  # "table"
     write(ctx, "r1", [tick("status + tick", 201)])
     assert delivery.drain(ctx, G, "grp") == ["held"]
@@ -265,7 +264,6 @@ def test_a_version_that_asks_nothing_is_held_and_a_newer_one_replaces_it(ctx, cl
 
 
 def test_a_held_version_leaves_when_its_hold_is_over_or_another_message_queues_behind(ctx, clock):
-    ctx.settings.edit_settle_seconds = 2.0
     assert delivery.drain(ctx, G, "grp") == ["sent"]
     write(ctx, "r1", [tick("status + tick", 201)])
     assert delivery.drain(ctx, G, "grp") == ["held"]
@@ -280,12 +278,22 @@ def test_a_held_version_leaves_when_its_hold_is_over_or_another_message_queues_b
     assert [text for chat, text in sent(ctx) if chat == "grp"][-2:] == ["status + two ticks", "a notice"]
 
 
+def test_a_version_is_held_for_its_own_seconds(ctx, clock):
+    """Its writer sets them: a "locked in" waits longer than a results edit (service/config.py)."""
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+    write(ctx, "r1", [{**group("status + tick", 201), "settle": 15.0}])
+    assert delivery.drain(ctx, G, "grp") == ["held"]
+    clock.advance(14.5)
+    assert delivery.drain(ctx, G, "grp") == ["retry"]
+    clock.advance(0.5)
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+
+
 def test_questions_and_other_messages_are_never_held(ctx):
-    ctx.settings.edit_settle_seconds = 2.0
     write(ctx, "v2", [group("status 2", 200, "out1:s1")])  # a step's status (no settle mark)
     assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]
-    assert news.message("c1", "results", 1, False, slot="t1", seq=5, settle=True)["settle"] is True
-    assert "settle" not in news.message("c1", "one-off", 1, False, settle=True)  # not a living message: never
+    assert news.message("c1", "results", 1, False, slot="t1", seq=5, settle=2.0)["settle"] == 2.0
+    assert "settle" not in news.message("c1", "one-off", 1, False, settle=2.0)  # not a living message: never
 
 
 def test_private_events_reach_only_their_seats_and_public_ones_the_table():

@@ -49,8 +49,9 @@ def test_a_redelivered_press_is_locked_in_and_its_window_resolved(world, lost):
     window = store.load(code).window
     *first, (last, last_data, last_message) = complete_answers(world, code, found)
     for user, data, message in first:
-        assert press(world, user, data, message, f"first-{user}") == "Locked in."
-    assert press(world, last, last_data, last_message, f"first-{last}") == "Locked in."  # window complete
+        assert "You may change it until" in press(world, user, data, message, f"first-{user}")
+    said = press(world, last, last_data, last_message, f"first-{last}")  # the window complete: no time to change
+    assert said.startswith("✅ Locked in: ") and "change" not in said
     assert store.load(code).status == "resolving"
     if lost == "the resolution job":  # the first delivery died between the submit script and the enqueue
         queue.empty()

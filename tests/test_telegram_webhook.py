@@ -191,6 +191,9 @@ def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
 
 
 def test_a_game_begins_and_buttons_record_answers(chat, env):
+    holds = {"edit_settle_seconds": 5.0, "tick_settle_seconds": 10.0, "locked_in_settle_seconds": 15.0}
+    for name, seconds in holds.items():  # (make_ctx holds nothing back: its jobs run in-process)
+        setattr(env.ctx.settings, name, seconds)
     game_id, meta = begin(chat, env)
     assert meta["players"]["0"]["name"] == "Eva" and meta["group"] == str(GROUP["id"])
     snap, game, seat, user, complete = first_asked(env, game_id, meta)
@@ -207,27 +210,31 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     assert env.ctx.store.answers(game_id) == {}
 
     answer = chat.press(user, complete.data())
+    spoken = "; ".join(ui.spoken(a, "en") for a in ui.follow(game, seat, complete).actions)
+    # the last answer of its window: the reply names it, with no time to change it (the window is closing)
     assert answer == {
         "method": "answerCallbackQuery",
         "callback_query_id": answer["callback_query_id"],
-        "text": "Locked in.",
+        "text": f"✅ Locked in: {spoken}",
     }
     assert env.ctx.store.answers(game_id)[seat] == ui.follow(game, seat, complete).actions
-    # the last answer of its window: the pressed message shows it locked in, through the outbox (a one-message
-    # batch on the send queue: edits are sends, they do not wait between resolutions), until the next window's
-    # question replaces it
+    # the pressed message shows it locked in for good (no button to change it), through the outbox (a one-message
+    # batch on the send queue: edits are sends, they do not wait between resolutions), held back a moment in case
+    # the step's own version of the message replaces it, until the next window's question does
     job = env.ctx.send_queue.jobs[-1]
     assert job.func_name == "workers.jobs.deliver"
     game_id_of_job, batch = job.args
     screen = env.ctx.store.message(game_id_of_job, batch, 0)
-    assert screen["text"].startswith("✅ Locked in:") and screen["slot"] == news.turn_slot(game_id, game.turn)
+    assert screen["text"] == f"✅ Locked in: {spoken}" and screen["buttons"] is None
+    assert screen["slot"] == news.turn_slot(game_id, game.turn) and screen["settle"] == 5.0
     assert screen["until"] == news.step_seq(snap.version + 1) and screen["seat"] == seat
 
     resolve_window(env.ctx, game_id, snap.window)  # what a worker does next
     snap, game, seat, user, complete = first_asked(env, game_id, meta)
     assert len(game.waiting_for()) > 1
     before = len(env.ctx.send_queue.jobs)
-    assert chat.press(user, complete.data())["text"] == "Locked in."
+    said = chat.press(user, complete.data())["text"]
+    assert said.startswith("✅ Locked in: ") and "You may change it until " in said  # its window stays open
     # an answer that leaves the window open: one job (on the refresh queue, not the delivery queue), the refresh
     # of the status and of the seat's turn message
     assert len(env.ctx.send_queue.jobs) == before
@@ -236,7 +243,10 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     refreshed = telling.refresh_messages(
         env.ctx, game_id, snap, meta, news.load_news(snap.news), answers, expected, seat
     )
-    assert any(m["seat"] == seat and "✅ Locked in:" in m["text"] for m in refreshed)
+    [locked_in] = [m for m in refreshed if m["seat"] == seat]
+    assert "✅ Locked in:" in locked_in["text"] and locked_in["buttons"]  # "Change my answer"
+    assert locked_in["settle"] == 15.0
+    assert [m["settle"] for m in refreshed if m["group"]] == [10.0]
 
 
 def test_the_answers_the_webhook_stores_are_counted_with_its_requests(env):
@@ -244,7 +254,7 @@ def test_the_answers_the_webhook_stores_are_counted_with_its_requests(env):
         chat = Chat(client)
         game_id, meta = begin(chat, env)
         snap, game, seat, user, complete = first_asked(env, game_id, meta)
-        assert chat.press(user, complete.data())["text"] == "Locked in."
+        assert chat.press(user, complete.data())["text"].startswith("✅ Locked in: ")
         assert env.ctx.counts is client.app.state.counts  # buffered: no round trip of the answer's own
     # written with the request counts, every second and when the server stops
     assert env.ctx.store.redis.hget(metrics.COUNTERS_KEY, "answers|channel=any") == b"1"

@@ -377,13 +377,13 @@ def message(
     limit: int = MAX_TEXT,
     news_lines: int | None = None,
     fold: bool = False,
-    settle: bool = False,
+    settle: float = 0.0,
     picture: dict | None = None,
 ) -> dict:
     """An outbox message (see `service.pipeline.outbox`). A living status message says how many of its first
     lines are news (``news_lines``); ``fold``: its last version, which the outbox may fold into the next message
-    of its chat when the chat's send budget is short; ``settle``: a version that asks its reader nothing (a tick,
-    "locked in", results), which the outbox holds back a moment in case a newer version soon replaces it;
+    of its chat when the chat's send budget is short; ``settle``: the seconds the outbox holds back a version that
+    asks its reader nothing (a tick, "locked in", results) in case a newer version soon replaces it;
     ``picture``: a board payload (`service.board.payload`) the message shows as a photo, ``text`` its caption."""
     out: dict = {"chat": chat, "text": text[:limit], "buttons": buttons, "seat": seat, "group": group}
     if slot:
@@ -392,8 +392,8 @@ def message(
         out["news"] = news_lines
     if fold:
         out["fold"] = True
-    if settle and slot:
-        out["settle"] = True
+    if settle > 0 and slot:
+        out["settle"] = settle
     if picture is not None:
         out["picture"] = picture
     return out

@@ -89,8 +89,9 @@ def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_
     assert not [c for c in failed if c["method"] == "sendMessage"], failed[:3]
 
 
-def answer_fully(users: Users, who: dict, rng: random.Random, done: set) -> None:
-    """``who`` presses the buttons of their open question until the answer is complete ("Locked in.")."""
+def answer_fully(users: Users, who: dict, rng: random.Random, done: set) -> str:
+    """``who`` presses the buttons of their open question until the answer is complete ("✅ Locked in: …");
+    -> the last press's reply."""
     pressed: str | None = None  # the keyboard last pressed: a sub-menu's screen is edited in by a worker
 
     def next_screen():
@@ -100,25 +101,29 @@ def answer_fully(users: Users, who: dict, rng: random.Random, done: set) -> None
     while True:
         mid, window, buttons = wait_for(next_screen, 30, f"a question for {who['first_name']}")
         pressed = json.dumps(buttons)
-        if users.press(who, mid, choose(rng, buttons)["callback_data"]).get("text"):
+        said = users.press(who, mid, choose(rng, buttons)["callback_data"]).get("text")
+        if said:
             done.add((who["id"], window))
-            return
+            return said
 
 
 def test_while_a_window_waits_the_table_sees_who_answered_and_the_answerer_sees_it_locked_in(
     redis_url, bot_api, stacks
 ):
-    """The tick and "locked in" are edits that ask nothing: the outbox holds them ``edit_settle_seconds`` (2 s) in
-    case a newer version replaces them; a window still waiting after that shows them."""
+    """The tick and "locked in" are edits that ask nothing: the outbox holds them (``tick_settle_seconds``,
+    ``locked_in_settle_seconds``; 3 s here) in case a newer version replaces them; a window still waiting after
+    that shows them. The press's reply says at once what is locked in."""
     api, base_url = bot_api
-    stack = stacks(Stack(redis_url, api, base_url))
+    holds = {"ARTEMIA_TICK_SETTLE_SECONDS": "3", "ARTEMIA_LOCKED_IN_SETTLE_SECONDS": "3"}
+    stack = stacks(Stack(redis_url, api, base_url, **holds))
     users = Users(stack.webhook, api, group_id=-100559)
     anna, petr, eva = user(31, "Anna"), user(32, "Petr"), user(33, "Eva")
     users.open_table(anna, [petr, eva], creature=eva)
     done: set = set()
     answer_fully(users, eva, random.Random(1), done)  # the Creature chooses the board's side
     wait_for(lambda: users.open_decision(petr, done), 30, "Petr's first question")  # he will keep them waiting
-    answer_fully(users, anna, random.Random(1), done)
+    said = answer_fully(users, anna, random.Random(1), done)
+    assert said.startswith("✅ Locked in: ") and "You may change it until" in said
 
     def tick_shown():
         return any("✅ Anna" in text for text in users.group_edits())

@@ -1015,17 +1015,21 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         return answer_query(query, ui.expired(lang))
     except ui.BadCallback:
         return answer_query(query, _t(lang, "This button is not valid."))
-    said = None
+    said, settle = None, 0.0
     if stage.complete:
         result = ingest.submit(
             env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap, meta=meta
         )
         if result.status not in ANSWERED and result.status is not ingest.Status.DUP:
             return answer_query(query, plain.submitted(result, game, seat, lang, sep=" "))
-        said = _t(lang, "Locked in.")
-        if result.status is not ingest.Status.RESOLVE:  # accepted: the status refresh job shows it locked in
+        closed = result.status is ingest.Status.RESOLVE
+        names, clock = seat_names(meta), ui.clock_of(meta)
+        said = ui.locked_in_toast(stage.actions, snap.deadline, lang, names=names, final=closed, **clock)
+        if not closed:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
-        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, names=seat_names(meta), **ui.clock_of(meta))
+        # the step's own version of the message, due in moments, replaces this screen if it comes within the hold
+        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, names=names, final=True, **clock)
+        settle = env.ctx.settings.edit_settle_seconds
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(
@@ -1038,5 +1042,6 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
             snap.version,
             screen.text,
             screen.keyboard,
+            settle,
         )
     return answer_query(query, said)

@@ -114,7 +114,7 @@ def status_message(
     lines: list[str],
     picture: dict | None,
     fold: bool = False,
-    settle: bool = False,
+    settle: float = 0.0,
 ) -> dict:
     """A version of the group's living status message: its news ``lines`` on top of ``text``, and the board's
     ``picture`` when the status is shown as one."""
@@ -241,7 +241,8 @@ class TelegramChannel:
                         buttons=keyboard,
                         slot=turn_slot(step.game_id, part.turn),
                         seq=step_seq(step.version),
-                        settle=screen is None,  # results only: the seat's next question may follow at once
+                        # results only: the seat's next question may follow at once
+                        settle=self.settings.edit_settle_seconds if screen is None else 0.0,
                     )
                 )
         return out
@@ -283,7 +284,8 @@ class TelegramChannel:
             slot = status_slot(refresh.game_id, segment["start"])
             keyboard = watch_button(self.settings, meta, lang)
             picture = self._picture(refresh.game_id, view, names_of(meta), lang, refresh.snap.version)
-            out.append(status_message(group, text, keyboard, slot, refresh.seq, lines, picture, settle=True))
+            settle = self.settings.tick_settle_seconds
+            out.append(status_message(group, text, keyboard, slot, refresh.seq, lines, picture, settle=settle))
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
@@ -307,7 +309,7 @@ class TelegramChannel:
                     buttons=screen.keyboard,
                     slot=turn_slot(refresh.game_id, game.turn),
                     seq=refresh.seq,
-                    settle=True,
+                    settle=self.settings.locked_in_settle_seconds,
                 )
             )
         return out

@@ -45,6 +45,7 @@ from service.i18n.questions import question
 from service.i18n.spoken import spoken
 
 CALLBACK_LIMIT = 64
+TOAST_MAX = 200  # the text of a reply to a button press (answerCallbackQuery)
 MAX_BUTTONS = 100
 MAX_PER_ROW = 8
 PASS = {"type": "pass"}
@@ -337,7 +338,7 @@ def _kind_title(kind: str, lang: str) -> str:
 @dataclass(frozen=True)
 class Screen:
     text: str
-    keyboard: Keyboard
+    keyboard: Keyboard | None  # None: no buttons (an answer that closed its window)
 
 
 def decision(
@@ -416,17 +417,48 @@ def locked_in(
     tz: str | None = None,
     precise: bool = False,
     names: dict[int, str] | None = None,
+    final: bool = False,
 ) -> Screen:
-    """The decision message once the answer is stored; it keeps a button to change the answer."""
+    """The decision message once the answer is stored; it keeps a button to change the answer, unless ``final``
+    (the answer closed its window)."""
+    lines = locked_in_lines(actions, deadline, lang, tz, precise, names, final)
+    if final:
+        return Screen("\n".join(lines), None)
+    change = translator(lang).gettext("Change my answer")
+    return Screen("\n".join(lines), [[{"text": change, "data": choice.restart().data()}]])
+
+
+def locked_in_toast(
+    actions: list[dict],
+    deadline: float,
+    lang: str,
+    tz: str | None = None,
+    precise: bool = False,
+    names: dict[int, str] | None = None,
+    final: bool = False,
+) -> str:
+    """The reply to the press that stored an answer (Telegram shows it at once, in at most 200 characters): what
+    is locked in and until when it may change. The message itself shows it only if the window stays open a while
+    (the outbox holds that edit back, `service.pipeline.outbox`)."""
+    toast = ". ".join(locked_in_lines(actions, deadline, lang, tz, precise, names, final))
+    return toast if len(toast) <= TOAST_MAX else translator(lang).gettext("Locked in.")
+
+
+def locked_in_lines(
+    actions: list[dict],
+    deadline: float,
+    lang: str,
+    tz: str | None,
+    precise: bool,
+    names: dict[int, str] | None,
+    final: bool,
+) -> list[str]:
     _ = translator(lang).gettext
     said = "; ".join(spoken(a, lang, names) for a in actions)
-    text = "\n".join(
-        [
-            _("✅ Locked in: {actions}").format(actions=said),
-            _("You may change it until {time}.").format(time=when(deadline, lang, tz, precise)),
-        ]
-    )
-    return Screen(text, [[{"text": _("Change my answer"), "data": choice.restart().data()}]])
+    lines = [_("✅ Locked in: {actions}").format(actions=said)]
+    if not final:
+        lines.append(_("You may change it until {time}.").format(time=when(deadline, lang, tz, precise)))
+    return lines
 
 
 def expired(lang: str) -> str:
