@@ -127,11 +127,10 @@ class Settings(BaseSettings):
     send_max_attempts: int = 8
     # A version of a living message that asks nothing waits this long for a newer version that would replace it
     # (service.pipeline.outbox): fewer edits, each counted by Telegram's flood control. 0: send at once. A seat's
-    # results with no question under them, and the "locked in" of a press that closed its window (the step's own
-    # version of the message follows in moments):
+    # results with no question under them:
     edit_settle_seconds: float = 2.0
-    # The group's tick after an answer, and a seat's "locked in" while its window stays open, wait longer: a table
-    # playing live answers seconds apart, and the next answer's tick, or the step once the window closes, replaces
+    # The group's tick after an answer, and a seat's "locked in", wait longer: a table playing live answers seconds
+    # apart, and the next answer's tick, the step once the window closes, or the seat's next question replaces
     # them. The press is told at once anyway (Telegram's toast names the answer locked in).
     tick_settle_seconds: float = 10.0
     locked_in_settle_seconds: float = 15.0

@@ -226,7 +226,7 @@ def test_a_game_begins_and_buttons_record_answers(chat, env):
     game_id_of_job, batch = job.args
     screen = env.ctx.store.message(game_id_of_job, batch, 0)
     assert screen["text"] == f"✅ Locked in: {spoken}" and screen["buttons"] is None
-    assert screen["slot"] == news.turn_slot(game_id, game.turn) and screen["settle"] == 5.0
+    assert screen["slot"] == news.turn_slot(game_id, game.turn) and screen["settle"] == 15.0
     assert screen["until"] == news.step_seq(snap.version + 1) and screen["seat"] == seat
 
     resolve_window(env.ctx, game_id, snap.window)  # what a worker does next

@@ -1027,9 +1027,10 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         said = ui.locked_in_toast(stage.actions, snap.deadline, lang, names=names, final=closed, **clock)
         if not closed:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
-        # the step's own version of the message, due in moments, replaces this screen if it comes within the hold
+        # held like any "locked in": the step's own version of the message, or the seat's next question, replaces
+        # it if it comes within the hold
         screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, names=names, final=True, **clock)
-        settle = env.ctx.settings.edit_settle_seconds
+        settle = env.ctx.settings.locked_in_settle_seconds
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(
