@@ -134,6 +134,10 @@ class Settings(BaseSettings):
     # them. The press is told at once anyway (Telegram's toast names the answer locked in).
     tick_settle_seconds: float = 10.0
     locked_in_settle_seconds: float = 15.0
+    # A step's edit of the group's status message (not the new message a reveal starts) waits this long for the
+    # next step's: a table playing live resolves steps seconds apart, and a group gets 20 messages a minute, edits
+    # included; the questions themselves go to the players' private chats at once.
+    status_settle_seconds: float = 3.0
     # The most time a resolving job spends sending its own step's private messages (the questions) right after
     # its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now); what is
     # left, and every group's status, goes to a delivery job as before. 0: a delivery job sends everything.

@@ -46,6 +46,7 @@ def record(lang: str, turn: int, seed: int) -> tuple[list[dict], int]:
             "edit_settle_seconds": 0,
             "tick_settle_seconds": 0,
             "locked_in_settle_seconds": 0,
+            "status_settle_seconds": 0,
         }
     )
     recorder = RecordingSender(connection)

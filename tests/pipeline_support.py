@@ -34,7 +34,12 @@ UNLIMITED_INBOUND = {
 }
 # Jobs run here in-process and scheduled ones stay scheduled, so every version of a message leaves at once: no
 # version that asks nothing is held back (test_pipeline_outbox tests the hold, the e2e tests run with it).
-NO_HOLDS = {"edit_settle_seconds": 0, "tick_settle_seconds": 0, "locked_in_settle_seconds": 0}
+NO_HOLDS = {
+    "edit_settle_seconds": 0,
+    "tick_settle_seconds": 0,
+    "locked_in_settle_seconds": 0,
+    "status_settle_seconds": 0,
+}
 
 
 def make_ctx(connection=None, clock=None, shards=None, **overrides) -> context.Context:
