@@ -289,6 +289,27 @@ def test_a_version_is_held_for_its_own_seconds(ctx, clock):
     assert delivery.drain(ctx, G, "grp") == ["sent"]
 
 
+def test_a_version_that_replaces_a_held_one_waits_only_for_the_rest_of_its_hold(ctx, clock):
+    """A steady stream of ticks (answers seconds apart) shows one every hold, not none until the stream stops."""
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+    write(ctx, "r1", [{**group("one tick", 201, "out1:s1"), "settle": 10.0}])
+    assert delivery.drain(ctx, G, "grp") == ["held"]
+    clock.advance(6.0)
+    write(ctx, "r2", [{**group("two ticks", 202, "out1:s1"), "settle": 10.0}])
+    assert delivery.drain(ctx, G, "grp") == ["superseded", "held"]
+    clock.advance(3.5)
+    assert delivery.drain(ctx, G, "grp") == ["retry"]
+    clock.advance(0.5)  # ten seconds after the first tick was held
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "two ticks"]
+    write(ctx, "r3", [{**group("three ticks", 203, "out1:s1"), "settle": 10.0}])
+    assert delivery.drain(ctx, G, "grp") == ["held"]  # a new hold begins
+    clock.advance(9.5)
+    assert delivery.drain(ctx, G, "grp") == ["retry"]
+    write(ctx, "q1", [group("a step's question", 300, "out1:s1")])  # a version that is not held replaces it
+    assert delivery.drain(ctx, G, "grp") == ["superseded", "sent"]
+
+
 def test_questions_and_other_messages_are_never_held(ctx):
     write(ctx, "v2", [group("status 2", 200, "out1:s1")])  # a step's status (no settle mark)
     assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]

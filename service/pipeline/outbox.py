@@ -217,8 +217,9 @@ def _drain_held(
         # (a lane only grows at its tail, and only its holder takes entries off: the next head is lane[1])
         then = lane[1] if len(lane) > 1 and not superseded(lane[1], lane[2:]) else None
         release = token if len(lane) == 1 else None
+        replaced = outcome.status == "superseded"
         lane, state = store.drop_from_lane(
-            game_id, chat, lane[0], outcome.mark, outcome.shown, outcome.seq, then, release
+            game_id, chat, lane[0], outcome.mark, outcome.shown, outcome.seq, then, release, replaced
         )
         if release is not None:
             return True, len(lane)
@@ -278,8 +279,12 @@ def _head(
     settling = failures == 0 and not_before > 0  # (a settling version is recorded as a wait with no failure)
     settle = float(message.get("settle") or 0)
     if settle > 0 and not settling and not behind:
-        store.set_lane_failures(game_id, chat, head, 0, now + settle)
-        return Outcome("held", settle)
+        # a version that replaced a held one waits only for the rest of that hold: a steady stream of versions
+        # (answers seconds apart) shows one every hold, not none until it stops
+        until = read.slot_hold if read.slot_hold else now + settle
+        if until > now:
+            store.set_lane_failures(game_id, chat, head, 0, until)
+            return Outcome("held", until - now)
     if not_before > now and not (settling and behind):  # it goes at once when something queues behind it
         return Outcome("retry", not_before - now)
     wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings))

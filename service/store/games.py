@@ -715,13 +715,16 @@ class Store:
         seq: tuple[str, int] | None = None,
         then: "LaneEntry | None" = None,
         release: str | None = None,
+        replaced: bool = False,
     ) -> tuple[list["LaneEntry"], "HeadState | None"]:
         """The head of a lane is done: marked ``state`` here ("sent", or "failed"; None: marked already, `mark_sent`),
         with what its living message shows now (``shown``: slot, digest, news lines) and the newest seq delivered
         to it (``seq``: slot, seq), and off the lane with the record of its failed tries; ``then``: the entry that
         becomes the head, whose state (`head_state`) is read after these writes; ``release``: the deliverer's
-        token, to give its lease back before the lane is read (`release_lane`). -> (the lane left, the state of
-        ``then`` or None). One round trip for all (run again whole on NOSCRIPT: every part may be)."""
+        token, to give its lease back before the lane is read (`release_lane`); ``replaced``: the head was skipped
+        for a newer version, and its record stays (a hold it began bounds the newer version's, `HeadState`).
+        -> (the lane left, the state of ``then`` or None). One round trip for all (run again whole on NOSCRIPT:
+        every part may be)."""
 
         def queue(pipe) -> None:
             if shown is not None:
@@ -733,7 +736,8 @@ class Store:
             if state is not None:
                 queue_script(pipe, self._mark_done, *self._marking(game_id, entry.batch, entry.index, state))
             pipe.lrem(keys.lane(game_id, chat), 1, entry.raw)
-            pipe.hdel(keys.lane_failures(game_id), chat)
+            if not replaced:
+                pipe.hdel(keys.lane_failures(game_id), chat)
             if release is not None:
                 queue_script(pipe, self._release_lease, [keys.lane_lock(game_id, chat)], [release])
             pipe.lrange(keys.lane(game_id, chat), 0, -1)
@@ -829,6 +833,9 @@ class HeadState:
     shown: str | None  # the digest of what its living message shows
     prefix: list[str]  # the lines folded into its living message
     failures: tuple[int, float]  # (failed tries, not before when) of this head
+    # when the hold of an earlier version of the head's living message ends, if one was held and then replaced
+    # (0.0: none): a newer version that asks nothing waits no longer than that
+    slot_hold: float = 0.0
 
 
 HEAD_STATE_READS = 5  # the replies `_queue_head_state` queues
@@ -853,14 +860,32 @@ def _head_state(replies: list, head: "LaneEntry") -> "HeadState":
         shown=shown.decode() if shown else None,
         prefix=json.loads(prefix)["lines"] if prefix else [],
         failures=_failures(failures, head),
+        slot_hold=_slot_hold(failures, head),
     )
+
+
+def _record(raw: bytes | None) -> tuple[str, int, float]:
+    """(the entry, its failed tries, not before when) of a lane's failure record ("", 0, 0.0: none)."""
+    if not raw:
+        return "", 0, 0.0
+    entry, _, rest = raw.decode().rpartition("|")
+    entry, _, failures = entry.rpartition("|")
+    return entry, int(failures), float(rest)
 
 
 def _failures(raw: bytes | None, head: "LaneEntry") -> tuple[int, float]:
     """(failed tries, not before when) from a lane's failure record, when it is that of ``head``; else (0, 0.0)."""
-    entry, _, rest = (raw or b"").decode().rpartition("|")
-    entry, _, failures = entry.rpartition("|")
-    return (int(failures), float(rest)) if raw and entry == head.raw else (0, 0.0)
+    entry, failures, not_before = _record(raw)
+    return (failures, not_before) if entry == head.raw else (0, 0.0)
+
+
+def _slot_hold(raw: bytes | None, head: "LaneEntry") -> float:
+    """When the hold recorded for another version of ``head``'s living message ends (a hold is a wait with no
+    failure; a replaced version's record stays on the lane, `Store.drop_from_lane`), else 0.0."""
+    entry, failures, not_before = _record(raw)
+    if not entry or entry == head.raw or not head.slot or failures:
+        return 0.0
+    return not_before if LaneEntry.parse(entry).slot == head.slot else 0.0
 
 
 @dataclass(frozen=True)
