@@ -126,17 +126,16 @@ class Settings(BaseSettings):
     rate_group_per_minute: float = 20.0
     send_max_attempts: int = 8
     # A version of a living message that asks nothing waits this long for a newer version that would replace it
-    # (service.pipeline.outbox): fewer edits, each counted by Telegram's flood control. 0: send at once. A seat's
-    # results with no question under them:
-    edit_settle_seconds: float = 2.0
-    # The group's tick after an answer, and a seat's "locked in", wait longer: a table playing live answers seconds
-    # apart, and the next answer's tick, the step once the window closes, or the seat's next question replaces
-    # them. The press is told at once anyway (Telegram's toast names the answer locked in).
+    # (service.pipeline.outbox): fewer edits, each counted by Telegram's flood control (a group gets 20 messages a
+    # minute). 0: send at once. Versions that keep replacing one another wait no longer than the first one's hold.
+    # A seat's "locked in" and its results with no question under them: at a table playing live, the seat's next
+    # question (or the step, once the window closes) usually comes within seconds; the press was told at once
+    # anyway (Telegram's toast names the answer locked in).
+    edit_settle_seconds: float = 15.0
+    # The group's tick after an answer (the next answer's tick, or the step, replaces it).
     tick_settle_seconds: float = 10.0
-    locked_in_settle_seconds: float = 15.0
-    # A step's edit of the group's status message (not the new message a reveal starts) waits this long for the
-    # next step's: a table playing live resolves steps seconds apart, and a group gets 20 messages a minute, edits
-    # included; the questions themselves go to the players' private chats at once.
+    # A step's edit of the group's status message (not the new message a reveal starts): the next step's replaces
+    # it; the questions themselves go to the players' private chats at once.
     status_settle_seconds: float = 3.0
     # The most time a resolving job spends sending its own step's private messages (the questions) right after
     # its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now); what is

@@ -310,6 +310,19 @@ def test_a_version_that_replaces_a_held_one_waits_only_for_the_rest_of_its_hold(
     assert delivery.drain(ctx, G, "grp") == ["superseded", "sent"]
 
 
+def test_a_shorter_hold_replacing_a_longer_one_keeps_its_own(ctx, clock):
+    """A step's edit of the group's status (3 s) replacing a held tick (10 s) waits its own 3 s."""
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+    write(ctx, "r1", [{**group("a tick", 201, "out1:s1"), "settle": 10.0}])
+    assert delivery.drain(ctx, G, "grp") == ["held"]
+    clock.advance(1.0)
+    write(ctx, "v3", [{**group("the next step", 300, "out1:s1"), "settle": 3.0}])
+    assert delivery.drain(ctx, G, "grp") == ["superseded", "held"]
+    clock.advance(3.0)
+    assert delivery.drain(ctx, G, "grp") == ["sent"]
+    assert [text for chat, text in sent(ctx) if chat == "grp"] == ["table", "the next step"]
+
+
 def test_questions_and_other_messages_are_never_held(ctx):
     write(ctx, "v2", [group("status 2", 200, "out1:s1")])  # a step's status (no settle mark)
     assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]

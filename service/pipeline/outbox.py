@@ -19,8 +19,8 @@ when nothing a reader sees would change:
 
 A version that asks its reader nothing (the group's tick after an answer, a step's edit of the group's status, a
 seat's "locked in", a seat's results with no question under them) is **held** for its ``settle`` seconds (set by
-its writer from the settings ``tick_settle_seconds``, ``status_settle_seconds``, ``locked_in_settle_seconds``,
-``edit_settle_seconds``) when nothing is queued behind it: a newer version of its message arriving meanwhile
+its writer from the settings ``tick_settle_seconds``, ``status_settle_seconds``, ``edit_settle_seconds``) when
+nothing is queued behind it: a newer version of its message arriving meanwhile
 replaces it (one edit instead of two); anything else queued behind it sends it at once, so a hold never delays
 another message. Questions are never held. An SMS that only tells news (``hold_until``) waits, in the same place,
 to ride on the number's next SMS (`hold`).
@@ -281,7 +281,7 @@ def _head(
     if settle > 0 and not settling and not behind:
         # a version that replaced a held one waits only for the rest of that hold: a steady stream of versions
         # (answers seconds apart) shows one every hold, not none until it stops
-        until = read.slot_hold if read.slot_hold else now + settle
+        until = min(read.slot_hold, now + settle) if read.slot_hold else now + settle
         if until > now:
             store.set_lane_failures(game_id, chat, head, 0, until)
             return Outcome("held", until - now)

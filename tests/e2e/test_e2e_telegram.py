@@ -111,10 +111,10 @@ def test_while_a_window_waits_the_table_sees_who_answered_and_the_answerer_sees_
     redis_url, bot_api, stacks
 ):
     """The tick and "locked in" are edits that ask nothing: the outbox holds them (``tick_settle_seconds``,
-    ``locked_in_settle_seconds``; 3 s here) in case a newer version replaces them; a window still waiting after
+    ``edit_settle_seconds``; 3 s here) in case a newer version replaces them; a window still waiting after
     that shows them. The press's reply says at once what is locked in."""
     api, base_url = bot_api
-    holds = {"ARTEMIA_TICK_SETTLE_SECONDS": "3", "ARTEMIA_LOCKED_IN_SETTLE_SECONDS": "3"}
+    holds = {"ARTEMIA_TICK_SETTLE_SECONDS": "3", "ARTEMIA_EDIT_SETTLE_SECONDS": "3"}
     stack = stacks(Stack(redis_url, api, base_url, **holds))
     users = Users(stack.webhook, api, group_id=-100559)
     anna, petr, eva = user(31, "Anna"), user(32, "Petr"), user(33, "Eva")

@@ -1030,7 +1030,7 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         # held like any "locked in": the step's own version of the message, or the seat's next question, replaces
         # it if it comes within the hold
         screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, names=names, final=True, **clock)
-        settle = env.ctx.settings.locked_in_settle_seconds
+        settle = env.ctx.settings.edit_settle_seconds
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(

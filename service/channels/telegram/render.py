@@ -310,7 +310,7 @@ class TelegramChannel:
                     buttons=screen.keyboard,
                     slot=turn_slot(refresh.game_id, game.turn),
                     seq=refresh.seq,
-                    settle=self.settings.locked_in_settle_seconds,
+                    settle=self.settings.edit_settle_seconds,
                 )
             )
         return out
