@@ -134,9 +134,6 @@ class Settings(BaseSettings):
     edit_settle_seconds: float = 15.0
     # The group's tick after an answer (the next answer's tick, or the step, replaces it).
     tick_settle_seconds: float = 10.0
-    # A step's edit of the group's status message (not the new message a reveal starts): the next step's replaces
-    # it; the questions themselves go to the players' private chats at once.
-    status_settle_seconds: float = 3.0
     # The most time a resolving job spends sending its own step's private messages (the questions) right after
     # its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now); what is
     # left, and every group's status, goes to a delivery job as before. 0: a delivery job sends everything.

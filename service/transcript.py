@@ -45,7 +45,6 @@ def record(lang: str, turn: int, seed: int) -> tuple[list[dict], int]:
             "rate_group_per_minute": 1e9,
             "edit_settle_seconds": 0,
             "tick_settle_seconds": 0,
-            "status_settle_seconds": 0,
         }
     )
     recorder = RecordingSender(connection)

@@ -37,7 +37,6 @@ UNLIMITED_INBOUND = {
 NO_HOLDS = {
     "edit_settle_seconds": 0,
     "tick_settle_seconds": 0,
-    "status_settle_seconds": 0,
 }
 
 

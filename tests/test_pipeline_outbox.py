@@ -311,7 +311,7 @@ def test_a_version_that_replaces_a_held_one_waits_only_for_the_rest_of_its_hold(
 
 
 def test_a_shorter_hold_replacing_a_longer_one_keeps_its_own(ctx, clock):
-    """A step's edit of the group's status (3 s) replacing a held tick (10 s) waits its own 3 s."""
+    """A version held 3 s replacing one held 10 s (a tick) waits its own 3 s, not the rest of the 10."""
     assert delivery.drain(ctx, G, "grp") == ["sent"]
     write(ctx, "r1", [{**group("a tick", 201, "out1:s1"), "settle": 10.0}])
     assert delivery.drain(ctx, G, "grp") == ["held"]

@@ -191,7 +191,7 @@ def test_the_table_time_zone_is_used_for_every_deadline_shown(chat, env):
 
 
 def test_a_game_begins_and_buttons_record_answers(chat, env):
-    holds = {"edit_settle_seconds": 15.0, "tick_settle_seconds": 10.0, "status_settle_seconds": 3.0}
+    holds = {"edit_settle_seconds": 15.0, "tick_settle_seconds": 10.0}
     for name, seconds in holds.items():  # (make_ctx holds nothing back: its jobs run in-process)
         setattr(env.ctx.settings, name, seconds)
     game_id, meta = begin(chat, env)

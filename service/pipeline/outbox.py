@@ -17,13 +17,13 @@ when nothing a reader sees would change:
 * a version older (``seq``) than one already delivered to the slot, or a screen made moot by a later question;
 * a version whose text and buttons are those the slot already shows (digest in ``{g:G}:shown``).
 
-A version that asks its reader nothing (the group's tick after an answer, a step's edit of the group's status, a
-seat's "locked in", a seat's results with no question under them) is **held** for its ``settle`` seconds (set by
-its writer from the settings ``tick_settle_seconds``, ``status_settle_seconds``, ``edit_settle_seconds``) when
-nothing is queued behind it: a newer version of its message arriving meanwhile
-replaces it (one edit instead of two); anything else queued behind it sends it at once, so a hold never delays
-another message. Questions are never held. An SMS that only tells news (``hold_until``) waits, in the same place,
-to ride on the number's next SMS (`hold`).
+A version that asks its reader nothing (the group's tick after an answer, a seat's "locked in", a seat's results
+with no question under them) is **held** for its ``settle`` seconds (set by its writer from the settings
+``tick_settle_seconds``, ``edit_settle_seconds``) when nothing is queued behind it: a newer version of its message
+arriving meanwhile replaces it (one edit instead of two), and waits only for the rest of that hold if it asks
+nothing either (a stream of versions seconds apart shows one every hold); anything else queued behind it sends it
+at once, so a hold never delays another message. Questions are never held. An SMS that only tells news
+(``hold_until``) waits, in the same place, to ride on the number's next SMS (`hold`).
 
 A message is marked sent (or failed) once done, in the round trip that takes it off its lane and reads what is
 left there; when every message of its batch is, the batch is deleted: Redis holds only what is still to be sent.

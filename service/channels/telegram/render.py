@@ -196,8 +196,7 @@ class TelegramChannel:
         ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
         keyboard = watch_button(self.settings, meta, lang)
         picture = self._picture(step.game_id, view, names, lang, step.version)
-        settle = self.settings.status_settle_seconds if closed is None and not ending else 0.0
-        out.append(status_message(group, text, keyboard, slot, seq, lines, picture, fold=ending, settle=settle))
+        out.append(status_message(group, text, keyboard, slot, seq, lines, picture, fold=ending))
         if ending:  # a slot of its own, so that the closing lines can be folded into it (`outbox.fold`)
             over = f"{step.game_id}:over"
             out.append(
