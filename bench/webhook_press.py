@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> None:
     def press() -> dict | None:
         update = update_module.parse_update(str(next(ids)).encode().join(body))
         answer = handle_update(env, update)
-        assert answer is not None and answer.get("text") == "Locked in.", answer
+        assert answer is not None and answer.get("text", "").startswith("✅ Locked in: "), answer
         return answer
 
     for _ in range(200):  # warm up: imports, script loading, the connection pool

@@ -286,7 +286,7 @@ def play_by_buttons(users: Users, players: list[dict], over, rng: random.Random,
             counts["presses"] += 1
             moved = True
             said = answer.get("text")
-            if said:  # a complete answer ("Locked in."), or the window is over
+            if said:  # a complete answer ("✅ Locked in: …"), or the window is over
                 done.add((who["id"], window))
                 key = (
                     "expired"

@@ -218,7 +218,7 @@ class Audit:
                     },
                 }
             )
-            assert body and body.get("text"), body  # a complete answer: "Locked in."
+            assert body and body.get("text"), body  # a complete answer: "✅ Locked in: …"
             self.replies.append((str(who["id"]), body))
 
     def decision_message(self, chat_id: int, game_id: str, window: int) -> int:

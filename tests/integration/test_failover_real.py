@@ -108,9 +108,10 @@ def play(cluster: Cluster, api: FakeBotAPI, base: str, settings: Settings) -> di
                 cluster.restart_as_node(old)  # its machine comes back; the sentinels make it a replica
             chosen, actions = random_answer(game, seat, rnd)
             reply = tg.press(user, ui.Choice(game_id, snap.window, seat, chosen).data(), message_id)
-            # a press retried after a 5xx is known by its query id: "Locked in." even when its window closed or
-            # was resolved meanwhile (tests/test_telegram_redelivered_press.py); None: the update was handled
-            assert reply is None or reply.get("text") == "Locked in.", reply
+            # "✅ Locked in: <the answer>"; a press retried after a 5xx is known by its query id: "Locked in." even
+            # when its window closed or was resolved meanwhile (tests/test_telegram_redelivered_press.py); None:
+            # the update was handled
+            assert reply is None or reply.get("text", "").startswith(("✅ Locked in: ", "Locked in.")), reply
             acknowledged[snap.window, seat] = actions
             if killed_at is not None and first_ack_after is None:
                 first_ack_after = time.monotonic() - killed_at

@@ -339,7 +339,8 @@ def play(connection, api, base, web, worker):
             )
             chosen, actions = random_answer(game, seat, rnd)
             reply = tg.press(user, ui.Choice(game_id, snap.window, seat, chosen).data(), message_id)
-            assert reply is None or reply.get("text") == "Locked in.", reply  # None: a retried, handled update
+            said = reply.get("text", "") if reply else None  # None: a retried, handled update
+            assert said is None or said.startswith(("✅ Locked in: ", "Locked in.")), reply
             acknowledged[snap.window, seat] = actions
         windows_done += 1
         wait_for(lambda: ctx.store.load(game_id).window != snap.window, 30, f"window {snap.window} to resolve")
