@@ -122,9 +122,9 @@ def test_pressing_buttons_builds_answers_the_pipeline_accepts():
     for n, (game, seat) in enumerate(positions(5)):
         choice, actions = press_until_complete(game, seat, rng, "cs" if n % 2 else "en")
         assert check_answer(game.copy(), seat, actions, choice.window) is None
-        screen = ui.locked_in(choice, actions, DEADLINE, "en")
+        screen = ui.locked_in(choice, ui.locked_in_lines(actions, DEADLINE, "en"), "en")
         assert screen.text.startswith("✅ Locked in:")
-        assert ui.decode(screen.keyboard[0][0]["data"]) == ui.Choice("G1", choice.window, seat)
+        assert screen.keyboard and ui.decode(screen.keyboard[0][0]["data"]) == ui.Choice("G1", choice.window, seat)
 
 
 def test_resist_is_a_sub_menu_and_then_the_play_follows_on_the_same_message():

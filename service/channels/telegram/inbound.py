@@ -1024,12 +1024,13 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
             return answer_query(query, plain.submitted(result, game, seat, lang, sep=" "))
         closed = result.status is ingest.Status.RESOLVE
         names, clock = seat_names(meta), ui.clock_of(meta)
-        said = ui.locked_in_toast(stage.actions, snap.deadline, lang, names=names, final=closed, **clock)
+        lines = ui.locked_in_lines(stage.actions, snap.deadline, lang, names=names, final=closed, **clock)
+        said = ui.locked_in_toast(lines, lang)
         if not closed:  # accepted: the status refresh job shows it locked in
             return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
         # held like any "locked in": the step's own version of the message, or the seat's next question, replaces
         # it if it comes within the hold
-        screen = ui.locked_in(choice, stage.actions, snap.deadline, lang, names=names, final=True, **clock)
+        screen = ui.locked_in(choice, lines, lang, final=True)
         settle = env.ctx.settings.edit_settle_seconds
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox

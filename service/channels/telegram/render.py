@@ -289,14 +289,10 @@ class TelegramChannel:
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
-            screen = ui.locked_in(
-                ui.Choice(refresh.game_id, refresh.snap.current_window, seat),
-                refresh.answers[seat],
-                refresh.snap.deadline,
-                lang,
-                names=names_of(meta),
-                **ui.clock_of(meta),
+            said = ui.locked_in_lines(
+                refresh.answers[seat], refresh.snap.deadline, lang, names=names_of(meta), **ui.clock_of(meta)
             )
+            screen = ui.locked_in(ui.Choice(refresh.game_id, refresh.snap.current_window, seat), said, lang)
             private = (
                 refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn else []
             )

@@ -409,56 +409,39 @@ def my_cards(game: Game, seat: int, choice: Choice, lang: str) -> Screen:
     return Screen("\n".join(lines), [[{"text": "« " + _("Back to the question"), "data": choice.open(()).data()}]])
 
 
-def locked_in(
-    choice: Choice,
-    actions: list[dict],
-    deadline: float,
-    lang: str,
-    tz: str | None = None,
-    precise: bool = False,
-    names: dict[int, str] | None = None,
-    final: bool = False,
-) -> Screen:
-    """The decision message once the answer is stored; it keeps a button to change the answer, unless ``final``
-    (the answer closed its window)."""
-    lines = locked_in_lines(actions, deadline, lang, tz, precise, names, final)
-    if final:
-        return Screen("\n".join(lines), None)
-    change = translator(lang).gettext("Change my answer")
-    return Screen("\n".join(lines), [[{"text": change, "data": choice.restart().data()}]])
-
-
-def locked_in_toast(
-    actions: list[dict],
-    deadline: float,
-    lang: str,
-    tz: str | None = None,
-    precise: bool = False,
-    names: dict[int, str] | None = None,
-    final: bool = False,
-) -> str:
-    """The reply to the press that stored an answer (Telegram shows it at once, in at most 200 characters): what
-    is locked in and until when it may change. The message itself shows it only if the window stays open a while
-    (the outbox holds that edit back, `service.pipeline.outbox`)."""
-    toast = ". ".join(locked_in_lines(actions, deadline, lang, tz, precise, names, final))
-    return toast if len(toast) <= TOAST_MAX else translator(lang).gettext("Locked in.")
-
-
 def locked_in_lines(
     actions: list[dict],
     deadline: float,
     lang: str,
-    tz: str | None,
-    precise: bool,
-    names: dict[int, str] | None,
-    final: bool,
+    tz: str | None = None,
+    precise: bool = False,
+    names: dict[int, str] | None = None,
+    final: bool = False,
 ) -> list[str]:
+    """What is locked in and, unless ``final`` (the answer closed its window), until when it may change."""
     _ = translator(lang).gettext
     said = "; ".join(spoken(a, lang, names) for a in actions)
     lines = [_("✅ Locked in: {actions}").format(actions=said)]
     if not final:
         lines.append(_("You may change it until {time}.").format(time=when(deadline, lang, tz, precise)))
     return lines
+
+
+def locked_in(choice: Choice, lines: list[str], lang: str, final: bool = False) -> Screen:
+    """The decision message once the answer is stored (``lines``: `locked_in_lines`); it keeps a button to change
+    the answer, unless ``final`` (the answer closed its window)."""
+    if final:
+        return Screen("\n".join(lines), None)
+    change = translator(lang).gettext("Change my answer")
+    return Screen("\n".join(lines), [[{"text": change, "data": choice.restart().data()}]])
+
+
+def locked_in_toast(lines: list[str], lang: str) -> str:
+    """The reply to the press that stored an answer (Telegram shows it at once, in at most 200 characters): what
+    is locked in and until when it may change (``lines``: `locked_in_lines`). The message itself shows it only if
+    the window stays open a while (the outbox holds that edit back, `service.pipeline.outbox`)."""
+    toast = ". ".join(lines)
+    return toast if len(toast) <= TOAST_MAX else translator(lang).gettext("Locked in.")
 
 
 def expired(lang: str) -> str:
