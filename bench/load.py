@@ -42,6 +42,9 @@ Figures (printed, and written as JSON with ``--json``):
   one the chat already saw (the outbox is kept, ``ARTEMIA_OUTBOX_KEEP_SENT=1``, to tell each call's version:
   a living message's ``seq``, else its step's), and per game the lag of the group's last message after the game's
   last answer (its last private step).
+* ``stale_buttons``: private messages of finished games that still show a decision button (a question, or "Change
+  my answer") as the fake Bot API holds them at the end; each one is a dead button. Complete only with ``--order``,
+  which waits for the outbox's held versions.
 
 One module of over 600 lines on purpose: a benchmark is read and run as one script (its processes, its bots,
 its measures and its report side by side); splitting it would scatter one measurement over several files.
@@ -352,6 +355,7 @@ class Driver:
         self.statuses = collections.Counter()
         self.errors = collections.Counter()
         self.tasks: set[asyncio.Task] = set()
+        self.api: FakeBotAPI | None = None  # its messages as they stand: what each chat shows now
         self._rr = 0
 
     def at(self, game_id: str) -> redis.Redis:
@@ -836,6 +840,22 @@ def message_figures(driver: Driver, turns: int) -> dict:
     }
 
 
+def stale_buttons(driver: Driver, games: list[str]) -> dict:
+    """Private messages of finished games that still show a decision button (a question, or "Change my answer"):
+    every window of such a game is closed, so a press there only gets "this choice has expired". Counted on the
+    messages as the fake Bot API holds them now, by what the text shows."""
+    over = {g for g in games if (driver.status(g) or b"") == b"over"}
+    stale: collections.Counter = collections.Counter()
+    if driver.api is None:
+        return {}
+    for (chat, _), shown in list(driver.api.messages.items()):
+        named = decision_of({"reply_markup": shown.get("reply_markup")})
+        if chat.startswith("-") or named is None or named[0] not in over:
+            continue
+        stale[edit_kind(named, shown.get("text") or "")] += 1
+    return {"games_over": len(over), "messages": sum(stale.values()), "by_kind": dict(stale)}
+
+
 def produced(connection: redis.Redis, game_id: str) -> dict[tuple[str, str], list[int]]:
     """(chat, text) -> the versions (order keys) of the outbox messages with that text: a living message's
     ``seq``, a screen's step (its ``until`` is the next step's seq), else its step's (``v<N>`` and ``u<seat>v<N>``
@@ -997,10 +1017,11 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         if flooding is not None:
             figures["flood"] = await flooding
         await asyncio.sleep(1.0)  # the last deliveries
-        if args.order:  # ... all of them: until the Bot API has heard nothing for 10 s (at most 600 s)
+        if args.order:  # ... all of them: until the Bot API has heard nothing for longer than the outbox holds a
+            # version back (`edit_settle_seconds`: 15 s), at most 600 s
             quiet_until = time.monotonic() + 600
             while (
-                time.monotonic() < quiet_until and time.monotonic() - max((c[3] for c in driver.calls), default=0) < 10
+                time.monotonic() < quiet_until and time.monotonic() - max((c[3] for c in driver.calls), default=0) < 20
             ):
                 await asyncio.sleep(0.5)
         for task in list(driver.tasks):
@@ -1032,6 +1053,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                 "memory_active": active_memory or {},
                 "memory_finished": memory(driver, games, len(games), index_before),
                 "messages": message_figures(driver, turns),
+                "stale_buttons": stale_buttons(driver, games),
                 **({"order": order_figures(driver, games)} if args.order else {}),
                 "statuses": dict(driver.statuses),
                 "errors": dict(driver.errors),
@@ -1097,6 +1119,7 @@ def run(args) -> dict:
                 think=args.think,
             )
             driver_box["driver"] = driver
+            driver.api = api
             figures = asyncio.run(run_async(args, driver, cluster))
         finally:
             cluster.stop()
@@ -1173,6 +1196,12 @@ def report(f: dict) -> None:
         f"private per player-turn + group {m['group_edits_per_turn']:.2f} per turn); calls {m['by_method']}"
     )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
+    if f.get("stale_buttons"):
+        st = f["stale_buttons"]
+        print(
+            f"  buttons left after the game: {st['messages']} private messages of {st['games_over']} finished games "
+            f"still show a decision button {st['by_kind']} (goal 0; all delivered only with --order)"
+        )
     print(f"  private edits by kind: {m['private_edits_by_kind']}")
     fl = f.get("flood")
     if fl and "error" not in fl:
