@@ -20,9 +20,11 @@ TG_META = {
 }
 
 
-def step(ctx, game, events, asked, version=2, before=None, closing=()):
+def step(ctx, game, events, asked, version=2, before=None, closing=(), answered=None):
     before = before or news.empty_news(game.turn)
-    return telling.step_messages(ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before, closing))
+    return telling.step_messages(
+        ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before, closing, answered or {})
+    )
 
 
 def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
@@ -90,6 +92,31 @@ def test_a_carried_turn_end_with_no_news_of_its_own_still_tells_the_counters():
     out, _ = step(ctx, game, [turn], [0, 1, 2], version=4, before=after, closing=(1, 2))
     (eva,) = [m for m in out if m["chat"] == "7003"]  # the end of its turn added nothing: the counters, on top
     assert eva["slot"] == "g1:p2" and eva["text"].startswith("End of turn 1:\nRescue counter: ")
+
+
+def test_a_seat_whose_answer_the_step_tells_nothing_of_sees_it_locked_in_without_buttons():
+    ctx = make_ctx(edit_settle_seconds=2.0)
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "strict"})
+    _, after = step(ctx, game, [], [0, 1, 2])
+    passed = [{"type": "pass"}]
+    # the window closes on Anna's answer; Eva (the Creature) answered before it, and nothing of the step is hers:
+    # her turn message showed the question (or her answer with a button to change it), and now shows it final
+    out, _ = step(ctx, game, [], [1, 2], version=3, before=after, closing=(0, 1, 2), answered={0: passed, 1: passed})
+    (eva,) = [m for m in out if m["chat"] == "7003"]
+    assert eva["slot"] == "g1:p1" and eva["seq"] == 300 and eva["buttons"] is None and eva["settle"] == 2.0
+    assert eva["text"] == "✅ Locked in: No card now"
+    # Anna is asked again in the same turn: her next question is her message's version, nothing else
+    (anna,) = [m for m in out if m["chat"] == "7001"]
+    assert anna["buttons"] and anna["slot"] == "g1:p1"
+    # the window ends the turn, and Eva's end of turn tells her nothing: her old message still loses its buttons
+    turn = {"type": "turn", "turn": 2, "visible_to": None}
+    out, _ = step(ctx, game, [turn], [0, 1, 2], version=4, before=after, closing=(0, 1, 2), answered={0: passed})
+    eva = [m for m in out if m["chat"] == "7003"]
+    assert [(m["slot"], m["buttons"] is None) for m in eva] == [("g1:p1", True), ("g1:p2", False)]
+    assert eva[0]["text"] == "✅ Locked in: No card now"
+    # a seat that did not answer in person (the deadline's auto-play tells it so) gets no such line
+    out, _ = step(ctx, game, [], [1, 2], version=5, before=after, closing=(0, 1, 2), answered={1: passed})
+    assert not [m for m in out if m["chat"] == "7003"]
 
 
 def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():

@@ -214,6 +214,7 @@ def _resolve_once(
         snap.version + 1,
         news.load_news(snap.news),
         closing=tuple(sorted(expected)),
+        answered={seat: answers[seat] for seat in sorted(expected) if seat in answers and seat in answered_at},
     )
     metrics.lap("engine")
     outgoing, news_after = telling.step_messages(ctx, step)

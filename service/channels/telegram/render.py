@@ -245,7 +245,26 @@ class TelegramChannel:
                         settle=self.settings.edit_settle_seconds if screen is None else 0.0,
                     )
                 )
+        if seat in step.answered and not any(m["slot"] == turn_slot(step.game_id, parts[0].turn) for m in out):
+            out.insert(0, self._answered(news, seat, chat, parts[0]))
         return out
+
+    def _answered(self, news: StepNews, seat: int, chat: str, part: TurnPart) -> dict:
+        """The turn message of a seat that answered the window the step closed, when the step has nothing else
+        for it: its answer locked in for good. Before, it showed the question, or the answer with a button to
+        change it (the window was still open then), and kept them once the window had closed."""
+        step, lang, names = news.step, news.readers.lang(seat), names_of(news.step.meta)
+        said = ui.locked_in_lines(step.answered[seat], step.deadline, lang, names=names, final=True)
+        lines = results(part.items, names, lang, seat, step.game.public_view(), part.ended)
+        return message(
+            chat,
+            above(lines, "\n".join(said)),
+            seat,
+            False,
+            slot=turn_slot(step.game_id, part.turn),
+            seq=step_seq(step.version),
+            settle=self.settings.edit_settle_seconds,
+        )
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
         readers, out = reminder.readers, []
