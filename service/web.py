@@ -5,7 +5,8 @@ lifespan that writes those counts.
 
 Every route refuses a body over ``ARTEMIA_MAX_BODY_BYTES`` with 413 before reading it (`service.ops.bodies`).
 The Telegram webhook checks ``X-Telegram-Bot-Api-Secret-Token`` in constant time (403), parses the body with the
-lean model (400 when malformed), skips an ``update_id`` it has already handled, and answers 200 only after what
+lean model (400 when malformed), skips an ``update_id`` it has already handled (a button press is handled again:
+it is idempotent, and its reply may have been what was lost), and answers 200 only after what
 the update changes is stored — with the reply (``sendMessage``, ``answerCallbackQuery``) as a method call in the
 response body, so no extra request to Telegram is made here. An update is marked as handled only once it was
 handled (an error gives 500 and Telegram's retry runs it again; the handlers are idempotent).

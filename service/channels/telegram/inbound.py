@@ -138,10 +138,14 @@ def _admit(update_id: int, user, env: Env, reads=None) -> tuple[Admitted, str]:
 
 
 def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
-    """A button press. Its first round trip (`Tables.admit`) checks that it is new, notes that a private chat with
-    the user exists, reads their language, counts it on their inbound bucket and reads the game its button names
-    (read in vain for a repeated or flooded press, which then changes nothing) when that game's keys are on the
-    same Redis as the user's (on a game shard of its own, `on_button` reads it: a round trip more)."""
+    """A button press. Its first round trip (`Tables.admit`) notes that a private chat with the user exists, reads
+    their language, counts it on their inbound bucket and reads the game its button names (read in vain for a
+    flooded press, which then changes nothing) when that game's keys are on the same Redis as the user's (on a
+    game shard of its own, `on_button` reads it: a round trip more).
+    A press is not marked as handled (a round trip and a key less per press): everything it does is idempotent —
+    an answer is stored once per query id (the window's dedup set), a screen written once per query id
+    (`screens.show`), the rest only replies — so Telegram's redelivery of a press whose reply was lost gets that
+    reply again and changes nothing."""
     named = ui.game_named(query.data)
     game_id = named if named is not None and env.ctx.store.at(named) is env.tables.redis else None  # read with it
     reads = (lambda pipe: read_with_meta(pipe, game_id)) if game_id else None
@@ -152,6 +156,7 @@ def press(update_id: int, query: CallbackQuery, env: Env) -> dict | None:
         env,
         read=lambda: on_button(query, lang, env, with_meta(game_id, list(admitted.reads)) if game_id else None),
         slow_down=lambda: answer_query(query, _slow_down(lang)),
+        mark=False,
     )
 
 
@@ -172,10 +177,15 @@ def private_message(update_id: int, message: SentMessage, env: Env) -> dict | No
 
 
 def _answer_admitted(
-    update_id: int, admitted: Admitted, env: Env, read: Callable[[], dict | None], slow_down: Callable[[], dict]
+    update_id: int,
+    admitted: Admitted,
+    env: Env,
+    read: Callable[[], dict | None],
+    slow_down: Callable[[], dict],
+    mark: bool = True,
 ) -> dict | None:
     """What an update gets after `_admit`: nothing when it was seen before; else its answer when it is read, a
-    "slow down" when its sender floods, nothing when it is dropped — and it is marked seen."""
+    "slow down" when its sender floods, nothing when it is dropped — and it is marked seen (``mark``)."""
     if admitted.seen:
         return None
     if admitted.verdict is floods.Admission.READ:
@@ -184,7 +194,8 @@ def _answer_admitted(
         answer = slow_down()
     else:
         answer = None
-    env.tables.mark_seen(update_id)
+    if mark:
+        env.tables.mark_seen(update_id)
     return answer
 
 

@@ -4,7 +4,8 @@ forum topic, the join code, the players — are `service.pipeline.lobby`'s, shar
 a table's Telegram place. Keys (all under ``tg:``, global like the user indexes):
 
     tg:lang:<user>        a user's own language choice (forgotten `KEEP_SECONDS` after it was last set)
-    tg:upd:<update id>    a webhook update already handled (dedup, a little over Telegram's 24 h retention)
+    tg:upd:<update id>    a webhook update already handled (dedup, a little over Telegram's 24 h retention; not
+                          kept for a button press, whose handling is idempotent: `inbound.press`)
     tg:blocked:<user>     the user blocked the bot, or a seat began before they started it (forgotten after
                           `KEEP_SECONDS`: a send then finds out again)
     tg:started:<user>     the user has a private chat with the bot: it may write to them (real Telegram lets a
