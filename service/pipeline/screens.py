@@ -24,13 +24,11 @@ def show(
     version: int,
     text: str,
     buttons: list | None,
-    settle: float = 0.0,
 ) -> bool:
     """Queue the screen ``text``/``buttons`` for the turn message ``slot`` in ``chat``, as seen at ``version``;
-    ``press`` names the button press (a repeated press of the same id is written once); ``settle``: seconds the
-    outbox may hold it for a newer version (a screen that asks nothing). -> False when it was."""
+    ``press`` names the button press (a repeated press of the same id is written once). -> False when it was."""
     batch = "k" + re.sub(r"[^A-Za-z0-9]", "", press)[:40]
-    screen = message(chat, text, seat, False, buttons=buttons, slot=slot, settle=settle)
+    screen = message(chat, text, seat, False, buttons=buttons, slot=slot)
     screen["until"] = step_seq(version + 1)
     written = ctx.store.write_batch(game_id, batch, [screen])
     scheduling.deliveries(ctx, game_id, batch)  # also when an earlier run wrote it and died before queueing it

@@ -1026,7 +1026,6 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         return answer_query(query, ui.expired(lang))
     except ui.BadCallback:
         return answer_query(query, _t(lang, "This button is not valid."))
-    said, settle = None, 0.0
     if stage.complete:
         result = ingest.submit(
             env.ctx, choice.game_id, seat, stage.actions, choice.window, f"q{query.id}", snap, meta=meta
@@ -1036,13 +1035,9 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         closed = result.status is ingest.Status.RESOLVE
         names, clock = seat_names(meta), ui.clock_of(meta)
         lines = ui.locked_in_lines(stage.actions, snap.deadline, lang, names=names, final=closed, **clock)
-        said = ui.locked_in_toast(lines, lang)
-        if not closed:  # accepted: the status refresh job shows it locked in
-            return answer_query(query, said)  # (one job per press, not two); a repeat: shown already
-        # held like any "locked in": the step's own version of the message, or the seat's next question, replaces
-        # it if it comes within the hold
-        screen = ui.locked_in(choice, lines, lang, final=True)
-        settle = env.ctx.settings.edit_settle_seconds
+        # the reply is all a press writes: the message shows the answer when the refresh job runs (the window
+        # stays open), or with the step that closes the window (`TelegramChannel._answered`)
+        return answer_query(query, ui.locked_in_toast(lines, lang))
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(
@@ -1055,6 +1050,5 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
             snap.version,
             screen.text,
             screen.keyboard,
-            settle,
         )
-    return answer_query(query, said)
+    return answer_query(query)

@@ -427,11 +427,9 @@ def locked_in_lines(
     return lines
 
 
-def locked_in(choice: Choice, lines: list[str], lang: str, final: bool = False) -> Screen:
-    """The decision message once the answer is stored (``lines``: `locked_in_lines`); it keeps a button to change
-    the answer, unless ``final`` (the answer closed its window)."""
-    if final:
-        return Screen("\n".join(lines), None)
+def locked_in(choice: Choice, lines: list[str], lang: str) -> Screen:
+    """The decision message once the answer is stored and its window stays open (``lines``: `locked_in_lines`),
+    with a button to change the answer."""
     change = translator(lang).gettext("Change my answer")
     return Screen("\n".join(lines), [[{"text": change, "data": choice.restart().data()}]])
 
@@ -439,7 +437,8 @@ def locked_in(choice: Choice, lines: list[str], lang: str, final: bool = False) 
 def locked_in_toast(lines: list[str], lang: str) -> str:
     """The reply to the press that stored an answer (Telegram shows it at once, in at most 200 characters): what
     is locked in and until when it may change (``lines``: `locked_in_lines`). The message itself shows it only if
-    the window stays open a while (the outbox holds that edit back, `service.pipeline.outbox`)."""
+    the window stays open a while (the outbox holds that edit back, `service.pipeline.outbox`), or, for good, with
+    the step that closes the window when that step has nothing else for the seat."""
     toast = ". ".join(lines)
     return toast if len(toast) <= TOAST_MAX else translator(lang).gettext("Locked in.")
 
