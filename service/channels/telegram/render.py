@@ -38,6 +38,7 @@ from service.pipeline.news import (
     TURN_OVER,
     Refresh,
     Reminder,
+    Step,
     StepNews,
     TurnPart,
     Unreachable,
@@ -241,8 +242,7 @@ class TelegramChannel:
                         buttons=keyboard,
                         slot=turn_slot(step.game_id, part.turn),
                         seq=step_seq(step.version),
-                        # results only: the seat's next question may follow at once
-                        settle=self.settings.edit_settle_seconds if screen is None else 0.0,
+                        settle=self._settle(step, screen is None),
                     )
                 )
         if seat in step.answered and not any(m["slot"] == turn_slot(step.game_id, parts[0].turn) for m in out):
@@ -263,8 +263,14 @@ class TelegramChannel:
             False,
             slot=turn_slot(step.game_id, part.turn),
             seq=step_seq(step.version),
-            settle=self.settings.edit_settle_seconds,
+            settle=self._settle(step, True),
         )
+
+    def _settle(self, step: Step, results_only: bool) -> float:
+        """How long a version of a seat's turn message written by ``step`` is held for a newer one: results with
+        no question under them, while the game goes on (the seat's next question may follow at once); a question,
+        or the game's last results, go at once."""
+        return self.settings.edit_settle_seconds if results_only and not step.game.is_over else 0.0
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
         readers, out = reminder.readers, []
