@@ -90,6 +90,15 @@ def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_
     failed = [c for c in api.calls if not c["ok"] and "not modified" not in json.dumps(c)]
     assert not [c for c in failed if c["method"] == "sendMessage"], failed[:3]
 
+    # every window is closed now: no private message is left with a button of one (a question, or "Change my
+    # answer": a press would only say that the choice has expired), once the versions held back have gone out
+    def answerable() -> list[dict]:
+        with api._lock:
+            shown = list(api.messages.items())
+        return [m for (chat, _), m in shown if not chat.startswith("-") and '"d:' in json.dumps(m.get("reply_markup"))]
+
+    wait_for(lambda: not answerable(), 25, "the buttons of closed windows taken away")
+
 
 def answer_fully(users: Users, who: dict, rng: random.Random, done: set) -> str:
     """``who`` presses the buttons of their open question until the answer is complete ("✅ Locked in: …");

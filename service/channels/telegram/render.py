@@ -251,8 +251,8 @@ class TelegramChannel:
 
     def _answered(self, news: StepNews, seat: int, chat: str, part: TurnPart) -> dict:
         """The turn message of a seat that answered the window the step closed, when the step has nothing else
-        for it: its answer locked in for good. Before, it showed the question, or the answer with a button to
-        change it (the window was still open then), and kept them once the window had closed."""
+        for it: its answer locked in for good. Else the message would go on showing the question (when its "locked
+        in" version was still held back), or the answer with a button to change it, on a window now closed."""
         step, lang, names = news.step, news.readers.lang(seat), names_of(news.step.meta)
         said = ui.locked_in_lines(step.answered[seat], step.deadline, lang, names=names, final=True)
         lines = results(part.items, names, lang, seat, step.game.public_view(), part.ended)
