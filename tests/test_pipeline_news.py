@@ -117,12 +117,17 @@ def test_a_seat_whose_answer_the_step_tells_nothing_of_sees_it_locked_in_without
     # a seat that did not answer in person (the deadline's auto-play tells it so) gets no such line
     out, _ = step(ctx, game, [], [1, 2], version=5, before=after, closing=(0, 1, 2), answered={1: passed})
     assert not [m for m in out if m["chat"] == "7003"]
-    # the step that ends the game: no question can follow, so nothing is held back
+    # the step that ends the game: every seat's message says how it ended, under its results, and nothing is held
+    # back (no question can follow)
     game.s["winner"] = "hunted"
     played = {"type": "played", "seat": 2, "cards": [4], "visible_to": [2]}
     out, _ = step(ctx, game, [played], [], version=6, before=after, closing=(0, 1, 2), answered={0: passed})
-    private = [m for m in out if not m["group"]]
-    assert {m["chat"] for m in private} == {"7003", "7002"} and not any(m.get("settle") for m in private)
+    private = {m["chat"]: m for m in out if not m["group"]}
+    assert sorted(private) == ["7001", "7002", "7003"]
+    assert all(m["slot"] == "g1:p1" and m["buttons"] is None and not m.get("settle") for m in private.values())
+    assert private["7003"]["text"] == "🏁 Game over. The Hunted win!"
+    assert private["7002"]["text"].startswith("You play: 4 ") and private["7002"]["text"].endswith("Hunted win!")
+    assert private["7001"]["text"].startswith("🏁 Konec hry.")  # Anna reads Czech
 
 
 def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():

@@ -5,7 +5,10 @@
       windows, its private results (``news["private"]``), and the "locked in" screen after an answer
       (`TelegramChannel.refresh_messages`). So a player gets one new message — one notification — per turn, when
       it is time to act. The end of a turn goes on top of the next turn message instead of editing the old one
-      when that one shows no buttons (`news.carry_turn_ends`);
+      when that one shows no buttons (`news.carry_turn_ends`). A message never keeps the buttons of a closed
+      window: the step that closes it shows a seat's answer locked in for good when it has nothing else for its
+      message (`TelegramChannel._answered`), and the game's last step ends every seat's message with how the
+      game ended;
     * one living **status message** in the group per reveal (slot `news.status_slot`; ``s0`` from the game's
       start to the first reveal): the **reveal** is sent as a new message (people are notified), and that message
       then lives on, edited by every later step and after every accepted answer (who has answered, never what),
@@ -31,7 +34,7 @@ from service.channels import plain
 from service.channels.telegram import ui
 from service.config import Settings
 from service.i18n import translator
-from service.i18n.events import counters, game_over
+from service.i18n.events import counters, game_over, winner
 from service.pipeline import watch
 from service.pipeline.chats import chat_kind
 from service.pipeline.news import (
@@ -216,7 +219,9 @@ class TelegramChannel:
             current = part is parts[-1]
             lines = results(part.items, names, lang, seat, view, part.ended)
             screen = None
-            if current and seat in step.asked and game.window is not None:
+            if current and game.is_over:  # every seat's last message says how the game ended
+                screen = ui.Screen(f"🏁 {translator(lang).gettext('Game over.')} {winner(view, lang)}", None)
+            elif current and seat in step.asked and game.window is not None:
                 screen = ui.decision(
                     game,
                     seat,
@@ -242,7 +247,7 @@ class TelegramChannel:
                         buttons=keyboard,
                         slot=turn_slot(step.game_id, part.turn),
                         seq=step_seq(step.version),
-                        settle=self._settle(step, screen is None),
+                        settle=self._settle(step, screen is None or screen.keyboard is None),
                     )
                 )
         if seat in step.answered and not any(m["slot"] == turn_slot(step.game_id, parts[0].turn) for m in out):
