@@ -208,12 +208,17 @@ def reveal(event: dict, names: dict[int, str], lang: str) -> str:
     return "\n".join(lines)
 
 
+def ended(view: dict, lang: str) -> str:
+    """The game's end in one line: "🏁 Game over." and who won."""
+    return f"🏁 {translator(lang).gettext('Game over.')} {winner(view, lang)}"
+
+
 def game_over(view: dict, names: dict[int, str], lang: str) -> str:
     """The end-of-game message."""
     _ = translator(lang).gettext
     return "\n".join(
         [
-            f"🏁 {_('Game over.')} {winner(view, lang)}",
+            ended(view, lang),
             counters(view, lang),
             _("Thanks for playing! /newgame starts another one."),
         ]

@@ -34,7 +34,7 @@ from service.channels import plain
 from service.channels.telegram import ui
 from service.config import Settings
 from service.i18n import translator
-from service.i18n.events import counters, game_over, winner
+from service.i18n.events import counters, ended, game_over
 from service.pipeline import watch
 from service.pipeline.chats import chat_kind
 from service.pipeline.news import (
@@ -220,7 +220,7 @@ class TelegramChannel:
             lines = results(part.items, names, lang, seat, view, part.ended)
             screen = None
             if current and game.is_over:  # every seat's last message says how the game ended
-                screen = ui.Screen(f"🏁 {translator(lang).gettext('Game over.')} {winner(view, lang)}", None)
+                screen = ui.Screen(ended(view, lang), None)
             elif current and seat in step.asked and game.window is not None:
                 screen = ui.decision(
                     game,
