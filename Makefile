@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: venv run test lint bench clean soak lock
+.PHONY: venv engine run test lint bench clean soak lock
 
 venv: $(STAMP)
 
@@ -20,7 +20,22 @@ $(STAMP): pyproject.toml requirements-dev.lock | $(PY)
 	$(PY) -m pip install --disable-pip-version-check -q --no-deps -e .
 	touch $@
 
-run: venv
+# The rules engine compiled with mypyc (tools/build_engine.py), rebuilt whenever one of its sources is newer; the
+# package refuses to import a build older than its sources. ENGINE=source runs the sources instead (no C compiler
+# needed; the engine is then ~2.5x slower).
+ENGINE ?= compiled
+ENGINE_BUILT := service/game/compiled-from.txt
+ifeq ($(ENGINE),source)
+engine: venv
+	$(PY) tools/build_engine.py --clean
+else
+engine: $(ENGINE_BUILT)
+endif
+
+$(ENGINE_BUILT): $(wildcard service/game/*.py service/game/rules/*.py) tools/build_engine.py $(STAMP)
+	$(PY) tools/build_engine.py
+
+run: engine
 	$(PY) -m service.sandbox $(ARGS)
 
 # Lint (ruff), types (mypy) and the architecture's contracts (import-linter, pyproject.toml), then the tests.
@@ -31,22 +46,23 @@ lint: venv
 	$(VENV)/bin/lint-imports
 
 # pytest exits 5 when it collected no tests: that is a failure here, not a success.
-test: venv lint
+test: engine lint
 	@rc=0; tools/with-redis.sh $(PY) -m pytest -q $(ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)" >&2; fi; \
 	exit $$rc
 
-bench: venv
+bench: engine
 	tools/with-redis.sh $(PY) -m bench $(ARGS)
 
 clean:
+	if [ -x $(PY) ]; then $(PY) tools/build_engine.py --clean; fi
 	rm -rf $(VENV) *.egg-info build dist .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # The long runs of issue 7 (docs/BENCHMARKS.md): >100,000 fuzz inputs, the load generator, the soak with faults
 # under appendfsync always and everysec. Bounded in time (SOAK_SECONDS per soak run); figures in .soak/.
 SOAK_SECONDS ?= 1800
-soak: venv
+soak: engine
 	@mkdir -p .soak; rm -f .soak/fuzz-counts.tsv
 	FUZZ_EXAMPLES=30000 FUZZ_REPORT=.soak/fuzz-counts.tsv tools/with-redis.sh $(PY) -m pytest -q -s -p no:cacheprovider tests/test_fuzz_commands.py tests/test_fuzz_telegram.py tests/test_fuzz_sms.py
 	@awk -F'\t' '{n += $$2} END {print "fuzz inputs in all: " n}' .soak/fuzz-counts.tsv

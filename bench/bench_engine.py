@@ -7,17 +7,28 @@ Hunted's plan sent right after choosing a place; "no cards this turn" from a Cre
 "plain" bots never answer ahead. Board Game Arena's implementation stops about 6 + (number of Hunted) times a
 turn.
 
+The speed of the compiled engine (tools/build_engine.py) is measured against its own sources, in the same run:
+a copy of service/game's sources alone, run in a process of its own, alternating with the build, three times each
+(``compiled_against_sources``).
+
 Environment: BENCH_GAMES (bot games per player count for the waits, default 1000), BENCH_SECONDS (CPU seconds
 per player count for the speed figure, default 2).
 """
 
 import os
 import random
+import shutil
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from service.game import new_game
+from service.game import buildinfo, new_game
 from service.game.bots import play_out
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def random_games_per_second(players, seconds):
@@ -30,6 +41,48 @@ def random_games_per_second(players, seconds):
             game.apply(seat, rng.choice(game.legal_actions(seat)))
         games += 1
     return games / (time.process_time() - start)
+
+
+def _sources_only(into: Path) -> Path:
+    """A copy of the engine's sources (no compiled module) under ``into``, importable as ``service.game``."""
+    game = ROOT / "service" / "game"
+    shutil.copytree(game, into / "service" / "game", ignore=shutil.ignore_patterns("*.so", "compiled-from.txt"))
+    shutil.copy(ROOT / "service" / "__init__.py", into / "service" / "__init__.py")
+    return into
+
+
+def _games_per_second_in(tree: Path, players: int, seconds: float) -> tuple[float, bool]:
+    """``random_games_per_second`` in a fresh process whose ``service.game`` comes from ``tree``; and whether that
+    engine was the compiled one."""
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from service.game import buildinfo; "
+        "from bench.bench_engine import random_games_per_second as r; "
+        "print(r(int(sys.argv[2]), float(sys.argv[3])), buildinfo.is_compiled())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tree), str(players), str(seconds)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return float(out[0]), out[1] == "True"
+
+
+def compiled_against_sources(players=5, seconds=5.0, pairs=3):
+    """(compiled runs, source runs): games per CPU second, alternating build and sources ``pairs`` times."""
+    compiled, sources = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        plain = _sources_only(Path(tmp))
+        for _ in range(pairs):
+            rate, is_compiled = _games_per_second_in(ROOT, players, seconds)
+            if not is_compiled:
+                raise RuntimeError("the engine is not compiled: run `make engine` first")
+            compiled.append(rate)
+            rate, is_compiled = _games_per_second_in(plain, players, seconds)
+            assert not is_compiled
+            sources.append(rate)
+    return compiled, sources
 
 
 def waits_per_turn(players, games, eager, secrecy):
@@ -59,9 +112,19 @@ def percentile(sorted_values, fraction):
 def main():
     games = int(os.environ.get("BENCH_GAMES", "1000"))
     seconds = float(os.environ.get("BENCH_SECONDS", "2"))
-    print("engine speed: random full games per CPU second (goal: >= 100 five-player games/s)")
+    engine = "compiled (mypyc)" if buildinfo.is_compiled() else "from its sources"
+    print(f"engine speed, {engine}: random full games per CPU second")
     for players in range(2, 8):
         print(f"  {players} players: {random_games_per_second(players, seconds):7.1f} games/s")
+    if buildinfo.is_compiled():
+        compiled, sources = compiled_against_sources(seconds=max(seconds, 1.0))
+        ratio = statistics.median(compiled) / statistics.median(sources)
+        print(
+            "  five players, compiled against its own sources, alternating (goal: >= 1,000 games/s):\n"
+            f"    compiled {', '.join(f'{r:.0f}' for r in compiled)} (median {statistics.median(compiled):.0f}); "
+            f"sources {', '.join(f'{r:.0f}' for r in sources)} (median {statistics.median(sources):.0f}); "
+            f"x{ratio:.2f}"
+        )
     print(
         f"waits per turn over {games} bot games per player count (goal: eager median <= 2; "
         f"Board Game Arena ~ 6 + Hunted)"

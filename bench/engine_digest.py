@@ -23,7 +23,7 @@ import sys
 import orjson
 
 from service.game import Game, botseat, new_game, observer
-from service.game.bots import choose, play_out
+from service.game.bots import choose
 from service.game.worlds import world
 
 FRESH_EVERY = 7  # compare with a fresh copy every this many applies
@@ -42,7 +42,7 @@ def _seen(game: Game) -> tuple[list[int], list[list[dict[str, object]]]]:
 
 
 class Recorder:
-    """Hashes what every apply returns and leaves; wraps ``Game.apply`` of the games it records."""
+    """Hashes what every apply returns and leaves, for the applies made through it."""
 
     def __init__(self) -> None:
         self.hash = hashlib.sha256()
@@ -61,30 +61,35 @@ class Recorder:
                 raise AssertionError(f"a fresh copy sees otherwise than the game itself: {game.to_json()}")
 
     def watch(self, game: Game) -> Game:
-        apply = game.apply
-
-        def recorded_apply(seat: int, action: dict[str, object]) -> list[object]:
-            events: list[object] = apply(seat, action)
-            self.record(game, events)
-            return events
-
-        game.apply = recorded_apply  # type: ignore[method-assign]  # this game's own recorded apply
+        """Start recording ``game``: what it shows before any apply."""
         self.record(game, [])
         return game
 
+    def apply(self, game: Game, seat: int, action: dict[str, object]) -> None:
+        """``game.apply``, recorded. (Called here, not patched onto the game: a compiled Game's methods are
+        read-only.)"""
+        self.record(game, game.apply(seat, action))
 
-def random_game(game: Game, rng: random.Random) -> None:
+
+def random_applies(game: Game, rng: random.Random, recorder: Recorder, most: int | None = None) -> None:
+    """Uniformly random legal actions, as ``bench_engine.random_games_per_second`` plays: to the game's end, or
+    ``most`` of them."""
+    played = 0
+    while not game.is_over and (most is None or played < most):
+        seat = rng.choice(game.waiting_for())
+        recorder.apply(game, seat, rng.choice(game.legal_actions(seat)))
+        played += 1
+
+
+def bot_game(game: Game, rng: random.Random, recorder: Recorder, eager: bool) -> None:
+    """``bots.play_out``'s game, each apply recorded."""
     while not game.is_over:
-        seat = rng.choice(game.waiting_for())
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
-
-
-def random_applies(game: Game, rng: random.Random, most: int) -> None:
-    for _ in range(most):
-        if game.is_over:
-            return
-        seat = rng.choice(game.waiting_for())
-        game.apply(seat, rng.choice(game.legal_actions(seat)))
+        waiting = game.waiting_for()
+        seat = waiting[rng.randrange(len(waiting))]
+        for action in choose(game, seat, rng, eager):
+            recorder.apply(game, seat, action)
+            if game.is_over:
+                break
 
 
 def game_with_worlds(game: Game, rng: random.Random, recorder: Recorder) -> None:
@@ -97,18 +102,18 @@ def game_with_worlds(game: Game, rng: random.Random, recorder: Recorder) -> None
             sampled = recorder.watch(Game(world(observer.knowledge(game, seat), random.Random(step))))
             answer = rng.choice(game.legal_actions(seat))
             if answer in sampled.legal_actions(seat):
-                sampled.apply(seat, answer)
-                random_applies(sampled, random.Random(step), WORLD_APPLIES)
+                recorder.apply(sampled, seat, answer)
+                random_applies(sampled, random.Random(step), recorder, WORLD_APPLIES)
         for action in choose(game, seat, rng):
-            game.apply(seat, action)
+            recorder.apply(game, seat, action)
             if game.is_over:
                 break
 
 
-def searching_game(game: Game, rng: random.Random) -> None:
+def searching_game(game: Game, rng: random.Random, recorder: Recorder) -> None:
     while not game.is_over:
         seat = rng.choice(game.waiting_for())
-        game.apply(seat, botseat.answer(game, seat, "hard", rollouts=2))
+        recorder.apply(game, seat, botseat.answer(game, seat, "hard", rollouts=2))
 
 
 def main(games: int) -> None:
@@ -120,13 +125,13 @@ def main(games: int) -> None:
                     game = recorder.watch(new_game({"players": players, "seed": seed, "secrecy": secrecy}))
                     rng = random.Random(seed)
                     if kind == "random":
-                        random_game(game, rng)
+                        random_applies(game, rng, recorder)
                     elif kind == "worlds":
                         game_with_worlds(game, rng, recorder)
                     elif kind == "search":
-                        searching_game(game, rng)
+                        searching_game(game, rng, recorder)
                     else:
-                        play_out(game, rng, eager=kind == "eager")
+                        bot_game(game, rng, recorder, eager=kind == "eager")
                     played += 1
     print(f"{played} games, {recorder.applies} applies, digest {recorder.hash.hexdigest()}")
 

@@ -18,6 +18,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
+from service.game import buildinfo
 from service.ops import health, metrics
 from service.ops import web as ops_web
 from service.pipeline import scheduling
@@ -114,6 +115,8 @@ def test_healthz_lists_every_reason_then_turns_healthy(ctx):
     answer = client.get("/healthz")
     assert answer.status_code == 200, answer.json()
     assert answer.json()["ok"] is True and answer.json()["checks"]["workers"][0]["name"] == "w1"
+    # which engine this process runs: `make test` builds the compiled one (tools/build_engine.py)
+    assert answer.json()["checks"]["engine"] == ("compiled" if buildinfo.is_compiled() else "sources")
 
 
 def test_healthz_reports_a_stale_worker_an_outbox_backlog_and_overdue_games(ctx, monkeypatch):

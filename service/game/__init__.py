@@ -26,6 +26,7 @@ Events are dicts ``{"type": ..., "visible_to": None | [seats], ...}``; ``visible
 Modules
 -------
     engine.py      Game: the public face above and the driver that runs a turn's agenda of tasks
+    buildinfo.py   whether the engine runs compiled (mypyc, tools/build_engine.py) and that a build is current
     state.py       the state as TypedDicts (plain JSON), its format version and the migration of old snapshots
     cards.py       card and setup data from cards.json
     registry.py    the card table: one entry per Hunt / Survival card (shape, options, effect, hooks)
@@ -103,8 +104,12 @@ Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards
 Rulings we had to choose are listed with their reasons in docs/rulings.md.
 """
 
-from service.game.engine import CREATURE, Game, IllegalAction, new_game
-from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY
-from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS
+from service.game import buildinfo
+
+buildinfo.check()  # before any compiled module loads: never the rules of a build older than these sources
+
+from service.game.engine import CREATURE, Game, IllegalAction, new_game  # noqa: E402
+from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY  # noqa: E402
+from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS  # noqa: E402
 
 __all__ = ["CREATURE", "DEFAULT_SECRECY", "SECRECY_SETTINGS", "Game", "IllegalAction", "new_game"]

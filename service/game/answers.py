@@ -2,7 +2,7 @@
 decided when the rules reach it — a recorded answer or plan, the only option, a fallback, or a window that asks.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.autoplay import pick, power_score
 from service.game.cards import SURVIVAL_CARDS
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from service.game.engine import Game
 
 # Tasks whose decisions are collected in a window before they run, and the window that collects them.
-DEFERRED_KIND = {
+DEFERRED_KIND: Final = {
     "fz": "prereveal",
     "ascendancy": "prereveal",
     "phobia": "prereveal",

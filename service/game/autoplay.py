@@ -5,7 +5,7 @@
 """
 
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.cards import (
     ARTEFACT,
@@ -27,7 +27,7 @@ from service.game.state import Action
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-SURVIVAL_KEEP_ORDER = [
+SURVIVAL_KEEP_ORDER: Final = [
     "dodge",
     "wrong-track",
     "adrenaline",
@@ -44,7 +44,7 @@ SURVIVAL_KEEP_ORDER = [
     "ingenuity",
     "sacrifice",
 ]
-_POWER_VALUE = {
+_POWER_VALUE: Final = {
     LAIR: 0,
     JUNGLE: 5,
     RIVER: 5,
@@ -128,14 +128,14 @@ def power_score(g: "Game", seat: int, option: Action) -> float:
     if option["type"] == "pass":
         return 0.0
     if option["type"] == "takeback":
-        return PLACE_VALUE[option["card"]]
+        return float(PLACE_VALUE[option["card"]])  # (compiled, a float is a float: never an int)
     use = option["use"]
-    score: float = _POWER_VALUE[use]
+    score = float(_POWER_VALUE[use])
     if use == LAIR:
-        score = 2 * len(option.get("take", ()))
+        score = 2.0 * len(option.get("take", ()))
     elif use == BEACH and g.s["marker_on_beach"]:
-        score = 9
+        score = 9.0
     if use == SOURCE and option.get("heal") == seat:
-        score += 3
+        score += 3.0
     score += sum(PLACE_VALUE[c] for c in option.get("take", ())) / 4 + option.get("reserve", 0) / 10
     return score - (3 if "via" in option and option["via"] != "lair" else 0)

@@ -8,7 +8,7 @@ the action shapes, and docs/rulings.md for choices.
 """
 
 import json
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -41,11 +41,11 @@ from service.game.state import FORMAT_VERSION, Action, Config, Event, State, Tas
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
 # Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
-_OWN_STATE_ONLY = {"play", "resist", "giveup", "keep_survival"}
+_OWN_STATE_ONLY: Final = {"play", "resist", "giveup", "keep_survival"}
 # Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
 # no seat's options, no deferred question.
-_CHANGES_NO_OPTIONS = {"pass"}
-ACTION_TYPES = {
+_CHANGES_NO_OPTIONS: Final = {"pass"}
+ACTION_TYPES: Final = {
     "side",
     "play",
     "resist",
@@ -68,7 +68,7 @@ ACTION_TYPES = {
 
 # The config's keys and what each allows (its default when left out: seed 0, side None, expert False, secrecy
 # strict).
-CONFIG_KEYS = {
+CONFIG_KEYS: Final = {
     "players": f"an integer from {PLAYERS_MIN} to {PLAYERS_MAX} (required)",
     "seed": "an integer (default 0)",
     "side": "1, 2 or None to let the Creature choose (default None)",
@@ -94,27 +94,35 @@ def check_config(config: Any) -> Config:
         )
     if "players" not in config:
         raise IllegalAction(f"the config needs 'players': {CONFIG_KEYS['players']}")
-    checked: Config = {
+    # The values are read as Any until checked (compiled, a value read as an int must be one).
+    given: dict[str, Any] = {
         "players": config["players"],
         "seed": config.get("seed", 0),
         "side": config.get("side"),
         "expert": config.get("expert", False),
         "secrecy": config.get("secrecy", DEFAULT_SECRECY),
     }
-    players, side = checked["players"], checked["side"]
+    players, side = given["players"], given["side"]
     for key, good in (
         ("players", _is_int(players) and PLAYERS_MIN <= players <= PLAYERS_MAX),
-        ("seed", _is_int(checked["seed"])),
+        ("seed", _is_int(given["seed"])),
         ("side", side is None or (_is_int(side) and side in (1, 2))),
-        ("expert", isinstance(checked["expert"], bool)),
-        ("secrecy", checked["secrecy"] in SECRECY_SETTINGS),
+        ("expert", isinstance(given["expert"], bool)),
+        ("secrecy", given["secrecy"] in SECRECY_SETTINGS),
     ):
         if not good:
             raise IllegalAction(f"config {key!r} must be {CONFIG_KEYS[key]}, not {config[key]!r}")
+    checked: Config = {
+        "players": players,
+        "seed": given["seed"],
+        "side": side,
+        "expert": given["expert"],
+        "secrecy": given["secrecy"],
+    }
     return checked
 
 
-def new_game(config: dict[str, Any]) -> "Game":
+def new_game(config: Any) -> "Game":
     """A new game from ``{"players": 2..7, "seed": int, "side": None|1|2, "expert": bool, "secrecy": "strict"|
     "fast"}`` (only ``players`` is required); any other key, or a value of another type, raises IllegalAction (see
     ``check_config``)."""
@@ -269,8 +277,9 @@ class Game:
                 return question[1]
         return []
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        """Apply one seat's action; returns the events it caused. Raises IllegalAction, changing nothing."""
+    def apply(self, seat: Any, action: Any) -> list[Event]:
+        """Apply one seat's action; returns the events it caused. Raises IllegalAction, changing nothing (for any
+        seat and action given: they are typed Any, so that a compiled engine checks them itself)."""
         if self.s["winner"] is not None:
             raise IllegalAction("the game is over")
         if (
@@ -401,7 +410,9 @@ class Game:
             if w is not None:
                 self._answer_from_orders(w, events, recheck)
                 recheck = None
-                if s["winner"] is not None:
+                # A call, not s["winner"]: the loop's test narrowed that to None for the type checker, and the
+                # compiled engine would take it for the constant None (tools/build_engine.py).
+                if self.is_terminal():
                     return
                 if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
                     if "asked" not in w:
@@ -421,9 +432,11 @@ class Game:
                 open_window(self, need.kind, [], deferred=True)
                 self.memo = {}
                 continue
-            finally:
-                if task[0] not in OPENS_WINDOW_ONLY:
-                    self.memo = {}
+            except BaseException:
+                self.memo = {}
+                raise
+            if task[0] not in OPENS_WINDOW_ONLY:
+                self.memo = {}
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
 

@@ -19,7 +19,7 @@ rules/survival.py, its names in service/cardnames.py, and a test.
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.cards import BEACH, WRECK
 from service.game.rules import hunt_cards as hunt
@@ -81,7 +81,7 @@ def _cataclysm_place(g: "Game", place: int) -> bool:
 # ---------------------------------------------------------------------------------------------- the table
 # One card per entry, read top to bottom: the formatter would spread each over ten lines.
 # fmt: off
-CARD_LIST: list[Card] = [
+CARD_LIST: Final[list[Card]] = [
     # Hunt cards ----------------------------------------------------------------------------------------------
     Card("despair", "hunt", 1, "artemia", (), hunt.no_parameters, hunt.despair,
          later="no Survival card this turn, nor from the Shelter or the Source"),
@@ -137,8 +137,8 @@ CARD_LIST: list[Card] = [
 ]
 # fmt: on
 
-CARD_RULES: dict[str, Card] = {card.id: card for card in CARD_LIST}
-BEFORE_REVEAL = [card for card in CARD_LIST if card.before_reveal]
-AT_TARGET = [card.id for card in CARD_LIST if card.at_target]
-INEFFECTIVE = {card.id: card.ineffective for card in CARD_LIST if card.ineffective}
-ASKS_BEFORE_REVEAL = [card for card in CARD_LIST if card.asks_before_reveal]
+CARD_RULES: Final[dict[str, Card]] = {card.id: card for card in CARD_LIST}
+BEFORE_REVEAL: Final = [card for card in CARD_LIST if card.before_reveal]
+AT_TARGET: Final = [card.id for card in CARD_LIST if card.at_target]
+INEFFECTIVE: Final = {card.id: card.ineffective for card in CARD_LIST if card.ineffective}
+ASKS_BEFORE_REVEAL: Final = [card for card in CARD_LIST if card.asks_before_reveal]

@@ -26,7 +26,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from service.game.bots import choose
 from service.game.engine import Game
@@ -41,13 +41,13 @@ class Level:
     share: float  # the part of the budget (time or rollouts) spent
 
 
-LEVELS: dict[str, Level | None] = {"easy": None, "normal": Level(candidates=3, share=0.4), "hard": Level(6, 1.0)}
-DEFAULT_LEVEL = "normal"
+LEVELS: Final[dict[str, Level | None]] = {"easy": None, "normal": Level(candidates=3, share=0.4), "hard": Level(6, 1.0)}
+DEFAULT_LEVEL: Final = "normal"
 # Rollouts of a hard decision (~15-30 ms on one core): at this figure hard beats today's policy by 16-25 points of
 # win rate in every seat (docs/BENCHMARKS.md); the time a decision may take is capped apart (budget_ms).
-ROLLOUTS = 24
-HORIZON_TURNS = 1  # rollouts stop at the end of the turn after this one (or the game's end)
-_PROPOSALS = 12  # sampled worlds asked for the policy's favourite answers
+ROLLOUTS: Final = 24
+HORIZON_TURNS: Final = 1  # rollouts stop at the end of the turn after this one (or the game's end)
+_PROPOSALS: Final = 12  # sampled worlds asked for the policy's favourite answers
 
 
 def decide(

@@ -24,6 +24,7 @@ from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegis
 from rq.utils import utcparse
 
 from service.config import Settings
+from service.game import buildinfo
 from service.ops.metrics import COUNTERS, COUNTERS_KEY, HISTOGRAMS, parse_field
 from service.store.keys import DUE, HEARTBEAT, metrics_histogram
 
@@ -132,6 +133,7 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
     if overdue:
         reasons.append(f"{overdue} game(s) overdue by more than {settings.health_overdue_seconds} s")
     checks["games_overdue"] = overdue
+    checks["engine"] = "compiled" if buildinfo.is_compiled() else "sources"  # this process's (tools/build_engine.py)
     return {"ok": not reasons, "reasons": reasons, "checks": checks}
 
 

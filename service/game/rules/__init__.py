@@ -15,7 +15,7 @@ own question, applied at once (LIVE_ACTIONS).
 """
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from service.game.rules import explore, play_cards, prereveal, reckoning, turn
 from service.game.rules.survival import vortex_question
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 TaskFn = Callable[..., Any]  # (g, events, *task arguments) -> False when it replaced itself on the agenda
 LiveFn = Callable[["Game", int, Action, list[Event]], None]
 
-TASKS: dict[str, TaskFn] = {
+TASKS: Final[dict[str, TaskFn]] = {
     "choose_side": turn.choose_side,
     "start_turn": turn.start_turn,
     "explore": turn.explore,
@@ -53,10 +53,10 @@ TASKS: dict[str, TaskFn] = {
 
 # The tasks that change nothing but open a window: what the engine worked out from the state while they ran (each
 # seat's card options) stays true after them.
-OPENS_WINDOW_ONLY = {"explore", "cards", "end_cards"}
+OPENS_WINDOW_ONLY: Final = {"explore", "cards", "end_cards"}
 
 # The deferred tasks: the question each asks its seat (the options; fewer than two = nothing to ask).
-QUESTIONS: dict[str, Callable[..., list[Action]]] = {
+QUESTIONS: Final[dict[str, Callable[..., list[Action]]]] = {
     "fz": prereveal.forbidden_zone_question,
     "ascendancy": prereveal.ascendancy_question,
     "phobia": prereveal.phobia_question,
@@ -69,7 +69,7 @@ QUESTIONS: dict[str, Callable[..., list[Action]]] = {
 }
 
 # Live actions: a window's own questions, applied at once.
-LIVE_ACTIONS: dict[str, LiveFn] = {
+LIVE_ACTIONS: Final[dict[str, LiveFn]] = {
     "side": turn.side,
     "play": explore.play,
     "tokens": play_cards.place_tokens,
@@ -81,4 +81,4 @@ LIVE_ACTIONS: dict[str, LiveFn] = {
     "hunt_card": play_cards.do_hunt_card,
 }
 # The live actions after which the seat has answered the window (the others may be followed by more).
-ANSWERS_THAT_CLOSE = {"side", "play", "tokens", "pass"}
+ANSWERS_THAT_CLOSE: Final = {"side", "play", "tokens", "pass"}

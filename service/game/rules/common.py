@@ -6,7 +6,7 @@ Every function takes the game first (``g``) and reads or changes ``g.s``, the pl
 import itertools
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from service.game.cards import ADJACENT
 from service.game.state import Counter, Event, Params, Player, Window
@@ -14,9 +14,9 @@ from service.game.state import Counter, Event, Params, Player, Window
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-CREATURE = 0
+CREATURE: Final = 0
 # How much a Hunted values holding each place card (auto-play and bots use it to choose what to keep).
-PLACE_VALUE = {1: 5, 2: 3, 3: 4, 4: 6, 5: 5, 6: 3, 7: 6, 8: 8, 9: 7, 10: 6}
+PLACE_VALUE: Final = {1: 5, 2: 3, 3: 4, 4: 6, 5: 5, 6: 3, 7: 6, 8: 8, 9: 7, 10: 6}
 
 
 class IllegalAction(ValueError):
@@ -113,10 +113,12 @@ def move_counter(g: "Game", counter: Counter, events: list[Event]) -> None:
     s[counter] -= 1
     events.append({"type": "counter", "counter": counter, "distance": s[counter], "visible_to": None})
     if s[counter] <= 0:
-        s["winner"] = "hunted" if counter == "rescue" else "creature"
+        # (the winner from a local: compiled, s["winner"] read back here would be the None checked above)
+        winner = "hunted" if counter == "rescue" else "creature"
+        s["winner"] = winner
         s["window"] = None
         s["agenda"] = []
-        events.append({"type": "game_over", "winner": s["winner"], "visible_to": None})
+        events.append({"type": "game_over", "winner": winner, "visible_to": None})
 
 
 def lose_will(g: "Game", seat: int, amount: int, events: list[Event]) -> None:

@@ -7,7 +7,7 @@ Many Hunt cards change a later step of the turn rather than doing something when
 Persecution, Fierceness...): the rules of that step ask ``common.has(g, card)``; the card table names the step.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.cards import ADJACENT, ADJACENT_PAIRS, PLACE_NUMBERS
 from service.game.rules.common import player
@@ -16,7 +16,7 @@ from service.game.state import Action, Event, Params
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-PLAIN: list[Params] = [{}]
+PLAIN: Final[list[Params]] = [{}]
 
 
 def no_parameters(g: "Game", seat: int) -> list[Params]:

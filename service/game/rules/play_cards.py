@@ -3,7 +3,7 @@
 Also the Creature's tokens at the end of the Hunting phase, the other live answer of the Creature.
 """
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
@@ -14,8 +14,8 @@ from service.game.state import Action, Event
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-_TOKENS = tuple({"type": "tokens", "creature": c} for c in PLACE_NUMBERS)
-_TOKENS_WITH_ARTEMIA = tuple(
+_TOKENS: Final = tuple({"type": "tokens", "creature": c} for c in PLACE_NUMBERS)
+_TOKENS_WITH_ARTEMIA: Final = tuple(
     {"type": "tokens", "creature": c, "artemia": a} for c in PLACE_NUMBERS for a in PLACE_NUMBERS
 )
 

@@ -10,7 +10,7 @@ hold a card of the moment is asked even when it holds none; its only answer is t
 plan sent ahead ("no cards this turn", a planned card) answers without a wait, revealing nothing.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.rules.common import CREATURE, can_survive, player
 from service.game.state import Action
@@ -18,9 +18,9 @@ from service.game.state import Action
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-SETTINGS = ("strict", "fast")
-DEFAULT = "strict"  # waits per turn, measured in bench/bench_engine.py: docs/BENCHMARKS.md
-PASS: Action = {"type": "pass"}
+SETTINGS: Final = ("strict", "fast")
+DEFAULT: Final = "strict"  # waits per turn, measured in bench/bench_engine.py: docs/BENCHMARKS.md
+PASS: Final[Action] = {"type": "pass"}
 
 
 def is_strict(g: "Game") -> bool:
@@ -45,7 +45,7 @@ def hides_holding(g: "Game", seat: int) -> bool:
 # The deferred questions whose number of options depends on a Survival card the seat may hold (the Vortex; the
 # Drone and the Gate offer other places' powers; Toxin chooses among them): under strict secrecy, whether
 # they are put follows the public test beside each.
-_HOLDING_QUESTIONS = {
+_HOLDING_QUESTIONS: Final = {
     "vortex": hides_holding,
     "resolve": hides_holding,
     "toxin": lambda g, seat: is_strict(g) and len(player(g, seat)["survival"]) >= 2,

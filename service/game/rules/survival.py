@@ -9,7 +9,7 @@ Vortex, Drone and Gate are offered where they are used (the Vortex question befo
 questions of the Reckoning), so their ``options`` offer nothing in the card windows.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.cards import WILL_MAX
 from service.game.rules.common import (
@@ -31,8 +31,8 @@ from service.game.state import Action, Event, Params
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-ALWAYS: list[Params] = [{}]
-NEVER: list[Params] = []
+ALWAYS: Final[list[Params]] = [{}]
+NEVER: Final[list[Params]] = []
 
 
 def offered_elsewhere(g: "Game", seat: int) -> list[Params]:

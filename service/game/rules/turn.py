@@ -3,7 +3,7 @@
 A task returns False when it replaced itself on the agenda (the driver then does not remove it).
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.cards import ARTEMIA_SPACES, HUNT_HAND
 from service.game.rules.common import CREATURE, draw, move_counter, open_window, player
@@ -15,7 +15,7 @@ from service.game.state import Action, Event, Task, new_this_turn
 if TYPE_CHECKING:
     from service.game.engine import Game
 
-TURN: list[Task] = [
+TURN: Final[list[Task]] = [
     ["explore"],
     ["hunt"],
     ["prereveal"],
