@@ -2,7 +2,8 @@
 
 Pure and deterministic: no Redis, network, clock or global randomness. All randomness comes from a seeded
 counter kept in the state, so the same config and the same actions always give the same game, and the whole
-state round-trips through JSON exactly.
+state round-trips through JSON exactly. It runs compiled by mypyc (tools/build_engine.py, ``make engine``; see
+the README's "Game engine" for what that asks of an edit) or, without a build, from these sources.
 
 Public face
 -----------
