@@ -2,7 +2,10 @@
 
 import pathlib
 import re
+import subprocess
+import tomllib
 
+import pytest
 import yaml
 
 from service.config import Settings
@@ -115,3 +118,34 @@ def test_the_images_and_the_venv_install_the_lock_with_hashes():
     runtime = dict(re.findall(r"^([a-z0-9_.-]+)==(\S+) \\$", (ROOT / "requirements.lock").read_text(), re.M))
     assert {"pytest", "hypothesis", "fakeredis", "ruff", "mypy"} <= set(dev)
     assert {name: dev[name] for name in runtime} == runtime  # the same versions in production as in the tests
+
+
+def test_every_data_file_of_the_packages_goes_into_the_installed_package():
+    """`pip install --no-deps .` (the image, a VPS) installs only the data files that package-data names: the
+    card table, the catalogues, the fonts, the watch page's script, the compiled engine. A file missing there
+    shows only on a deployed machine (the image once lacked cards.json and the catalogues)."""
+    package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    tracked = subprocess.run(
+        ["git", "ls-files", "service", "workers"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    data = [path for path in tracked if not path.endswith(".py")]
+    built = [str(path.relative_to(ROOT)) for path in (ROOT / "service" / "game").rglob("*.so")]
+    missing = []
+    for path in data + built:
+        parts = pathlib.PurePosixPath(path).parts
+        owners = [
+            (len(package.split(".")), package)
+            for package in package_data
+            if parts[: len(package.split("."))] == tuple(package.split("."))
+        ]
+        inside = [
+            pathlib.PurePosixPath(*parts[depth:]).match(pattern)
+            and len(pathlib.PurePosixPath(pattern).parts) == len(parts) - depth
+            for depth, package in owners
+            for pattern in package_data[package]
+        ]
+        if not any(inside):
+            missing.append(path)
+    assert data and not missing, f"not in [tool.setuptools.package-data]: {missing}"
