@@ -8,6 +8,7 @@ the action shapes, and docs/rulings.md for choices.
 """
 
 import json
+from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
@@ -28,7 +29,16 @@ from service.game.cards import (
     WILL_MAX,
 )
 from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, OPENS_WINDOW_ONLY, QUESTIONS, TASKS
-from service.game.rules.common import CREATURE, IllegalAction, NeedAnswer, asked_here, open_window, shuffled
+from service.game.rules.common import (
+    CREATURE,
+    MEMO_LIVE,
+    MEMO_QUESTION,
+    IllegalAction,
+    NeedAnswer,
+    asked_here,
+    open_window,
+    shuffled,
+)
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
 from service.game.rules.prereveal import prereveal_tasks
@@ -45,6 +55,7 @@ _OWN_STATE_ONLY: Final = {"play", "resist", "giveup", "keep_survival"}
 # Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
 # no seat's options, no deferred question.
 _CHANGES_NO_OPTIONS: Final = {"pass"}
+_UNKNOWN: Final[Any] = object()  # not in the memo (None is a value there: no question)
 ACTION_TYPES: Final = {
     "side",
     "play",
@@ -176,6 +187,24 @@ def new_game(config: Any) -> "Game":
     return game
 
 
+# A task's arguments passed one by one, not as ``*task[1:]``: that builds a list and a tuple on every call
+# (measured: ~1 % of a game's instructions, compiled). Tasks take up to two arguments.
+def _run(fn: Callable[..., Any], g: "Game", events: list[Event], task: Task) -> Any:
+    n = len(task)
+    if n == 1:
+        return fn(g, events)
+    if n == 2:
+        return fn(g, events, task[1])
+    return fn(g, events, task[1], task[2]) if n == 3 else fn(g, events, *task[1:])
+
+
+def _ask(fn: Callable[..., list[Action]], g: "Game", task: Task) -> list[Action]:
+    n = len(task)
+    if n == 2:
+        return fn(g, task[1])
+    return fn(g, task[1], task[2]) if n == 3 else fn(g, *task[1:])
+
+
 class Game:
     """One game of Not Alone. All state lives in ``self.s`` (plain JSON types). Change it only through
     ``apply``: values derived from it are cached in ``self.memo``, which code editing ``self.s`` by hand (test
@@ -186,6 +215,7 @@ class Game:
         self.memo: dict[Any, Any] = {}  # derived values (upcoming tasks, live options) of this state; reset on change
         self.players: int = state["config"]["players"]  # the number of seats: fixed for the game
         self._hunted = range(1, self.players)
+        self.strict: bool = state["config"]["secrecy"] == "strict"  # the table's secrecy: fixed for the game
 
     # ------------------------------------------------------------------ serialisation
     def to_json(self) -> str:
@@ -310,7 +340,7 @@ class Game:
                 self._check(seat, action, options)
                 self.s["orders"][seat].append({"key": key, "action": action})
                 self.s["this_turn"]["answered"].append(f"{seat}:{key}")
-                self.memo.pop(("question", seat), None)  # an answer changes only this seat's questions
+                self.memo.pop(MEMO_QUESTION + seat, None)  # an answer changes only this seat's questions
                 self.memo.pop("waiting", None)
                 if "live_looked_at" in self.memo:
                     recheck = set()  # an answer kept for later changes no seat's live question
@@ -360,6 +390,9 @@ class Game:
 
     # ------------------------------------------------------------------ checking
     def _check(self, seat: int, action: Action, options: list[Action]) -> None:
+        for option in options:  # one of the options themselves (a bot's pick): no dict compared
+            if option is action:
+                return
         if action in options:
             return
         same_type = [o for o in options if o["type"] == action["type"]]
@@ -427,7 +460,7 @@ class Game:
                 continue
             task = s["agenda"][0]
             try:
-                done = TASKS[task[0]](self, events, *task[1:])
+                done = _run(TASKS[task[0]], self, events, task)
             except NeedAnswer as need:
                 open_window(self, need.kind, [], deferred=True)
                 self.memo = {}
@@ -495,19 +528,21 @@ class Game:
     # ------------------------------------------------------------------ deferred questions
     def next_question(self, seat: int) -> tuple[str, list[Action]] | None:
         """The first question this seat must still answer in the open deferred window, as (key, options)."""
-        key = ("question", seat)
-        if key not in self.memo:
-            self.memo[key] = self._compute_next_question(seat)
-        question: tuple[str, list[Action]] | None = self.memo[key]
+        key = MEMO_QUESTION + seat
+        found: Any = self.memo.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = self.memo[key] = self._compute_next_question(seat)
+        question: tuple[str, list[Action]] | None = found
         return question
 
     def _compute_next_question(self, seat: int) -> tuple[str, list[Action]] | None:
         answered = self.s["this_turn"]["answered"]
+        mine = f"{seat}:"
         for task in self.upcoming_tasks().get(seat, ()):
             key = task[0] if len(task) == 2 else f"{task[0]}:{task[2]}"
-            if f"{seat}:{key}" in answered:
+            if answered and mine + key in answered:
                 continue
-            options = QUESTIONS[task[0]](self, *task[1:])
+            options = _ask(QUESTIONS[task[0]], self, task)
             if not asks(self, task[0], seat, options) or matches_orders(self, seat, key, options):
                 continue
             return key, options
@@ -545,7 +580,7 @@ class Game:
 
     def _live_options(self, seat: int) -> list[Action]:
         """The memoised list itself, for the engine's reading only."""
-        key = ("live", seat)
+        key = MEMO_LIVE + seat
         options: list[Action] | None = self.memo.get(key)
         if options is None:
             options = self.memo[key] = self._compute_live_options(seat)
@@ -583,7 +618,7 @@ class Game:
         if kind in _CHANGES_NO_OPTIONS:
             return
         if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
-            self.memo.pop(("live", seat), None)  # the other seats' options stay as they were
+            self.memo.pop(MEMO_LIVE + seat, None)  # the other seats' options stay as they were
         else:
             self.memo = {}
 

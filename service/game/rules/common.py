@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from service.game.engine import Game
 
 CREATURE: Final = 0
+# The game's memo keeps per-seat values under small ints (seats are 0..6): no tuple to build, hash and compare on
+# every look-up. Other values there have string keys ("waiting", "upcoming", ...).
+MEMO_LIVE: Final = 0  # + seat: the seat's live options
+MEMO_QUESTION: Final = 8  # + seat: its next deferred question
+MEMO_CARDS: Final = 16  # + 8 * phase + seat: the cards it may play in a card window of that phase
 # How much a Hunted values holding each place card (auto-play and bots use it to choose what to keep).
 PLACE_VALUE: Final = {1: 5, 2: 3, 3: 4, 4: 6, 5: 5, 6: 3, 7: 6, 8: 8, 9: 7, 10: 6}
 

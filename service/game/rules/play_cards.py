@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Final, cast
 
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
-from service.game.rules.common import CREATURE, can_survive, has, spend_survival
+from service.game.rules.common import CREATURE, MEMO_CARDS, can_survive, has, spend_survival
 from service.game.rules.secrecy import PASS, hides_holding
 from service.game.state import Action, Event
 
@@ -58,7 +58,7 @@ def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
     Kept in the game's memo (cleared on every change of the state): opening a card window asks it for every seat,
     then the window asks it again for each seat it waits for, and a seat that passes for the cards it could play.
     The list is shared: callers read it and never change it."""
-    key = ("cards", seat, phase)
+    key = MEMO_CARDS + 8 * phase + seat
     options: list[Action] | None = g.memo.get(key)
     if options is None:
         options = g.memo[key] = _card_options(g, seat, phase)

@@ -24,7 +24,7 @@ PASS: Final[Action] = {"type": "pass"}
 
 
 def is_strict(g: "Game") -> bool:
-    return g.s["config"]["secrecy"] == "strict"
+    return g.strict
 
 
 def may_play_card(g: "Game", seat: int) -> bool:
