@@ -217,6 +217,11 @@ class Game:
         self._hunted = range(1, self.players)
         self.strict: bool = state["config"]["secrecy"] == "strict"  # the table's secrecy: fixed for the game
 
+    def _forget(self) -> None:
+        """Drop every derived value: the state changed (a memo already empty is kept, not replaced)."""
+        if self.memo:
+            self.memo = {}
+
     # ------------------------------------------------------------------ serialisation
     def to_json(self) -> str:
         return json.dumps(self.s, separators=(",", ":"), sort_keys=True)
@@ -324,7 +329,7 @@ class Game:
         recheck = {seat}
         if action["type"] == "plan":
             self._set_plan(seat, action, events)
-            self.memo = {}
+            self._forget()
         else:
             w = self.s["window"]
             assert w is not None
@@ -456,20 +461,20 @@ class Game:
                     self.memo["live_looked_at"] = True  # until the state changes (a state built elsewhere: not yet)
                     return
                 s["window"] = None
-                self.memo = {}
+                self._forget()
                 continue
             task = s["agenda"][0]
             try:
                 done = _run(TASKS[task[0]], self, events, task)
             except NeedAnswer as need:
                 open_window(self, need.kind, [], deferred=True)
-                self.memo = {}
+                self._forget()
                 continue
             except BaseException:
-                self.memo = {}
+                self._forget()
                 raise
             if task[0] not in OPENS_WINDOW_ONLY:
-                self.memo = {}
+                self._forget()
             if done is not False and s["agenda"] and s["agenda"][0] is task:
                 s["agenda"].pop(0)
 
@@ -520,7 +525,7 @@ class Game:
                 if action is not None:
                     self._apply_live(seat, action, events)
                     if planned is not None:
-                        self.memo = {}  # an order was used up: the seat's deferred questions may change
+                        self._forget()  # an order was used up: the seat's deferred questions may change
                     seats = None
                     progress = True
                     break
@@ -601,7 +606,7 @@ class Game:
     def _offer_responses(self, w: Window) -> None:
         """After a card in a card window, ask again any seat that can now answer with a card it could not play
         before (a Dodge after a Detour onto the Creature token, a Cataclysm after a Wrong Track...)."""
-        self.memo = {}
+        self._forget()
         for seat in range(self.players):
             if w["live"][seat] == "wait":
                 continue
@@ -620,7 +625,7 @@ class Game:
         if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
             self.memo.pop(MEMO_LIVE + seat, None)  # the other seats' options stay as they were
         else:
-            self.memo = {}
+            self._forget()
 
     def _apply_live(self, seat: int, action: Action, events: list[Event]) -> None:
         kind = action["type"]

@@ -2,15 +2,20 @@
 face down; a Hunted who drew two Survival cards at the Shelter first keeps one of each pair."""
 
 import itertools
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from service.game.cards import WILL_MAX
+from service.game.cards import PLACE_NUMBERS, WILL_MAX
 from service.game.rules.common import combos, discard_audience, move_counter, player, take_back
 from service.game.rules.play_cards import survival_options
 from service.game.state import Action, Event
 
 if TYPE_CHECKING:
     from service.game.engine import Game
+
+
+# Playing one place card: the same few options every turn, shared (as the token options are): options are read,
+# never changed (the engine's checks and views copy what they keep).
+_PLAY_ONE: Final = {c: {"type": "play", "cards": [c]} for c in PLACE_NUMBERS}
 
 
 def explore_options(g: "Game", seat: int) -> list[Action]:
@@ -35,7 +40,7 @@ def explore_options(g: "Game", seat: int) -> list[Action]:
     elif h["pending"] == "river":
         options += [{"type": "play", "cards": [a, b]} for a, b in itertools.combinations(playable, 2)]
     else:
-        options += [{"type": "play", "cards": [c]} for c in playable]
+        options += [_PLAY_ONE[c] for c in playable]
     return options
 
 

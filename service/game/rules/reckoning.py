@@ -1,7 +1,7 @@
 """Phase 3, the Reckoning, in rule order: token-free places (seat order), then the Target, Artemia and Creature
 tokens; then every Hunted who lost their last Will gives up (``zero``)."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from service.game.answers import decide
 from service.game.cards import (
@@ -10,6 +10,7 @@ from service.game.cards import (
     BEACH,
     JUNGLE,
     LAIR,
+    PLACE_NUMBERS,
     RESERVE_PLACES,
     RIVER,
     ROVER,
@@ -82,6 +83,10 @@ def ineffective(g: "Game", p: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- using a place
+# Taking back a discarded card at a place: shared options, as the token options are (read, never changed).
+_TAKEBACK: Final = {p: {d: {"type": "takeback", "place": p, "card": d} for d in PLACE_NUMBERS} for p in PLACE_NUMBERS}
+
+
 def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     """How the Hunted may use the place p: its power (or another's, via the Lair, Drone or Gate), or take back
     one discarded card instead. A Survival card is never the only answer: when every way offered spends one,
@@ -101,7 +106,7 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
         if "gate" in h["survival"]:
             for q in sorted(ADJACENT[p] - {ARTEFACT}):
                 with_card += power_options(g, seat, p, q, "gate")
-    without_card = options + [{"type": "takeback", "place": p, "card": d} for d in sorted(h["discard"])]
+    without_card = options + [_TAKEBACK[p][d] for d in sorted(h["discard"])]
     if not without_card and (with_card or hides_holding(g, seat)):
         return with_card + [PASS]
     return options + with_card + without_card[len(options) :]
