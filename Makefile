@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml requirements-dev.lock | $(PY)
 
 # The rules engine compiled with mypyc (tools/build_engine.py), rebuilt whenever one of its sources is newer; the
 # package refuses to import a build older than its sources. ENGINE=source runs the sources instead (no C compiler
-# needed; the engine is then ~2.5x slower).
+# needed; the engine is then ~2.7x slower).
 ENGINE ?= compiled
 ENGINE_BUILT := service/game/compiled-from.txt
 ifeq ($(ENGINE),source)

@@ -1,6 +1,6 @@
 """Compile the rules engine (service/game) to C extension modules with mypyc, in place.
 
-The engine is plain typed Python; mypyc turns each module into a C extension with the same behaviour, about 2.5×
+The engine is plain typed Python; mypyc turns each module into a C extension with the same behaviour, about 2.7×
 as fast (docs/BENCHMARKS.md, "Engine speed"). The extensions sit beside the sources and Python loads them first,
 so this also records a digest of the sources they were built from (``service/game/compiled-from.txt``): the
 package refuses to import a build older than its sources (service/game/__init__.py), and ``make`` rebuilds it

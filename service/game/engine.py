@@ -580,7 +580,8 @@ class Game:
 
     # ------------------------------------------------------------------ live questions
     def live_options(self, seat: int) -> list[Action]:
-        """The seat's options in the open window's own question (a list of its own: the caller may change it)."""
+        """The seat's options in the open window's own question (a list of its own: the caller may change the list,
+        never an option in it: some options are shared)."""
         return list(self._live_options(seat))
 
     def _live_options(self, seat: int) -> list[Action]:
