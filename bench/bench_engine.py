@@ -43,10 +43,11 @@ def random_games_per_second(players, seconds):
     return games / (time.process_time() - start)
 
 
-def _sources_only(into: Path) -> Path:
-    """A copy of the engine's sources (no compiled module) under ``into``, importable as ``service.game``."""
-    game = ROOT / "service" / "game"
-    shutil.copytree(game, into / "service" / "game", ignore=shutil.ignore_patterns("*.so", "compiled-from.txt"))
+def copy_of_the_engine(into: Path, build: bool = False) -> Path:
+    """A copy of the engine under ``into`` (a tree importable as ``service.game``): its sources, and its compiled
+    build too when ``build``."""
+    skip = [] if build else ["*.so", "compiled-from.txt"]
+    shutil.copytree(ROOT / "service" / "game", into / "service" / "game", ignore=shutil.ignore_patterns(*skip))
     shutil.copy(ROOT / "service" / "__init__.py", into / "service" / "__init__.py")
     return into
 
@@ -57,7 +58,7 @@ def _games_per_second_in(tree: Path, players: int, seconds: float) -> tuple[floa
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); from service.game import buildinfo; "
         "from bench.bench_engine import random_games_per_second as r; "
-        "print(r(int(sys.argv[2]), float(sys.argv[3])), buildinfo.is_compiled())"
+        "print(r(int(sys.argv[2]), float(sys.argv[3])), buildinfo.running())"
     )
     out = subprocess.run(
         [sys.executable, "-c", script, str(tree), str(players), str(seconds)],
@@ -66,14 +67,14 @@ def _games_per_second_in(tree: Path, players: int, seconds: float) -> tuple[floa
         text=True,
         check=True,
     ).stdout.split()
-    return float(out[0]), out[1] == "True"
+    return float(out[0]), out[1] == "compiled"
 
 
 def compiled_against_sources(players=5, seconds=5.0, pairs=3):
     """(compiled runs, source runs): games per CPU second, alternating build and sources ``pairs`` times."""
     compiled, sources = [], []
     with tempfile.TemporaryDirectory() as tmp:
-        plain = _sources_only(Path(tmp))
+        plain = copy_of_the_engine(Path(tmp))
         for _ in range(pairs):
             rate, is_compiled = _games_per_second_in(ROOT, players, seconds)
             if not is_compiled:
@@ -112,16 +113,18 @@ def percentile(sorted_values, fraction):
 def main():
     games = int(os.environ.get("BENCH_GAMES", "1000"))
     seconds = float(os.environ.get("BENCH_SECONDS", "2"))
-    engine = "compiled (mypyc)" if buildinfo.is_compiled() else "from its sources"
+    compiled = buildinfo.running() == "compiled"
+    engine = "compiled (mypyc)" if compiled else "from its sources"
     print(f"engine speed, {engine}: random full games per CPU second")
     for players in range(2, 8):
         print(f"  {players} players: {random_games_per_second(players, seconds):7.1f} games/s")
-    if buildinfo.is_compiled():
-        compiled, sources = compiled_against_sources(seconds=max(seconds, 1.0))
-        ratio = statistics.median(compiled) / statistics.median(sources)
+    if compiled:
+        compiled_runs, sources = compiled_against_sources(seconds=max(seconds, 1.0))
+        ratio = statistics.median(compiled_runs) / statistics.median(sources)
         print(
             "  five players, compiled against its own sources, alternating (goal: >= 1,000 games/s):\n"
-            f"    compiled {', '.join(f'{r:.0f}' for r in compiled)} (median {statistics.median(compiled):.0f}); "
+            f"    compiled {', '.join(f'{r:.0f}' for r in compiled_runs)} "
+            f"(median {statistics.median(compiled_runs):.0f}); "
             f"sources {', '.join(f'{r:.0f}' for r in sources)} (median {statistics.median(sources):.0f}); "
             f"x{ratio:.2f}"
         )

@@ -1,18 +1,18 @@
 """The compiled engine (tools/build_engine.py): the one `make test` runs, and never a build older than its sources.
 
-Each check runs in a copy of the package (service/__init__.py and service/game with its build), imported by a
-fresh Python process, so that the tree under test is left as it is.
+Each check runs in a copy of the package (``bench_engine.copy_of_the_engine``: service/game, with or without its
+build), imported by a fresh Python process, so that the tree under test is left as it is.
 """
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from bench.bench_engine import copy_of_the_engine
 from service.game import buildinfo
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,27 +26,21 @@ def test_make_test_runs_the_compiled_engine():
     assert (buildinfo.GAME_DIR / buildinfo.DIGEST_FILE).read_text().strip() == buildinfo.sources_digest()
 
 
-def _copy_of_the_package(into: Path) -> Path:
-    shutil.copytree(ROOT / "service" / "game", into / "service" / "game")
-    shutil.copy(ROOT / "service" / "__init__.py", into / "service" / "__init__.py")
-    return into / "service" / "game"
-
-
 def _import_in(tree: Path) -> subprocess.CompletedProcess:
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]); import service.game as g; from service.game import buildinfo; "
-        "print(g.engine.__file__, buildinfo.is_compiled(), g.new_game({'players': 3}).waiting_for())"
+        "print(g.engine.__file__, buildinfo.running(), g.new_game({'players': 3}).waiting_for())"
     )
     return subprocess.run([sys.executable, "-c", script, str(tree)], capture_output=True, text=True, timeout=60)
 
 
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to check (ENGINE=source)")
 def test_a_build_runs_from_its_copy_and_an_edited_source_refuses_the_old_build(tmp_path):
-    game = _copy_of_the_package(tmp_path)
+    game = copy_of_the_engine(tmp_path, build=True) / "service" / "game"
     ran = _import_in(tmp_path)
     assert ran.returncode == 0, ran.stderr
-    where, compiled, waiting = ran.stdout.split(" ", 2)
-    assert where.startswith(str(game)) and where.endswith(".so") and compiled == "True" and waiting.strip() == "[0]"
+    where, engine, waiting = ran.stdout.split(" ", 2)
+    assert where.startswith(str(game)) and where.endswith(".so") and engine == "compiled" and waiting.strip() == "[0]"
 
     engine = game / "engine.py"
     engine.write_text(engine.read_text() + "\n# an edit the build has not seen\n")
@@ -58,13 +52,11 @@ def test_a_build_runs_from_its_copy_and_an_edited_source_refuses_the_old_build(t
 
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to check (ENGINE=source)")
 def test_without_its_build_the_package_runs_its_sources(tmp_path):
-    game = _copy_of_the_package(tmp_path)
-    for path in list(game.glob("*.so")) + list((game / "rules").glob("*.so")):
-        path.unlink()
+    game = copy_of_the_engine(tmp_path) / "service" / "game"
     ran = _import_in(tmp_path)
     assert ran.returncode == 0, ran.stderr
-    where, compiled, waiting = ran.stdout.split(" ", 2)
-    assert where == str(game / "engine.py") and compiled == "False" and waiting.strip() == "[0]"
+    where, engine, waiting = ran.stdout.split(" ", 2)
+    assert where == str(game / "engine.py") and engine == "sources" and waiting.strip() == "[0]"
 
 
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to compare (ENGINE=source)")
@@ -72,9 +64,7 @@ def test_the_compiled_engine_plays_the_same_games_as_its_sources(tmp_path):
     """bench/engine_digest.py over 3 games of each kind (random, bots, eager bots, sampled worlds, searching bots)
     for 2-7 players under both secrecy settings, by the build and by a copy of its sources alone: the same digest.
     (A type the checker narrowed, which the build took at its word, once made them differ: engine.advance.)"""
-    game = _copy_of_the_package(tmp_path)
-    for path in list(game.glob("*.so")) + list((game / "rules").glob("*.so")):
-        path.unlink()
+    copy_of_the_engine(tmp_path)
     digests = []
     for tree in (ROOT, tmp_path):
         script = "import sys; sys.path.insert(0, sys.argv[1]); from bench.engine_digest import main; main(3)"

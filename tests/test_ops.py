@@ -117,6 +117,7 @@ def test_healthz_lists_every_reason_then_turns_healthy(ctx):
     assert answer.json()["ok"] is True and answer.json()["checks"]["workers"][0]["name"] == "w1"
     # which engine this process runs: `make test` builds the compiled one (tools/build_engine.py)
     assert answer.json()["checks"]["engine"] == ("compiled" if buildinfo.is_compiled() else "sources")
+    assert buildinfo.running() == answer.json()["checks"]["engine"]
 
 
 def test_healthz_reports_a_stale_worker_an_outbox_backlog_and_overdue_games(ctx, monkeypatch):

@@ -8,6 +8,7 @@ is an ImportError that says how to rebuild. Kept interpreted, as is the package'
 """
 
 import hashlib
+import sys
 from pathlib import Path
 
 GAME_DIR = Path(__file__).resolve().parent
@@ -35,8 +36,14 @@ def sources_digest() -> str:
 
 
 def is_compiled() -> bool:
-    """Whether the engine in use is the compiled build."""
+    """Whether a compiled build lies in the tree (``check`` lets the package import it only when current)."""
     return bool(extension_files())
+
+
+def running() -> str:
+    """Which engine this process runs, as Python loaded it: "compiled" or "sources"."""
+    engine = sys.modules.get("service.game.engine")
+    return "compiled" if engine is not None and not (engine.__file__ or "").endswith(".py") else "sources"
 
 
 def check() -> None:

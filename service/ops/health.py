@@ -133,7 +133,7 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
     if overdue:
         reasons.append(f"{overdue} game(s) overdue by more than {settings.health_overdue_seconds} s")
     checks["games_overdue"] = overdue
-    checks["engine"] = "compiled" if buildinfo.is_compiled() else "sources"  # this process's (tools/build_engine.py)
+    checks["engine"] = buildinfo.running()  # this process's: "compiled" (tools/build_engine.py) or "sources"
     return {"ok": not reasons, "reasons": reasons, "checks": checks}
 
 
