@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 # Playing one place card: the same few options every turn, shared (as the token options are): options are read,
-# never changed (the engine's checks and views copy what they keep).
+# never changed (the state and the events get copies of the cards played).
 _PLAY_ONE: Final = {c: {"type": "play", "cards": [c]} for c in PLACE_NUMBERS}
 
 
@@ -48,7 +48,7 @@ def play(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
     h = player(g, seat)
     h["played"] = list(action["cards"])
     h["hand"] = [c for c in h["hand"] if c not in action["cards"]]
-    events.append({"type": "played", "seat": seat, "cards": action["cards"], "visible_to": [seat]})
+    events.append({"type": "played", "seat": seat, "cards": list(action["cards"]), "visible_to": [seat]})
     events.append({"type": "locked_in", "seat": seat, "visible_to": None})
 
 
