@@ -23,6 +23,7 @@ import pstats
 import statistics
 import sys
 import time
+import types
 
 import orjson
 import redis
@@ -151,6 +152,8 @@ class Breakdown:
             originals.append((owner, name, function))
             if isinstance(function, classmethod):
                 setattr(owner, name, classmethod(self.wrap(label, function.__func__)))
+            elif isinstance(function, types.ClassMethodDescriptorType):  # a compiled class's (mypyc): bound here
+                setattr(owner, name, staticmethod(self.wrap(label, getattr(owner, name))))
             else:
                 setattr(owner, name, self.wrap(label, function))
         try:
