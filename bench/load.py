@@ -1099,6 +1099,7 @@ def run(args) -> dict:
         raise SystemExit(f"--workers {args.workers} < --shards {args.shards}: every shard needs a worker")
     driver_box: dict = {}
     api = WatchedBotAPI(lambda *call: driver_box["driver"].on_call(*call))
+    api.latency = args.api_latency / 1000
     with serve(api) as base_url, faults(api, args.faults), shard_servers(args.shards) as shards:
         cluster = Cluster(url, base_url, {"ARTEMIA_OUTBOX_KEEP_SENT": "1"} if args.order else {}, shards)
         for name in UNLIMITED if args.real_rates else ():
@@ -1127,6 +1128,7 @@ def run(args) -> dict:
         {
             "commit": commit + ("+dirty" if dirty else ""),
             "players": args.players,
+            "api_latency_ms": args.api_latency,
             "eager": args.eager,
             "web": args.web,
             "workers": args.workers,
@@ -1141,7 +1143,8 @@ def run(args) -> dict:
 def report(f: dict) -> None:
     print(
         f"load: commit {f['commit']}, {f['cores']} cores, {f['web']} web, {f['workers']} workers, "
-        f"{f['games']} games x {f['players']} players (logs {f['logs']})"
+        f"{f['games']} games x {f['players']} players, Bot API latency {f.get('api_latency_ms', 0):g} ms "
+        f"(logs {f['logs']})"
     )
     w = f.get("webhook") or {}
     if w:
@@ -1267,6 +1270,9 @@ def parser() -> argparse.ArgumentParser:
         "--real-rates", action="store_true", help="the Bot API's limits (30/s, 1/s per chat, 20/min a group)"
     )
     p.add_argument("--faults", type=float, default=0.0, help="a burst of 429s or 5xx every this many seconds")
+    p.add_argument(
+        "--api-latency", type=float, default=0.0, help="ms the fake Bot API holds every answer (Telegram's round trip)"
+    )
     p.add_argument("--flood", type=int, default=0, help="presses of one valid answer by one player during play")
     p.add_argument("--flood-seconds", type=float, default=15.0, help="... in this many seconds")
     p.add_argument(

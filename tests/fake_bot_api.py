@@ -11,10 +11,14 @@ as Telegram does) and answer with the photo's sizes, each with that ``file_id``;
 file by its id. A caption over 1024 UTF-16 code units is refused, as Telegram refuses it; so are
 ``editMessageText`` on a photo and ``editMessageCaption`` on a text message.
 
+``latency`` (seconds, 0 by default) holds every answer back that long, as the round trip to Telegram's servers
+does; calls wait concurrently.
+
 ``serve(api)`` runs it under uvicorn on 127.0.0.1 in a background thread and yields the base URL to give the
 bot (``http://127.0.0.1:<port>/bot``).
 """
 
+import asyncio
 import email.policy
 import hashlib
 import itertools
@@ -80,6 +84,7 @@ class FakeBotAPI:
         # private chats of users who never started the bot: real Telegram refuses to let a bot write first (403)
         self.strangers: set[str] = set()
         self.uploads: dict[str, bytes] = {}  # file_id -> the bytes uploaded (sendPhoto)
+        self.latency = 0.0  # seconds every answer is held back (a real round trip to Telegram: tens of ms)
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.app = Starlette(routes=[Route("/bot{token}/{method}", self.endpoint, methods=["POST"])])
@@ -117,6 +122,8 @@ class FakeBotAPI:
     async def endpoint(self, request: Request) -> JSONResponse:
         method = request.path_params["method"]
         params = await _params(request)
+        if self.latency:
+            await asyncio.sleep(self.latency)
         if request.path_params["token"] != self.token:
             return self._record(method, params, 401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
         with self._lock:
