@@ -134,9 +134,10 @@ class Settings(BaseSettings):
     edit_settle_seconds: float = 15.0
     # The group's tick after an answer (the next answer's tick, or the step, replaces it).
     tick_settle_seconds: float = 10.0
-    # The most time a resolving job spends sending its own step's private messages (the questions) right after
-    # its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now); what is
-    # left, and every group's status, goes to a delivery job as before. 0: a delivery job sends everything.
+    # How long a resolving job may go on beginning to send its own step's private messages (the questions) right
+    # after its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now: the
+    # chats at once, each a round trip to Telegram); what is left, and every group's status, goes to a delivery
+    # job as before. 0: a delivery job sends everything.
     deliver_inline_seconds: float = 1.0
     # The group's living status message as the board's picture with the status as its caption (docs/board.md);
     # false: the status as text.

@@ -1,6 +1,7 @@
 """The outbox: stored before sent, sent once, within the shared budget, retried, and hidden info kept hidden."""
 
 import math
+import time
 
 import pytest
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
@@ -89,7 +90,7 @@ def test_the_resolving_job_sends_the_seats_messages_and_leaves_the_group_and_any
     write(ctx, "s1", [private("11", "question"), private("11", "second"), status, private("12", "asked")])
     t0 = clock.now
     assert delivery.deliver_now(ctx, G, ["s1"]) is False  # something is left for a delivery job
-    assert sent(ctx) == [("11", "question"), ("12", "asked")] and clock.now == t0
+    assert sorted(sent(ctx)) == [("11", "question"), ("12", "asked")] and clock.now == t0  # (the chats at once)
     assert redeliveries(ctx) == []  # no drain job of its own: the short wait is the delivery job's
     assert delivery.deliver_batch(ctx, G, "s1") == ["sent", "sent"]  # "11" waited out its budget; then the group
     assert sent(ctx)[2:] == [("11", "second"), ("-100", "status")] and clock.now >= t0 + 1
@@ -99,11 +100,35 @@ def test_a_step_for_private_chats_alone_is_sent_by_the_resolving_job_with_no_del
     private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False}  # noqa: E731
     write(ctx, "s1", [private("11", "question"), private("12", "asked")])
     assert delivery.deliver_now(ctx, G, ["s1"]) is True
-    assert sent(ctx) == [("11", "question"), ("12", "asked")]
+    assert sorted(sent(ctx)) == [("11", "question"), ("12", "asked")]
     assert not ctx.store.redis.exists(keys.outbox(G, "s1"))  # done: the batch is gone
     monkeypatch.setattr(ctx.settings, "deliver_inline_seconds", 0)  # with sender processes: the job sends all
     write(ctx, "s2", [private("11", "next")])
     assert delivery.deliver_now(ctx, G, ["s2"]) is False and len(sent(ctx)) == 2
+
+
+def test_the_resolving_job_sends_to_its_chats_at_once_each_in_order(ctx, monkeypatch):
+    """A send is a round trip to Telegram: the step's chats are sent concurrently, each lane in its own order (a
+    sender that takes 0.3 s a message: the three chats' first sends are all under way before any of them ends)."""
+    calls: list[tuple[str, str, float, float]] = []
+    recording = ctx.sender
+
+    class SlowSender:
+        def send(self, chat, text, *args, **kwargs):
+            started = time.monotonic()
+            time.sleep(0.3)
+            calls.append((chat, text, started, time.monotonic()))
+            return recording.send(chat, text, *args, **kwargs)
+
+    ctx.sender = SlowSender()
+    monkeypatch.setattr(ctx.settings, "rate_global_per_second", 100)  # the fixture's 2 a second: one chat would wait
+    private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False}  # noqa: E731
+    write(ctx, "s1", [private("11", "a1"), private("12", "b1"), private("13", "c1"), private("12", "b2")])
+    delivery.deliver_now(ctx, G, ["s1"])
+    firsts = [next(c for c in calls if c[0] == chat) for chat in ("11", "12", "13")]
+    assert max(c[2] for c in firsts) < min(c[3] for c in firsts)  # all three in flight together
+    assert [text for chat, text, *_ in calls if chat == "12"] == ["b1"]  # "b2" waits out the chat's budget
+    assert sorted((m["chat"], m["text"]) for m in recording.sent()) == [("11", "a1"), ("12", "b1"), ("13", "c1")]
 
 
 def test_a_send_that_crashes_in_the_resolving_job_leaves_the_step_to_its_delivery_job(ctx):

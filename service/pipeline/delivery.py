@@ -9,7 +9,13 @@ drawn first) — goes to a delivery job as before. A chat that refuses our messa
 bot (`unreachable`), whichever of these found it.
 """
 
+import concurrent.futures
+import contextvars
 import logging
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TypeVar
 
 from service.ops import metrics
 from service.pipeline import outbox, scheduling, seats, telling
@@ -18,6 +24,8 @@ from service.pipeline.context import Context
 from service.store import keys
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+INLINE_CHATS_AT_ONCE = 8  # a table's seats at most (7): every private chat of a step in flight at once
 
 
 def batch_chats(ctx: Context, game_id: str, batches: list[str] | tuple[str, ...]) -> list[str]:
@@ -35,13 +43,13 @@ def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
 
 
 def deliver_now(ctx: Context, game_id: str, batches: list[str], chats: list[str] | None = None) -> bool:
-    """Send the private chats' messages of ``batches`` here and now, each lane until it is empty or must wait
-    (nothing is slept), for at most ``deliver_inline_seconds``. -> True when nothing is left for a delivery job:
-    no group among the chats, and every lane emptied or left with a drain job of its own (a hold, a backoff, a
-    429). A short wait (a chat's budget once its burst is spent: a second or less) or a lane another deliverer
-    holds is left to the delivery job, which sleeps through such waits; so is everything when a send fails in a
-    way the outbox does not know (a sender's bug: the job's retries deal with it). ``chats``: those the batches
-    write to, when the caller knows them (else they are read)."""
+    """Send the private chats' messages of ``batches`` here and now, the chats at once, each lane until it is empty
+    or must wait (nothing is slept); a chat not begun within ``deliver_inline_seconds`` is left. -> True when
+    nothing is left for a delivery job: no group among the chats, and every lane emptied or left with a drain job
+    of its own (a hold, a backoff, a 429). A short wait (a chat's budget once its burst is spent: a second or
+    less) or a lane another deliverer holds is left to the delivery job, which sleeps through such waits; so is
+    everything when a send fails in a way the outbox does not know (a sender's bug: the job's retries deal with
+    it). ``chats``: those the batches write to, when the caller knows them (else they are read)."""
     if ctx.settings.deliver_inline_seconds <= 0:
         return False
     try:
@@ -53,12 +61,18 @@ def deliver_now(ctx: Context, game_id: str, batches: list[str], chats: list[str]
 
 def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
     until = ctx.clock() + ctx.settings.deliver_inline_seconds
-    left = False
-    for chat in chats:
-        if is_group(chat) or ctx.clock() > until:
+    private = [chat for chat in chats if not is_group(chat)]
+    left = len(private) < len(chats)
+
+    def drain_inline(chat: str) -> outbox.Drained | None:
+        if ctx.clock() > until:
+            return None
+        return outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=0)
+
+    for chat, drained in zip(private, _each_at_once(drain_inline, private), strict=True):
+        if drained is None:
             left = True
             continue
-        drained = outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=0)
         _after(ctx, game_id, drained)
         metrics.delivered([outcome.status for outcome in drained.outcomes])
         busy = any(outcome.status == "busy" for outcome in drained.outcomes)
@@ -70,6 +84,27 @@ def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
             scheduling.drain(ctx, game_id, chat, ctx.clock() + drained.again)
     metrics.lap("outbox")
     return not left
+
+
+def _each_at_once(fn: Callable[[str], T], chats: list[str]) -> list[T]:
+    """``fn`` of each chat, the chats at once: a send is a round trip to the chat's service (tens of ms to
+    Telegram), and a step's chats are independent lanes, each drained by one deliverer in its own order. With one
+    chat (or none), here. Every call has ended when this returns; the first one's exception, if any, is raised."""
+    if len(chats) < 2:
+        return [fn(chat) for chat in chats]
+    futures = [_pool().submit(contextvars.copy_context().run, fn, chat) for chat in chats]  # (this job's log ids)
+    concurrent.futures.wait(futures)
+    return [future.result() for future in futures]
+
+
+_pools: dict = {}  # {"pid", "pool"}: a forked child makes its own
+
+
+def _pool() -> ThreadPoolExecutor:
+    if _pools.get("pid") != os.getpid():
+        _pools.update(pid=os.getpid(), pool=ThreadPoolExecutor(INLINE_CHATS_AT_ONCE, thread_name_prefix="deliver"))
+    pool: ThreadPoolExecutor = _pools["pool"]
+    return pool
 
 
 def drain(ctx: Context, game_id: str, chat: str) -> list[str]:

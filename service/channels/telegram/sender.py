@@ -1,8 +1,10 @@
 """Sending to Telegram from a worker process: python-telegram-bot's ``Bot`` and a small result type.
 
-One event loop per process (docs/platform-notes.md): a module-level ``asyncio.Runner`` and a ``Bot`` created lazily on
-the first call, in the process that uses them — never before a fork (a forked child that finds its parent's
-pair starts its own). ``TELEGRAM_API_BASE_URL`` points the bot at a local Bot API server or a test fake
+One event loop per process (docs/platform-notes.md), run by a thread of its own, and a ``Bot`` bound to it, created
+lazily on the first call in the process that uses them — never before a fork (a forked child that finds its
+parent's pair starts its own). Calls come from any thread and wait for their answer there, so several threads have
+calls in flight at once (a step's chats, `service.pipeline.delivery.deliver_now`): each call is a round trip to
+Telegram. ``TELEGRAM_API_BASE_URL`` points the bot at a local Bot API server or a test fake
 (``http://127.0.0.1:8099/bot``; the token is appended). `close()` releases both at worker shutdown.
 
 `send`, `edit` and `answer_callback` never raise for Telegram's answers: they return a `Result` whose status
@@ -28,6 +30,7 @@ Chats are strings: ``"<chat id>"`` or ``"<chat id>/<forum topic id>"``.
 import asyncio
 import logging
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -67,7 +70,8 @@ class Result:
         return self.status == "ok"
 
 
-_loop: dict = {}  # {"pid", "runner", "bot"} of this process
+_loop: dict = {}  # {"pid", "loop", "thread", "bot"} of this process
+_loop_lock = threading.Lock()  # the first calls of several threads start one loop
 
 
 def new_bot() -> Bot:
@@ -78,18 +82,37 @@ def new_bot() -> Bot:
     return Bot(settings.telegram_bot_token, base_url=settings.telegram_api_base_url or DEFAULT_BASE_URL)
 
 
-def _bot() -> tuple[asyncio.Runner, Bot]:
-    if _loop.get("pid") != os.getpid():
-        _loop.update(pid=os.getpid(), runner=asyncio.Runner(), bot=new_bot())
-    return _loop["runner"], _loop["bot"]
+def _bot() -> tuple[asyncio.AbstractEventLoop, Bot]:
+    with _loop_lock:
+        if _loop.get("pid") != os.getpid():
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="telegram-sender", daemon=True)
+            thread.start()
+            _loop.clear()
+            _loop.update(pid=os.getpid(), loop=loop, thread=thread, bot=new_bot())
+        return _loop["loop"], _loop["bot"]
+
+
+def _forked() -> None:
+    """In a forked child: the parent's loop thread is not there, and its lock may have been held at the fork."""
+    global _loop_lock
+    _loop_lock = threading.Lock()
+    _loop.clear()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def close() -> None:
     """Shut the bot's HTTP client and the event loop of this process (at worker shutdown)."""
-    if _loop.get("pid") == os.getpid():
-        _loop["runner"].run(_loop["bot"].shutdown())
-        _loop["runner"].close()
-    _loop.clear()
+    with _loop_lock:
+        if _loop.get("pid") == os.getpid():
+            loop = _loop["loop"]
+            asyncio.run_coroutine_threadsafe(_loop["bot"].shutdown(), loop).result()
+            loop.call_soon_threadsafe(loop.stop)
+            _loop["thread"].join()
+            loop.close()
+        _loop.clear()
 
 
 def markup(keyboard: list[list[dict]] | None) -> InlineKeyboardMarkup | None:
@@ -109,9 +132,9 @@ def _seconds(value: int | float | timedelta) -> float:
 
 
 def _call(make_coroutine) -> Result:
-    runner, bot = _bot()
+    loop, bot = _bot()
     try:
-        answer = runner.run(make_coroutine(bot))
+        answer = asyncio.run_coroutine_threadsafe(make_coroutine(bot), loop).result()
     except RetryAfter as exc:
         return Result("retry_after", retry_after=_seconds(exc.retry_after), detail=exc.message)
     except Forbidden as exc:
