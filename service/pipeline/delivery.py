@@ -69,7 +69,11 @@ def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
             return None
         return outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=0)
 
-    for chat, drained in zip(private, _each_at_once(drain_inline, private), strict=True):
+    error: BaseException | None = None
+    for chat, (drained, failed) in zip(private, _each_at_once(drain_inline, private), strict=True):
+        if failed is not None:  # (raised once the others' outcomes are dealt with, as when they went first)
+            error = error or failed
+            continue
         if drained is None:
             left = True
             continue
@@ -83,20 +87,29 @@ def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
         else:
             scheduling.drain(ctx, game_id, chat, ctx.clock() + drained.again)
     metrics.lap("outbox")
+    if error is not None:
+        raise error
     return not left
 
 
-def _each_at_once(fn: Callable[[str], T], chats: list[str]) -> list[T]:
-    """``fn`` of each chat, the chats at once: a send is a round trip to the chat's service (tens of ms to
-    Telegram), and a step's chats are independent lanes, each drained by one deliverer in its own order. With one
-    chat (or none), here. Every call has ended when this returns; the first one's exception, if any, is raised."""
+def _each_at_once(fn: Callable[[str], T], chats: list[str]) -> list[tuple[T | None, BaseException | None]]:
+    """(``fn`` of each chat, or the exception it raised), the chats at once: a send is a round trip to the chat's
+    service (tens of ms to Telegram), and a step's chats are independent lanes, each drained by one deliverer in
+    its own order. With one chat (or none), here. Every call has ended when this returns."""
     if len(chats) < 2:
-        return [fn(chat) for chat in chats]
+        return [_outcome(fn, chat) for chat in chats]
     # Each runs in a copy of this job's context: its log ids, and its stage timer, which the threads then share (the
     # section's time is split between "outbox" and "send" by whichever thread laps; its total stays right).
-    futures = [_pool().submit(contextvars.copy_context().run, fn, chat) for chat in chats]
+    futures = [_pool().submit(contextvars.copy_context().run, _outcome, fn, chat) for chat in chats]
     concurrent.futures.wait(futures)
     return [future.result() for future in futures]
+
+
+def _outcome(fn: Callable[[str], T], chat: str) -> tuple[T | None, BaseException | None]:
+    try:
+        return fn(chat), None
+    except Exception as exc:
+        return None, exc
 
 
 _pools: dict = {}  # {"pid", "pool"}: a forked child makes its own
