@@ -70,7 +70,7 @@ class Result:
         return self.status == "ok"
 
 
-_loop: dict = {}  # {"pid", "loop", "thread", "bot"} of this process
+_loop: dict = {}  # {"loop", "thread", "bot"} of this process (emptied in a forked child: `_forked`)
 _loop_lock = threading.Lock()  # the first calls of several threads start one loop
 
 
@@ -84,12 +84,11 @@ def new_bot() -> Bot:
 
 def _bot() -> tuple[asyncio.AbstractEventLoop, Bot]:
     with _loop_lock:
-        if _loop.get("pid") != os.getpid():
+        if not _loop:
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name="telegram-sender", daemon=True)
             thread.start()
-            _loop.clear()
-            _loop.update(pid=os.getpid(), loop=loop, thread=thread, bot=new_bot())
+            _loop.update(loop=loop, thread=thread, bot=new_bot())
         return _loop["loop"], _loop["bot"]
 
 
@@ -106,7 +105,7 @@ os.register_at_fork(after_in_child=_forked)
 def close() -> None:
     """Shut the bot's HTTP client and the event loop of this process (at worker shutdown)."""
     with _loop_lock:
-        if _loop.get("pid") == os.getpid():
+        if _loop:
             loop = _loop["loop"]
             asyncio.run_coroutine_threadsafe(_loop["bot"].shutdown(), loop).result()
             loop.call_soon_threadsafe(loop.stop)
