@@ -134,6 +134,11 @@ class Settings(BaseSettings):
     edit_settle_seconds: float = 15.0
     # The group's tick after an answer (the next answer's tick, or the step, replaces it).
     tick_settle_seconds: float = 10.0
+    # A seat that answered in person at most this long before the step that ends a turn is reading its chat: its
+    # turn message goes on into the next turn, edited (seen at once), instead of a last edit of it and a new
+    # message whose notification calls back a player who is away (service.pipeline.news.carry_turn_ends).
+    # 0: a new message every turn.
+    turn_message_goes_on_seconds: float = 15.0
     # How long a resolving job may go on beginning to send its own step's private messages (the questions) right
     # after its commit, before any job of its own is queued for them (service.pipeline.delivery.deliver_now: the
     # chats at once, each a round trip to Telegram); what is left, and every group's status, goes to a delivery

@@ -37,7 +37,8 @@ def record(lang: str, turn: int, seed: int) -> tuple[list[dict], int]:
     """(every Telegram send up to the end of turn ``turn``, in order; the index of the first one of that turn)."""
     connection = wiring.connect(None)  # embedded: nothing is sent anywhere
     # People answer minutes apart, so every version of a living message is shown: no edit waits to be replaced
-    # (the settings' *_settle_seconds 0), which the in-process worker's burst runs could not wait for anyway.
+    # (the settings' *_settle_seconds 0), which the in-process worker's burst runs could not wait for anyway, and
+    # nobody is still reading the chat when a turn ends (each turn a new message: turn_message_goes_on_seconds 0).
     settings = get_settings().model_copy(
         update={
             "rate_global_per_second": 1e9,
@@ -45,6 +46,7 @@ def record(lang: str, turn: int, seed: int) -> tuple[list[dict], int]:
             "rate_group_per_minute": 1e9,
             "edit_settle_seconds": 0,
             "tick_settle_seconds": 0,
+            "turn_message_goes_on_seconds": 0,
         }
     )
     recorder = RecordingSender(connection)

@@ -20,11 +20,13 @@ TG_META = {
 }
 
 
-def step(ctx, game, events, asked, version=2, before=None, closing=(), answered=None):
+def step(ctx, game, events, asked, version=2, before=None, closing=(), answered=None, present=()):
     before = before or news.empty_news(game.turn)
-    return telling.step_messages(
-        ctx, news.Step("g1", TG_META, game, events, [], asked, 2e9, version, before, closing, answered or {})
+    seen = {seat: 1e9 for seat in present}
+    made = news.Step(
+        "g1", TG_META, game, events, [], asked, 2e9, version, before, closing, answered or {}, seen, frozenset(present)
     )
+    return telling.step_messages(ctx, made)
 
 
 def test_telegram_gets_decision_messages_with_buttons_and_one_living_status():
@@ -79,6 +81,39 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     out, _ = step(ctx, game, [played], [], version=5, before=ended)
     (petr,) = [m for m in out if m["chat"] == "7002"]
     assert petr["slot"] == "g1:p2" and petr["text"].index("not caught") < petr["text"].index("\n\nYou play: 1 ")
+
+
+def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_away_a_new_one():
+    ctx = make_ctx()
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
+    _, after = step(ctx, game, [], [1, 2])
+    played = {"type": "played", "seat": 2, "cards": [4], "visible_to": [2]}
+    _, after = step(ctx, game, [played], [2], version=3, before=after)
+    drawn = {"type": "drawn", "seat": 2, "cards": [6], "visible_to": [2]}
+    ending = [drawn, {"type": "turn", "turn": 2, "visible_to": None}]
+    # Petr answered the window that ends the turn a moment ago (its question's buttons are on his message): one
+    # edit of that message, the whole turn he leaves on top of his next question
+    said = {1: [{"type": "pass"}], 2: [{"type": "pass"}]}
+    out, ended = step(ctx, game, ending, [1, 2], version=4, before=after, closing=(1, 2), answered=said, present=(2,))
+    (petr,) = [m for m in out if m["chat"] == "7002"]
+    assert petr["slot"] == "g1:p1" and petr["seq"] == 400 and petr["buttons"] and not petr.get("settle")
+    assert petr["text"].startswith("Turn 1:\nYou play: 4 Beach.\nYou draw: 6 Swamp.\nYou were not caught")
+    assert "\n\n🎯 Turn " in petr["text"]  # (the game object itself is still at turn 1)
+    assert ended["since"] == {"2": 1} and ended["seen"] == {"2": 1e9}
+    assert news.seat_turn_slot("g1", ended, 2) == "g1:p1" and news.seat_turn_slot("g1", ended, 1) == "g1:p2"
+    # Anna was not: her old message gets its last edit, and her next question is a new message that notifies her
+    anna = [m for m in out if m["chat"] == "7001"]
+    assert [(m["slot"], m["buttons"] is None) for m in anna] == [("g1:p1", True), ("g1:p2", False)]
+    # the rest of turn 2 edits the message it went on in
+    out, later = step(ctx, game, [played], [], version=5, before=ended)
+    (petr,) = [m for m in out if m["chat"] == "7002"]
+    assert petr["slot"] == "g1:p1" and petr["text"].startswith("Turn 1:") and later["since"] == {"2": 1}
+    # ... and when turn 2 ends with Petr away, that message gets its last edit and turn 3 a new one
+    ending = [{"type": "turn", "turn": 3, "visible_to": None}]
+    out, third = step(ctx, game, ending, [2], version=6, before=later, closing=(2,))
+    petr = [m for m in out if m["chat"] == "7002"]
+    assert [(m["slot"], m["buttons"] is None) for m in petr] == [("g1:p1", True), ("g1:p3", False)]
+    assert "since" not in third
 
 
 def test_a_carried_turn_end_with_no_news_of_its_own_still_tells_the_counters():

@@ -82,7 +82,7 @@ def living_messages(
         chat = player.get("chat")
         if chat_kind(chat) in news.LIVING_MESSAGES and int(seat) in asked:
             text = "🚫 " + _notice(player.get("lang") or lang, reason, by)
-            slot = news.turn_slot(game_id, told.get("turn", 0))
+            slot = news.seat_turn_slot(game_id, told, int(seat))
             out.append(news.message(chat, text, int(seat), False, slot=slot, seq=seq))
     return out
 

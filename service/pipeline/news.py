@@ -123,10 +123,16 @@ class TurnPart:
     before: list[dict]
     added: list[dict] = field(default_factory=list)
     ended: bool = False
+    since: int | None = None  # a seat's part: the earlier turn whose message this turn's message goes on editing
 
     @property
     def items(self) -> list[dict]:
         return self.before + self.added
+
+    @property
+    def message_turn(self) -> int:
+        """The turn whose slot (`turn_slot`) holds this turn's message."""
+        return self.turn if self.since is None else self.since
 
 
 def split_turns(news: dict, events: list[dict], notices: list[dict]) -> list[TurnPart]:
@@ -186,32 +192,46 @@ def not_caught_in(items: list[dict], seat: int) -> bool:
     return seat != 0 and bool(items) and not any(e["type"] == "caught" and e.get("seat") == seat for e in items)
 
 
-# A private item that stands for the end of an earlier turn, carried on top of a seat's next turn message
-# (`carry_turn_ends`): {"type": TURN_OVER, "turn": n, "items": the events that ending added, "not_caught": bool}.
+# A private item that stands for an earlier turn, carried on top of a seat's next turn message
+# (`carry_turn_ends`): {"type": TURN_OVER, "turn": n, "items": the events that ending added (or, with "whole":
+# true, all of that turn's own events), "not_caught": bool}.
 TURN_OVER = "turn_over"
 
 
 def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[TurnPart]:
     """A seat's parts (`private_turns`) with the turns the step ended carried into its next turn message, as a
-    ``TURN_OVER`` item on top of it, instead of a last edit of their own messages: when the step asks the seat
-    (its next turn message is sent at once, as a new message) and did not close a window that had asked it (so
-    its older message shows no buttons that must be taken away). The same lines, one call fewer."""
-    if len(parts) < 2 or seat not in step.asked or step.game.window is None or seat in step.closing:
+    ``TURN_OVER`` item on top of it, instead of a last edit of their own messages, when the step asks the seat:
+
+    * a seat that answered in person moments ago (``step.present``) is looking at its chat: its turn message
+      goes on into the next turn (the same slot, `TurnPart.since`), the whole turn it leaves carried on top. One
+      edit, which the player sees at once, where a last edit of the old message and a new message cost two (and
+      the notification of a new message is of no use to someone reading the chat);
+    * otherwise, when the window the step closed had not asked the seat (its older message shows no buttons that
+      must be taken away), the next turn message is a new one (its notification calls the player back), with the
+      ends of the turns on top. The same lines, one call fewer.
+
+    Else the old message gets its last edit and the next turn message is a new one."""
+    if len(parts) < 2 or seat not in step.asked or step.game.window is None:
+        return parts
+    goes_on = seat in step.present
+    if seat in step.closing and not goes_on:
         return parts
     carried = []
     for part in parts[:-1]:
         if part.items:  # (its message exists: the turn's end tells at least the counters, as its edit would)
             not_caught = not_caught_in(part.items, seat)
-            carried.append({"type": TURN_OVER, "turn": part.turn, "items": part.added, "not_caught": not_caught})
-    last = parts[-1]
-    return [TurnPart(last.turn, carried + last.before, last.added, last.ended)]
+            own = [item for item in part.items if item["type"] != TURN_OVER] if goes_on else part.added
+            carried.append({"type": TURN_OVER, "turn": part.turn, "items": own, "not_caught": not_caught})
+            carried[-1].update({"whole": True} if goes_on else {})
+    last, since = parts[-1], parts[0].message_turn if goes_on else None
+    return [TurnPart(last.turn, carried + last.before, last.added, last.ended, since)]
 
 
 def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
     """A seat's own events (`about`) cut at the turns, like `split_turns` for the table: what its turn message
     held before the step (``news["private"]``) and what the step adds."""
     before = news.get("private", {}).get(str(seat), []) if news.get("turn") else []
-    parts = [TurnPart(news["turn"], list(before))]
+    parts = [TurnPart(news["turn"], list(before), since=news.get("since", {}).get(str(seat)))]
     for event in events:
         if event["type"] == "turn" and event.get("visible_to") is None:
             parts[-1].ended = True
@@ -277,6 +297,11 @@ class Step:
     # what the seats that answered that window in person said: a living message still showing their question, or
     # their answer with a way to change it, shows it locked in for good when the step has nothing else for it
     answered: dict[int, list[dict]] = field(default_factory=dict)
+    # when each seat last answered in person (its first answer of a window, as the window recorded it), this
+    # step's window included; and the seats that did so within `Settings.turn_message_goes_on_seconds` of the
+    # step: they are looking at their chat (`carry_turn_ends`)
+    seen: dict[int, float] = field(default_factory=dict)
+    present: frozenset[int] = frozenset()
 
 
 @dataclass
@@ -367,6 +392,12 @@ def status_slot(game_id: str, start: int) -> str:
 def turn_slot(game_id: str, turn: int) -> str:
     """A seat's private message of one turn (the chat tells the seats apart)."""
     return f"{game_id}:p{turn}"
+
+
+def seat_turn_slot(game_id: str, told: dict, seat: int) -> str:
+    """The slot of the seat's message of the current turn of the news ``told``: that of an earlier turn when the
+    message goes on from there (`carry_turn_ends`)."""
+    return turn_slot(game_id, told.get("since", {}).get(str(seat), told.get("turn", 0)))
 
 
 def message(

@@ -203,6 +203,8 @@ def _resolve_once(
     now = ctx.clock()
     opening = open_window(ctx, game, meta, streaks, now, away, paused_until)
     asked = [s for s in opening.expected if s not in opening.prefilled]
+    told = news.load_news(snap.news)
+    seen = {**{int(seat): at for seat, at in told.get("seen", {}).items()}, **answered_at}
     step = news.Step(
         game_id,
         meta,
@@ -212,9 +214,11 @@ def _resolve_once(
         asked,
         opening.deadline,
         snap.version + 1,
-        news.load_news(snap.news),
+        told,
         closing=tuple(sorted(expected)),
         answered={seat: answers[seat] for seat in sorted(expected) if seat in answers and seat in answered_at},
+        seen=seen,
+        present=frozenset(s for s, at in seen.items() if now - at < ctx.settings.turn_message_goes_on_seconds),
     )
     metrics.lap("engine")
     outgoing, news_after = telling.step_messages(ctx, step)

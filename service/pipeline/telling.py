@@ -51,6 +51,10 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
     for seat, parts_of_seat in private.items():  # what each seat's living turn message shows so far
         if readers.kind(seat) in LIVING_MESSAGES and parts_of_seat[-1].items:
             news_after["private"][str(seat)] = parts_of_seat[-1].items[-MAX_NEWS_LINES:]
+        if parts_of_seat[-1].since is not None:  # its message began in an earlier turn
+            news_after.setdefault("since", {})[str(seat)] = parts_of_seat[-1].since
+    if step.seen:
+        news_after["seen"] = {str(seat): at for seat, at in sorted(step.seen.items())}
     told = StepNews(step, readers, parts, segment, closed, private, ctx.settings.bot_username)
     out = _each_channel(ctx, lambda channel: channel.step_messages(told), "step")
     return merge_plain(out), news_after

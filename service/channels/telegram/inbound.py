@@ -1046,7 +1046,7 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
             query.id,
             str(query.message.chat.id),
             seat,
-            news.turn_slot(choice.game_id, game.turn),
+            news.seat_turn_slot(choice.game_id, news.load_news(snap.news), seat),
             snap.version,
             screen.text,
             screen.keyboard,

@@ -5,7 +5,9 @@
       windows, its private results (``news["private"]``), and the "locked in" screen after an answer
       (`TelegramChannel.refresh_messages`). So a player gets one new message — one notification — per turn, when
       it is time to act. The end of a turn goes on top of the next turn message instead of editing the old one
-      when that one shows no buttons (`news.carry_turn_ends`). A message never keeps the buttons of a closed
+      when that one shows no buttons; and a player who answered moments before the turn ended is reading the
+      chat, so their message goes on into the next turn, edited, the whole turn left on top
+      (`news.carry_turn_ends`): at a table playing live, a seat's game is one message. A message never keeps the buttons of a closed
       window: the step that closes it shows a seat's answer locked in for good when it has nothing else for its
       message (`TelegramChannel._answered`), and the game's last step ends every seat's message with how the
       game ended;
@@ -49,6 +51,7 @@ from service.pipeline.news import (
     message,
     names_of,
     not_caught_in,
+    seat_turn_slot,
     status_slot,
     step_seq,
     turn_slot,
@@ -80,14 +83,15 @@ def text_lines(lines: list[str]) -> int:
 
 
 def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view: dict, ended: bool) -> list[str]:
-    """A seat's result lines of a turn, in the second person: the end of the turn before when it was carried
-    here (`news.carry_turn_ends`), what happened to it (its own events, public ones about it included:
+    """A seat's result lines of a turn, in the second person: the end of the turn before (or all of it) when it
+    was carried here (`news.carry_turn_ends`), what happened to it (its own events, public ones about it included:
     `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
     _ = translator(lang).gettext
     lines = []
     for item in items:
         if item["type"] == TURN_OVER:
-            lines.append(_("End of turn {n}:").format(n=item["turn"]))
+            heading = _("Turn {n}:") if item.get("whole") else _("End of turn {n}:")
+            lines.append(heading.format(n=item["turn"]))
             lines += plain.lines(item["items"], names, lang, seat)
             lines += [_("You were not caught this turn.")] if item["not_caught"] else []
     own = [item for item in items if item["type"] != TURN_OVER]
@@ -245,12 +249,12 @@ class TelegramChannel:
                         seat,
                         False,
                         buttons=keyboard,
-                        slot=turn_slot(step.game_id, part.turn),
+                        slot=turn_slot(step.game_id, part.message_turn),
                         seq=step_seq(step.version),
                         settle=self._settle(step, screen is None or screen.keyboard is None),
                     )
                 )
-        if seat in step.answered and not any(m["slot"] == turn_slot(step.game_id, parts[0].turn) for m in out):
+        if seat in step.answered and not any(m["slot"] == turn_slot(step.game_id, parts[0].message_turn) for m in out):
             out.insert(0, self._answered(news, seat, chat, parts[0]))
         return out
 
@@ -266,7 +270,7 @@ class TelegramChannel:
             above(lines, "\n".join(said)),
             seat,
             False,
-            slot=turn_slot(step.game_id, part.turn),
+            slot=turn_slot(step.game_id, part.message_turn),
             seq=step_seq(step.version),
             settle=self._settle(step, True),
         )
@@ -333,7 +337,7 @@ class TelegramChannel:
                     seat,
                     False,
                     buttons=screen.keyboard,
-                    slot=turn_slot(refresh.game_id, game.turn),
+                    slot=seat_turn_slot(refresh.game_id, refresh.news, seat),
                     seq=refresh.seq,
                     settle=self.settings.edit_settle_seconds,
                 )
