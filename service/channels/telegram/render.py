@@ -7,10 +7,10 @@
       it is time to act. The end of a turn goes on top of the next turn message instead of editing the old one
       when that one shows no buttons; and a player who answered moments before the turn ended is reading the
       chat, so their message goes on into the next turn, edited, the whole turn left on top
-      (`news.carry_turn_ends`): at a table playing live, a seat's game is one message. A message never keeps the buttons of a closed
-      window: the step that closes it shows a seat's answer locked in for good when it has nothing else for its
-      message (`TelegramChannel._answered`), and the game's last step ends every seat's message with how the
-      game ended;
+      (`news.carry_turn_ends`): at a table playing live, a seat's game is one message. A message never keeps
+      the buttons of a closed window: the step that closes it shows a seat's answer locked in for good when it
+      has nothing else for its message (`TelegramChannel._answered`), and the game's last step ends every seat's
+      message with how the game ended;
     * one living **status message** in the group per reveal (slot `news.status_slot`; ``s0`` from the game's
       start to the first reveal): the **reveal** is sent as a new message (people are notified), and that message
       then lives on, edited by every later step and after every accepted answer (who has answered, never what),
