@@ -20,11 +20,11 @@ TG_META = {
 }
 
 
-def step(ctx, game, events, asked, version=2, before=None, closing=(), answered=None, present=()):
+def step(ctx, game, events, asked, version=2, before=None, closing=(), answered=None, present=(), meta=TG_META):
     before = before or news.empty_news(game.turn)
     seen = {seat: 1e9 for seat in present}
     made = news.Step(
-        "g1", TG_META, game, events, [], asked, 2e9, version, before, closing, answered or {}, seen, frozenset(present)
+        "g1", meta, game, events, [], asked, 2e9, version, before, closing, answered or {}, seen, frozenset(present)
     )
     return telling.step_messages(ctx, made)
 
@@ -104,6 +104,11 @@ def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_
     # Anna was not: her old message gets its last edit, and her next question is a new message that notifies her
     anna = [m for m in out if m["chat"] == "7001"]
     assert [(m["slot"], m["buttons"] is None) for m in anna] == [("g1:p1", True), ("g1:p2", False)]
+    # without a group the table's news comes into each player's chat, below the turn message: a new one, always
+    alone = {**TG_META, "group": None}
+    out, _ = step(ctx, game, ending, [1, 2], 4, after, closing=(1, 2), answered=said, present=(2,), meta=alone)
+    petr = [m for m in out if m["chat"] == "7002" and m.get("slot")]
+    assert [(m["slot"], m["buttons"] is None) for m in petr] == [("g1:p1", True), ("g1:p2", False)]
     # the rest of turn 2 edits the message it went on in
     out, later = step(ctx, game, [played], [], version=5, before=ended)
     (petr,) = [m for m in out if m["chat"] == "7002"]

@@ -205,7 +205,9 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
     * a seat that answered in person moments ago (``step.present``) is looking at its chat: its turn message
       goes on into the next turn (the same slot, `TurnPart.since`), the whole turn it leaves carried on top. One
       edit, which the player sees at once, where a last edit of the old message and a new message cost two (and
-      the notification of a new message is of no use to someone reading the chat);
+      the notification of a new message is of no use to someone reading the chat). Not in a game without a
+      group: there every step also writes the table's news into the player's chat, below the turn message, and
+      the next question must come below them;
     * otherwise, when the window the step closed had not asked the seat (its older message shows no buttons that
       must be taken away), the next turn message is a new one (its notification calls the player back), with the
       ends of the turns on top. The same lines, one call fewer.
@@ -213,7 +215,7 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
     Else the old message gets its last edit and the next turn message is a new one."""
     if len(parts) < 2 or seat not in step.asked or step.game.window is None:
         return parts
-    goes_on = seat in step.present
+    goes_on = seat in step.present and bool(step.meta.get("group"))
     if seat in step.closing and not goes_on:
         return parts
     carried = []
