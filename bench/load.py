@@ -988,6 +988,8 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         driver.answer_at.clear()
         driver.first_decision.clear()
         driver.calls.clear()
+        driver.private_sends.clear()
+        driver.private_edits.clear()
         # 2. the games, played to the end
         started = time.monotonic()
         before = used_memory(driver)
