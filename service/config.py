@@ -134,9 +134,9 @@ class Settings(BaseSettings):
     edit_settle_seconds: float = 15.0
     # The group's tick after an answer (the next answer's tick, or the step, replaces it).
     tick_settle_seconds: float = 10.0
-    # A seat that answered in person at most this long before the step that ends a turn is reading its chat: its
-    # turn message goes on into the next turn, edited (seen at once), instead of a last edit of it and a new
-    # message whose notification calls back a player who is away (service.pipeline.news.carry_turn_ends).
+    # A seat that answered in person (by a button) less than this long before the step that ends a turn is reading
+    # its chat: its turn message goes on into the next turn, edited (seen at once), instead of a last edit of it
+    # and a new message whose notification calls back a player who is away (service.pipeline.news.carry_turn_ends).
     # 0: a new message every turn.
     turn_message_goes_on_seconds: float = 15.0
     # How long a resolving job may go on beginning to send its own step's private messages (the questions) right

@@ -121,6 +121,19 @@ def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_
     assert "since" not in third
 
 
+def test_reading_the_chat_means_a_button_pressed_moments_ago():
+    # Anna pressed 5 s ago, Petr typed 5 s ago (the reply to it came below his turn message), Eva pressed 20 s ago
+    seen, typed, present = news.reading({}, {1: 100.0, 2: 100.0, 0: 85.0}, {2}, 105.0, 15.0)
+    assert seen == {0: 85.0, 1: 100.0, 2: 100.0} and typed == {2} and present == {1}
+    told = {"seen": {str(s): at for s, at in seen.items()}, "typed": sorted(typed)}
+    # the next window: Petr presses, Anna does not answer (her press is 12 s old), Eva types
+    seen, typed, present = news.reading(told, {2: 110.0, 0: 111.0}, {0}, 112.0, 15.0)
+    assert seen == {0: 111.0, 1: 100.0, 2: 110.0} and typed == {0} and present == {1, 2}
+    # ... and a window later, nobody answered in person: what each seat did last still counts, for 15 s
+    assert news.reading({"seen": {"0": 111.0, "2": 110.0}, "typed": [0]}, {}, set(), 120.0, 15.0)[2] == {2}
+    assert news.reading(told, {}, set(), 120.0, 0.0)[2] == frozenset()  # 0: nobody is ever taken as reading
+
+
 def test_a_carried_turn_end_with_no_news_of_its_own_still_tells_the_counters():
     ctx = make_ctx()
     game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "strict"})  # asks seat 0 too

@@ -54,6 +54,16 @@ def test_submit_counts_expected_answers_and_resolves_once(store):
     assert store.submit(G, 5, 2, [{"type": "pass"}], "u4", 104.0) == ("CLOSED", 0, False)
 
 
+def test_the_window_notes_whose_latest_answer_in_person_was_typed(store):
+    open_game(store, expected=(1, 2, 3))
+    store.submit(G, 5, 1, [{"type": "pass"}], "t1", 101.0, typed=True)
+    store.submit(G, 5, 2, [{"type": "pass"}], "t2", 102.0, typed=True)
+    store.submit(G, 5, 2, [{"type": "play"}], "q2", 103.0)  # then pressed a button: its latest answer
+    store.submit(G, 5, 3, [{"type": "pass"}], "b3", 104.0, by_bot=True, typed=True)  # a bot's: not the player's
+    answered_at, _, _, typed = store.absence(G)
+    assert answered_at == {1: 101.0, 2: 102.0} and typed == {1}
+
+
 def test_submit_refuses_wrong_window_unknown_game_and_duplicates(store):
     assert store.submit(G, 5, 1, [], None, 1.0) == ("NOGAME", 0, False)
     open_game(store)

@@ -286,6 +286,8 @@ def test_typed_answer_in_private(chat, env):
     said = chat.say(user, typed, chat=private(user))["text"]
     assert said.startswith("Locked in:")
     assert seat in env.ctx.store.answers(game_id)
+    # typed, so its reply is below the turn message: the step does not take the player as reading that message
+    assert env.ctx.store.absence(game_id)[3] == {seat}
     assert "Turn" in chat.say(0, "/status")["text"]
 
 

@@ -85,12 +85,14 @@ def submit(
     snap: Snapshot | None = None,
     by_bot: bool = False,
     meta: dict | None = None,
+    typed: bool = False,
 ) -> SubmitResult:
     """Validate and store. ``snap``: the game's snapshot if the caller has just read it (the submit script
     checks the window, the status and the dedup id again, atomically, so a snapshot a moment old is safe);
     ``meta``: its meta, likewise (read only when the answer queues a status refresh, to tell whether one shows it).
     ``by_bot``: the bot answers for the seat's player, which, unlike their own answer, does not end their absence
-    or streak."""
+    or streak. ``typed``: the player typed it in a chat of living messages (Telegram), so its reply comes below
+    the turn message."""
     store = ctx.store
     if snap is None:
         snap, seen = store.load_with_dedup(game_id, dedup_id)
@@ -111,7 +113,15 @@ def submit(
 
     now = ctx.clock()
     status, missing, asked = store.submit(
-        game_id, window_id, seat, actions, dedup_id, now, due=now + ctx.settings.resolve_grace_seconds, by_bot=by_bot
+        game_id,
+        window_id,
+        seat,
+        actions,
+        dedup_id,
+        now,
+        due=now + ctx.settings.resolve_grace_seconds,
+        by_bot=by_bot,
+        typed=typed,
     )
     if status == "ACCEPTED":
         metrics.answer_stored(store.redis, counts=ctx.counts)

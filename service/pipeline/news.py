@@ -202,12 +202,12 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
     """A seat's parts (`private_turns`) with the turns the step ended carried into its next turn message, as a
     ``TURN_OVER`` item on top of it, instead of a last edit of their own messages, when the step asks the seat:
 
-    * a seat that answered in person moments ago (``step.present``) is looking at its chat: its turn message
-      goes on into the next turn (the same slot, `TurnPart.since`), the whole turn it leaves carried on top. One
-      edit, which the player sees at once, where a last edit of the old message and a new message cost two (and
-      the notification of a new message is of no use to someone reading the chat). Not in a game without a
-      group: there every step also writes the table's news into the player's chat, below the turn message, and
-      the next question must come below them;
+    * a seat that pressed a button of its turn message moments ago (``step.present``, `reading`) is looking at
+      its chat: that message goes on into the next turn (the same slot, `TurnPart.since`), the whole turn it
+      leaves carried on top. One edit, which the player sees at once, where a last edit of the old message and a
+      new message cost two (and the notification of a new message is of no use to someone reading the chat).
+      Not in a game without a group: there every step also writes the table's news into the player's chat,
+      below the turn message, and the next question must come below them;
     * otherwise, when the window the step closed had not asked the seat (its older message shows no buttons that
       must be taken away), the next turn message is a new one (its notification calls the player back), with the
       ends of the turns on top. The same lines, one call fewer.
@@ -227,6 +227,20 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
             carried[-1].update({"whole": True} if goes_on else {})
     last, since = parts[-1], parts[0].message_turn if goes_on else None
     return [TurnPart(last.turn, carried + last.before, last.added, last.ended, since)]
+
+
+def reading(
+    told: dict, answered_at: dict[int, float], typed: set[int], now: float, within: float
+) -> tuple[dict[int, float], frozenset[int], frozenset[int]]:
+    """Who is reading their chat at a step, from the news ``told`` before it and the answers in person of the window
+    it closes (``answered_at``; ``typed``: those of them typed, not pressed). -> (when each seat last answered in
+    person, the seats whose latest such answer was typed, the seats reading: those that answered less than
+    ``within`` seconds ago by pressing a button of their turn message. A typed answer's reply came below that
+    message, so its next question should too.)"""
+    seen = {**{int(seat): at for seat, at in told.get("seen", {}).items()}, **answered_at}
+    last_typed = (set(told.get("typed", [])) - set(answered_at)) | (typed & set(answered_at))
+    present = frozenset(s for s, at in seen.items() if now - at < within and s not in last_typed)
+    return seen, frozenset(last_typed), present
 
 
 def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
@@ -300,10 +314,10 @@ class Step:
     # their answer with a way to change it, shows it locked in for good when the step has nothing else for it
     answered: dict[int, list[dict]] = field(default_factory=dict)
     # when each seat last answered in person (its first answer of a window, as the window recorded it), this
-    # step's window included; and the seats that did so within `Settings.turn_message_goes_on_seconds` of the
-    # step: they are looking at their chat (`carry_turn_ends`)
+    # step's window included; and the seats reading their chat (`reading`, `carry_turn_ends`)
     seen: dict[int, float] = field(default_factory=dict)
     present: frozenset[int] = frozenset()
+    typed: frozenset[int] = frozenset()  # the seats whose latest answer in person was typed (`reading`)
 
 
 @dataclass

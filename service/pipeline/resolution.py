@@ -181,7 +181,7 @@ def _resolve_once(
     store, game_id, window = ctx.store, snap.game_id, snap.current_window
     game = Game.from_json(snap.json)
     answers, expected, streaks, meta = state
-    answered_at, away, paused_until = absent
+    answered_at, away, paused_until, typed = absent
 
     applied: list[tuple[int, dict]] = []
     events, plans = _apply_answers(game, window, answers, expected, applied)
@@ -204,7 +204,7 @@ def _resolve_once(
     opening = open_window(ctx, game, meta, streaks, now, away, paused_until)
     asked = [s for s in opening.expected if s not in opening.prefilled]
     told = news.load_news(snap.news)
-    seen = {**{int(seat): at for seat, at in told.get("seen", {}).items()}, **answered_at}
+    seen, last_typed, present = news.reading(told, answered_at, typed, now, ctx.settings.turn_message_goes_on_seconds)
     step = news.Step(
         game_id,
         meta,
@@ -218,7 +218,8 @@ def _resolve_once(
         closing=tuple(sorted(expected)),
         answered={seat: answers[seat] for seat in sorted(expected) if seat in answers and seat in answered_at},
         seen=seen,
-        present=frozenset(s for s, at in seen.items() if now - at < ctx.settings.turn_message_goes_on_seconds),
+        present=present,
+        typed=last_typed,
     )
     metrics.lap("engine")
     outgoing, news_after = telling.step_messages(ctx, step)

@@ -55,6 +55,8 @@ def step_messages(ctx: Context, step: Step) -> tuple[list[dict], dict]:
             news_after.setdefault("since", {})[str(seat)] = parts_of_seat[-1].since
     if step.seen:
         news_after["seen"] = {str(seat): at for seat, at in sorted(step.seen.items())}
+    if step.typed:
+        news_after["typed"] = sorted(step.typed)
     told = StepNews(step, readers, parts, segment, closed, private, ctx.settings.bot_username)
     out = _each_channel(ctx, lambda channel: channel.step_messages(told), "step")
     return merge_plain(out), news_after

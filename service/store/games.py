@@ -22,7 +22,9 @@ REFRESH_MARK_SECONDS = 120
 # (answers, expected seats, auto-play streaks, meta) of the open window; (answer times, away until, paused until);
 # (auto-play streaks, away until): the marks of the seats the bot plays for their players
 WindowState = tuple[dict[int, list[dict]], set[int], dict[int, int], dict]
-Absence = tuple[dict[int, float], dict[int, float], float | None]
+# (when each seat first answered the open window in person, until when each away seat is away, until when the table
+# is paused or None, the seats whose latest answer of the window was typed in a chat of living messages)
+Absence = tuple[dict[int, float], dict[int, float], float | None, set[int]]
 Marks = tuple[dict[int, int], dict[int, float]]
 
 
@@ -188,8 +190,7 @@ class Store:
         return _window_state(pipe.execute())
 
     def absence(self, game_id: str) -> Absence:
-        """(when each seat first answered the open window, until when each away seat is away, until when the table
-        is paused or None), in one round trip."""
+        """`Absence`, in one round trip."""
         pipe = self.at(game_id).pipeline(transaction=False)
         _read_absence(pipe, game_id)
         return _absence(pipe.execute())
@@ -251,12 +252,14 @@ class Store:
         now: float,
         due: float | None = None,
         by_bot: bool = False,
+        typed: bool = False,
     ) -> tuple[str, int, bool]:
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing, whether the
         answer asked for a status refresh). The answer that completes the window also makes the game due for the
         sweeper at ``due`` (default: ``now``). One that does not (ACCEPTED) notes that the next status refresh is to
         show it; True when no refresh job was pending: the caller queues one then (or `drop_refresh`).
-        ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are)."""
+        ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are);
+        ``typed``: the player typed it in a chat of living messages (its reply comes below the turn message)."""
         status, missing, *asked = self._acknowledged(
             self.at(game_id),
             self._submit,
@@ -283,6 +286,7 @@ class Store:
                 game_id,
                 "1" if by_bot else "0",
                 REFRESH_MARK_SECONDS,
+                "1" if typed else "0",
             ],
         )
         return status.decode(), int(missing), bool(asked and asked[0])
@@ -993,11 +997,16 @@ def _read_absence(pipe: Any, game_id: str) -> None:
 
 def _absence(replies: list) -> Absence:
     answered, away, paused = replies
+    typed = {int(s[len(TYPED) :]) for s in answered if s.startswith(TYPED)}
     return (
-        {int(s): float(t) for s, t in answered.items()},
+        {int(s): float(t) for s, t in answered.items() if not s.startswith(TYPED)},
         {int(s): float(t) for s, t in away.items()},
         float(paused) if paused else None,
+        typed,
     )
+
+
+TYPED = b"typed:"  # an answered-at field: the seat's latest answer of the window was typed (`lua.SUBMIT`)
 
 
 def _snapshot(game_id: str, raw: dict) -> Snapshot | None:

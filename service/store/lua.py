@@ -19,7 +19,8 @@ end
 
 # KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at, refresh seats, refresh mark
 # ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
-#       "1" when the bot answers for the seat's player ("0": the player answers), how long a refresh mark lasts
+#       "1" when the bot answers for the seat's player ("0": the player answers), how long a refresh mark lasts,
+#       "1" when the player typed the answer in a chat of living messages ("0": a button, or another channel)
 # -> {status, missing, asked}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
 # ACCEPTED also notes that the next status refresh is to show the seat's answer (its tick): the seat joins the
 # refresh seats, and asked is 1 when this answer set the refresh mark (no refresh job was pending: the caller
@@ -28,6 +29,8 @@ end
 # resolution (killed, or Redis failing over), the window is still resolved, not left until its deadline.
 # The player's answer ends the seat's auto-play streak and its player's absence (away), and the first one of the
 # window records when it came (the player's answer time: `service.pipeline.records`); the bot's does none of it.
+# Whether the player's latest answer of the window was typed is the answered-at field "typed:<seat>" (present:
+# typed), for the step's messages (`service.pipeline.news.carry_turn_ends`).
 # The dedup set holds the ids of the open window's answers only (the commit empties it): a repeat that comes
 # after its window closed is refused as STALE instead, and a game keeps no key per answer.
 SUBMIT = """
@@ -44,6 +47,11 @@ if ARGV[9] ~= '1' then
   redis.call('HDEL', KEYS[4], ARGV[2])
   redis.call('HDEL', KEYS[7], ARGV[2])
   redis.call('HSETNX', KEYS[8], ARGV[2], ARGV[6])
+  if ARGV[11] == '1' then
+    redis.call('HSET', KEYS[8], 'typed:' .. ARGV[2], '1')
+  else
+    redis.call('HDEL', KEYS[8], 'typed:' .. ARGV[2])
+  end
 end
 if ARGV[4] ~= '' then
   redis.call('SADD', KEYS[5], ARGV[4])

@@ -968,9 +968,8 @@ def typed_answer(message: Message, asked: tuple[str, int], lang: str, env: Env, 
         raise Refused(str(exc)) from exc
     if any(a["type"].startswith("_") for a in actions):
         return reply(message, commands.help_text(game, seat, lang))
-    result = ingest.submit(
-        env.ctx, game_id, seat, actions, snap.window, f"m{message.chat.id}_{message.message_id}", snap
-    )
+    dedup = f"m{message.chat.id}_{message.message_id}"
+    result = ingest.submit(env.ctx, game_id, seat, actions, snap.window, dedup, snap, typed=True)
     return reply(message, plain.submitted(result, game, seat, lang))
 
 
