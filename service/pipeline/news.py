@@ -223,8 +223,8 @@ def carry_turn_ends(parts: list[TurnPart], seat: int, step: "Step") -> list[Turn
         if part.items:  # (its message exists: the turn's end tells at least the counters, as its edit would)
             not_caught = not_caught_in(part.items, seat)
             own = [item for item in part.items if item["type"] != TURN_OVER] if goes_on else part.added
-            carried.append({"type": TURN_OVER, "turn": part.turn, "items": own, "not_caught": not_caught})
-            carried[-1].update({"whole": True} if goes_on else {})
+            whole = {"whole": True} if goes_on else {}
+            carried.append({"type": TURN_OVER, "turn": part.turn, "items": own, "not_caught": not_caught, **whole})
     last, since = parts[-1], parts[0].message_turn if goes_on else None
     return [TurnPart(last.turn, carried + last.before, last.added, last.ended, since)]
 
@@ -247,7 +247,7 @@ def private_turns(news: dict, events: list[dict], seat: int) -> list[TurnPart]:
     """A seat's own events (`about`) cut at the turns, like `split_turns` for the table: what its turn message
     held before the step (``news["private"]``) and what the step adds."""
     before = news.get("private", {}).get(str(seat), []) if news.get("turn") else []
-    parts = [TurnPart(news["turn"], list(before), since=news.get("since", {}).get(str(seat)))]
+    parts = [TurnPart(news["turn"], list(before), since=message_since(news, seat))]
     for event in events:
         if event["type"] == "turn" and event.get("visible_to") is None:
             parts[-1].ended = True
@@ -410,10 +410,16 @@ def turn_slot(game_id: str, turn: int) -> str:
     return f"{game_id}:p{turn}"
 
 
+def message_since(told: dict, seat: int) -> int | None:
+    """The earlier turn whose message the seat's message of the news' current turn goes on from, or None."""
+    return told.get("since", {}).get(str(seat))
+
+
 def seat_turn_slot(game_id: str, told: dict, seat: int) -> str:
     """The slot of the seat's message of the current turn of the news ``told``: that of an earlier turn when the
     message goes on from there (`carry_turn_ends`)."""
-    return turn_slot(game_id, told.get("since", {}).get(str(seat), told.get("turn", 0)))
+    since = message_since(told, seat)
+    return turn_slot(game_id, told.get("turn", 0) if since is None else since)
 
 
 def message(

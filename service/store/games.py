@@ -995,6 +995,9 @@ def _read_absence(pipe: Any, game_id: str) -> None:
     pipe.hget(keys.pause(game_id), "until")
 
 
+TYPED = b"typed:"  # an answered-at field: the seat's latest answer of the window was typed (`lua.SUBMIT`)
+
+
 def _absence(replies: list) -> Absence:
     answered, away, paused = replies
     typed = {int(s[len(TYPED) :]) for s in answered if s.startswith(TYPED)}
@@ -1004,9 +1007,6 @@ def _absence(replies: list) -> Absence:
         float(paused) if paused else None,
         typed,
     )
-
-
-TYPED = b"typed:"  # an answered-at field: the seat's latest answer of the window was typed (`lua.SUBMIT`)
 
 
 def _snapshot(game_id: str, raw: dict) -> Snapshot | None:
