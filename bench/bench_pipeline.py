@@ -132,10 +132,11 @@ class TimedWorker(SimpleWorker):
         self._last_end = now
 
 
-def resolution_round(ctx, ids: list[str]) -> tuple[float, float, int]:
-    """A no-op job, then a resolution job of a fresh game's first window, and so on for each of ``ids``, on one
-    queue and one worker, so that both kinds of job run on the same machine at the same moments (the machine is
-    shared). -> (no-op jobs/s, windows resolved/s, windows resolved: chained bot windows included)."""
+def resolution_round(ctx, ids: list[str]) -> tuple[float, float, int, int]:
+    """A no-op job, then the closing of a fresh game's first window (`scheduling.resolve`: noted ready, and a
+    resolving job queued while one of the shard's leases is free), and so on for each of ``ids``, on one queue and
+    one worker. -> (no-op jobs/s, windows resolved/s of the resolving jobs' time, windows resolved: chained bot
+    windows included, resolving jobs run)."""
     for i, g in enumerate(ids):
         start_game(ctx, g, {**CONFIG, "seed": i}, meta(3))
         for seat in (1, 2):
@@ -146,25 +147,27 @@ def resolution_round(ctx, ids: list[str]) -> tuple[float, float, int]:
     worker = TimedWorker([ctx.queue], connection=ctx.store.redis, serializer=JSONSerializer)
     worker.work(burst=True, logging_level="WARNING")
     windows = sum(len(ctx.store.resolution_log(g)) - 1 for g in ids)
-    resolve_name = "workers.jobs.resolve"
+    resolve_name = "workers.jobs.resolve_ready"
     noop_rate = worker.jobs[NOOP] / worker.seconds[NOOP]
-    return noop_rate, windows / worker.seconds[resolve_name], windows  # the first job, untimed, is a no-op
+    # the first job, untimed, is a no-op
+    return noop_rate, windows / worker.seconds[resolve_name], windows, worker.jobs[resolve_name]
 
 
 def bench_resolutions(url: str, games: int = 200, rounds: int = 3) -> None:
-    """``rounds`` rounds of ``games`` no-op and ``games`` resolution jobs, alternating (`resolution_round`); the
+    """``rounds`` rounds of ``games`` no-op jobs and ``games`` windows to resolve (`resolution_round`); the
     medians, and each round's ratio. Twice: as configured (the resolving job sends its step's private messages,
     `delivery.deliver_now`), then with that off (``deliver_inline_seconds=0``: a delivery job sends them), so that
     the cost of the resolution itself stays visible."""
     for label, settings in (("sends included", {}), ("sends left to a delivery job", {"deliver_inline_seconds": 0})):
         ctx = fresh(url, **settings)
         rounds_done = [resolution_round(ctx, [f"r{r}x{i}" for i in range(games)]) for r in range(rounds)]
-        noops, rates, windows = (list(column) for column in zip(*rounds_done, strict=True))
-        ratios = [rate / noop for noop, rate, _ in rounds_done]
+        noops, rates, windows, resolving = (list(column) for column in zip(*rounds_done, strict=True))
+        ratios = [rate / noop for noop, rate, _, _ in rounds_done]
         print(
             f"resolutions per SimpleWorker ({label}): {statistics.median(rates):6.0f}/s ({windows[0]} windows a "
-            f"round)   RQ no-op jobs: {statistics.median(noops):6.0f}/s   ratio {statistics.median(ratios):.2f} (goal "
-            f">= 0.7; the median of {rounds} rounds, no-op and resolution jobs alternating on one worker: "
+            f"round, by {resolving[0]} resolving jobs)   RQ no-op jobs: {statistics.median(noops):6.0f}/s   ratio "
+            f"{statistics.median(ratios):.2f} (goal "
+            f">= 0.7; the median of {rounds} rounds on one worker: "
             f"{', '.join(f'{x:.2f}' for x in ratios)})"
         )
 

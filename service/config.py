@@ -106,6 +106,10 @@ class Settings(BaseSettings):
     # Sweeper: how often it runs, and how long a closed ("resolving") window may wait for its job.
     sweep_interval_seconds: int = 30
     resolve_grace_seconds: int = 30
+    # Resolving jobs per shard at most, queued or running (service.pipeline.scheduling.resolvers): each resolves the
+    # closed windows one after another until none waits. At least the number of the shard's worker processes, so
+    # that a burst of closed windows keeps every worker resolving.
+    resolvers: int = 4
     # The service counts as having been down when the sweeper's heartbeat is older than this.
     downtime_threshold_seconds: int = 120
 

@@ -65,8 +65,11 @@ def test_accept_then_duplicate_then_last_answer_enqueues_one_resolution(ctx):
     assert (dup.status, dup.reason) == (Status.DUP, Reason.DUP)
     last = ingest.submit(ctx, G, 2, play(ctx, 2), 1, "upd-2")
     assert last.status is Status.RESOLVE
-    assert [j for j in ctx.queue.job_ids if j.startswith("resolve-")] == [f"resolve-{G}-1"]
+    # the window is noted ready, and one resolving job is queued to take it
+    assert ctx.store.redis.zrange(keys.READY, 0, -1) == [f"{G} 1".encode()]
+    assert [ctx.queue.fetch_job(j).func_name for j in ctx.queue.job_ids] == ["workers.jobs.resolve_ready"]
     assert ingest.submit(ctx, G, 2, play(ctx, 2), 1, "upd-3").status is Status.CLOSED
+    assert ctx.store.redis.zcard(keys.READY) == 1 and len(ctx.queue.job_ids) == 1
     run_jobs(ctx)
     snap = ctx.store.load(G)
     assert snap.window > 1 and snap.version >= 2

@@ -56,7 +56,8 @@ def test_a_games_jobs_go_to_the_queues_of_its_shard():
     assert ctx.on(1).queue.connection is shards[1] and ctx.store.at(second) is shards[1]
     scheduling.resolve(ctx, second, 1)
     scheduling.sweep(ctx.on(1), 1e9)
-    assert ctx.on(1).queue.get_job_ids() == [f"resolve-{second}-1"] and ctx.queue.count == 0
+    assert [job.func_name for job in ctx.on(1).queue.get_jobs()] == ["workers.jobs.resolve_ready"]
+    assert shards[1].zrange(keys.READY, 0, -1) == [f"{second} 1".encode()] and ctx.queue.count == 0
     assert not index.keys("rq:*")
 
 

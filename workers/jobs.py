@@ -10,7 +10,13 @@ from service.pipeline import absence, delivery, resolution, upkeep
 from service.wiring import current
 
 
+def resolve_ready(lease: int, token: str) -> dict[str, int]:
+    return resolution.resolve_ready(current(), lease, token)
+
+
 def resolve(game_id: str, window: int) -> str:
+    """One window's resolution: the job that versions before ``resolve_ready`` queued per window (a deploy may
+    find some waiting)."""
     return resolution.resolve_window(current(), game_id, window)
 
 

@@ -29,7 +29,7 @@ def job_ids(job) -> dict:
     args = list(job.args or ())
     ids = {"job": job.id}
     if job.func_name.startswith("workers.jobs.") and args:
-        if name != "sweep":
+        if name not in ("sweep", "resolve_ready"):
             ids["game"] = str(args[0])
             if name in ("resolve", "deadline", "remind") and len(args) > 1:
                 ids["window"] = args[1]
@@ -66,6 +66,8 @@ def record_job(
             due_ms = job.id.rsplit("-", 1)[-1]
             if due_ms.isdigit():
                 tally.observe("resolution_latency_seconds", now - int(due_ms) / 1000, trigger="deadline")
+    elif name == "resolve_ready" and isinstance(outcome, dict):
+        tally.count("windows_resolved", outcome.get("resolved", 0), trigger="answers")
     elif name == "sweep" and isinstance(outcome, dict):
         tally.count("windows_resolved", outcome.get("resolved", 0), trigger="sweeper")
     elif name in ("deliver", "drain"):
@@ -73,6 +75,8 @@ def record_job(
             tally.count("deliveries", status=status)
     for status in stages.deliveries if stages else []:
         tally.count("deliveries", status=status)
+    for seconds in stages.resolved if stages else []:
+        tally.observe("resolution_latency_seconds", seconds, trigger="answers")
     tally.write(connection)
 
 

@@ -161,13 +161,15 @@ def observe(connection, name: str, seconds: float, **labels) -> None:
 
 
 class Stages:
-    """The time of one job, split by stage: each `lap` charges the time since the one before to its stage; and the
-    outcomes of the messages it delivered besides its own result (`delivered`: a resolution sending its step)."""
+    """The time of one job, split by stage: each `lap` charges the time since the one before to its stage; the
+    outcomes of the messages it delivered besides its own result (`delivered`: a resolution sending its step); and
+    the windows it resolved from the ready set (`resolved`)."""
 
     def __init__(self) -> None:
         self.last = time.perf_counter()
         self.spent: dict[str, float] = {}
         self.deliveries: list[str] = []
+        self.resolved: list[float] = []  # seconds from each window noted ready to its resolution (`resolved`)
 
     def lap(self, stage: str) -> None:
         now = time.perf_counter()
@@ -203,6 +205,14 @@ def delivered(statuses: list[str]) -> None:
     stages = _timing.get()
     if stages is not None:
         stages.deliveries += statuses
+
+
+def resolved(seconds: float) -> None:
+    """A window the running job resolved, ``seconds`` after it was noted ready (`workers.jobs.resolve_ready`),
+    counted in ``windows_resolved`` and ``resolution_latency_seconds`` with the job's metrics."""
+    stages = _timing.get()
+    if stages is not None:
+        stages.resolved.append(seconds)
 
 
 @contextmanager

@@ -9,8 +9,11 @@ it for any commit whose follow-ups were not recorded as done.
 """
 
 import json
+import logging
 import time
 from dataclasses import dataclass
+
+import redis
 
 from service.game import Game, IllegalAction, new_game
 from service.ops import metrics
@@ -19,6 +22,12 @@ from service.pipeline.botplay import MAX_AUTOPLAY_STEPS, bot_answer, bot_levels,
 from service.pipeline.context import Context
 from service.store import Commit, Snapshot, batch_for_version, keys
 from service.store.games import Absence, Marks, WindowState
+
+log = logging.getLogger(__name__)
+
+# A resolving job that has run this long hands the rest of the ready set over to a new job, so that no job runs
+# anywhere near its timeout whatever the burst.
+HANDOVER_SECONDS = 2.0
 
 
 class GameExists(Exception):
@@ -170,6 +179,33 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
         window = committed.window
         snap, state, absent = ctx.store.resolution_inputs(game_id)
     return outcome
+
+
+def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
+    """A resolving job (`scheduling.resolvers`): resolve the windows noted ready on the context's shard, the one
+    that waited longest first, until none waits (the job's lease is then given back in the same step) or the job
+    has run `HANDOVER_SECONDS` (a new job goes on). A game whose resolution raises is logged and left to the
+    sweeper, which resolves a window still closed after its grace period; the other games go on. A Redis error
+    ends the job (RQ runs it again; a window it had taken is left to the sweeper). -> the outcomes counted."""
+    store, began = ctx.store, time.monotonic()
+    done: dict[str, int] = {}
+    while (taken := store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS)) is not None:
+        game_id, window, noted = taken
+        try:
+            outcome = resolve_window(ctx, game_id, window)
+        except redis.exceptions.RedisError:
+            raise
+        except Exception:
+            log.exception("game %s: window %s did not resolve (the sweeper tries again)", game_id, window)
+            outcome = "failed"
+        if outcome == "resolved":
+            metrics.resolved(max(0.0, ctx.clock() - noted))
+        done[outcome] = done.get(outcome, 0) + 1
+        if time.monotonic() - began >= HANDOVER_SECONDS:
+            store.release_resolver(ctx.shard, lease, token)
+            scheduling.resolvers(ctx)
+            break
+    return done
 
 
 def _resolve_once(

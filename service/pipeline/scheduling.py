@@ -12,6 +12,7 @@ delivery is claimed per message, a reminder is written once per window and point
 
 import math
 import re
+import uuid
 from datetime import UTC, datetime
 
 from rq import Queue, Retry
@@ -80,8 +81,30 @@ def ms(ts: float) -> int:
     return int(ts * 1000)
 
 
+# A resolving job that died holds its lease this long; the shard's other resolving jobs go on meanwhile, and the
+# sweeper resolves whatever waits longer than its grace period.
+RESOLVER_LEASE_MS = 30_000
+
+
 def resolve(ctx: Context, game_id: str, window: int) -> bool:
-    return enqueue(ctx.at(game_id).queue, ctx, "workers.jobs.resolve", (game_id, window), f"resolve-{game_id}-{window}")
+    """Note the closed window as ready to resolve on its shard, and queue a resolving job when fewer than
+    ``resolvers`` of the shard's are queued or running (`resolvers`). -> whether a job was queued: when not, one
+    that is queued or running takes the window before it ends."""
+    return resolvers(ctx.at(game_id), f"{game_id} {window}", ctx.clock())
+
+
+def resolvers(ctx: Context, member: str = "", now: float | None = None) -> bool:
+    """Queue a resolving job (``workers.jobs.resolve_ready``) on the context's shard if one of its leases is free
+    and a window waits, after noting ``member`` ("<game> <window>") as waiting. Each job resolves the waiting
+    windows one after another until none is left, so under a burst RQ's own cost of a job (its dequeue and
+    bookkeeping: about a no-op job's) is paid once for many windows, not once per window; and a lease per job
+    keeps every worker busy without queueing a job per window."""
+    token = uuid.uuid4().hex[:16]
+    now = ctx.clock() if now is None else now
+    lease = ctx.store.queue_ready(ctx.shard, member, now, token, ctx.settings.resolvers, RESOLVER_LEASE_MS)
+    if lease < 0:
+        return False
+    return enqueue(ctx.queue, ctx, "workers.jobs.resolve_ready", (lease, token), f"resolve-{lease}-{token}")
 
 
 def deadline(ctx: Context, game_id: str, window: int, at: float) -> bool:

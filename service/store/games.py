@@ -134,6 +134,8 @@ class Store:
         self._release_lease = connection.register_script(lua.RELEASE_LEASE)
         self._pause = connection.register_script(lua.PAUSE)
         self._resume = connection.register_script(lua.RESUME)
+        self._queue_ready = connection.register_script(lua.QUEUE_READY)
+        self._take_ready = connection.register_script(lua.TAKE_READY)
 
     # --- routing ---------------------------------------------------------------------------------------------
 
@@ -643,6 +645,32 @@ class Store:
 
     def drop_due(self, game_id: str) -> None:
         self.at(game_id).zrem(keys.DUE, game_id)
+
+    # --- windows waiting for a resolving job (service.pipeline.resolving) ----------------------------------
+
+    def queue_ready(self, shard: int, member: str, now: float, token: str, resolvers: int, lease_ms: int) -> int:
+        """Note ``member`` ("<game> <window>"; "" for none) as ready to resolve on ``shard``, and take the first free
+        lease of its ``resolvers`` resolving jobs for ``token``, in one round trip. -> the lease's index, or -1 when
+        every lease is held (a job holding one takes the window) or nothing waits."""
+        leases = [keys.READY] + [keys.resolver(n) for n in range(resolvers)]
+        args: list[str | int] = [member, repr(now), token, lease_ms]
+        return int(self._queue_ready(keys=leases, args=args, client=self.shards[shard]))
+
+    def take_ready(self, shard: int, lease: int, token: str, lease_ms: int) -> tuple[str, int, float] | None:
+        """The window that has waited longest on ``shard``, taken off the ready set (lease ``lease`` renewed for
+        ``token``). -> (game, window, when it was noted), or None when none waits: the lease is then given back."""
+        lease_key = keys.resolver(lease)
+        taken = self._take_ready(keys=[keys.READY, lease_key], args=[token, lease_ms], client=self.shards[shard])
+        if not taken:
+            return None
+        game_id, _, window = taken[0].decode().partition(" ")
+        return game_id, int(window), float(taken[1])
+
+    def release_resolver(self, shard: int, lease: int, token: str) -> None:
+        self._release_lease(keys=[keys.resolver(lease)], args=[token], client=self.shards[shard])
+
+    def ready_count(self, shard: int = 0) -> int:
+        return int(self.shards[shard].zcard(keys.READY))
 
     def due_games(self, now: float, limit: int = 500, shard: int = 0) -> list[str]:
         """The games of ``shard`` due by ``now``."""

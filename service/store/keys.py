@@ -41,6 +41,8 @@ Per game ``G``:
 Per shard (with a single Redis, on it):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
+    artemia:ready         zset  "<game> <window>" -> when it was closed: windows waiting for a resolving job
+    artemia:resolver:<n>        held by the n-th resolving job that drains ``artemia:ready`` (a lease)
     rq:*                        the RQ queues, registries and jobs of the shard's games
 Global (not per game; on the index Redis):
     artemia:games:<u>     zset  game -> when it began, for every game a player plays
@@ -183,6 +185,13 @@ def pause_votes(game_id: str) -> str:
 
 DUE = "artemia:due"
 HEARTBEAT = "artemia:heartbeat"
+READY = "artemia:ready"
+
+
+def resolver(n: int) -> str:
+    return f"artemia:resolver:{n}"
+
+
 METRICS_COUNTERS = "artemia:metrics:c"  # hash "<name>|<label>=<value>,..." -> count (service.ops.metrics)
 
 

@@ -355,6 +355,31 @@ if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 """
 
+# KEYS: the ready set, then the lease of each resolving job     ARGV: member ("" for none), now, token, lease ms
+# Notes a closed window ready to resolve (member "<game> <window>", once while it waits), then takes the first free
+# lease of a resolving job for ``token``. -> the lease's index, or -1 when every lease is held (or nothing waits):
+# a job holding one takes the window before it ends (`TAKE_READY`).
+QUEUE_READY = """
+if ARGV[1] ~= '' then redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1]) end
+if redis.call('ZCARD', KEYS[1]) == 0 then return -1 end
+for i = 2, #KEYS do
+  if redis.call('SET', KEYS[i], ARGV[3], 'NX', 'PX', ARGV[4]) then return i - 2 end
+end
+return -1
+"""
+
+# KEYS: the ready set, the job's lease      ARGV: token, lease ms
+# The window that has waited longest, taken off the set: -> {member, when it was noted}, its lease renewed; or {}
+# when none waits, its lease given back in the same step, so that a window noted after this finds it free.
+TAKE_READY = """
+local held = redis.call('GET', KEYS[2]) == ARGV[1]
+local taken = redis.call('ZPOPMIN', KEYS[1])
+if held then
+  if #taken == 0 then redis.call('DEL', KEYS[2]) else redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+end
+return taken
+"""
+
 # KEYS: slot seqs (hash)      ARGV: "<chat>|<slot>", seq, TTL
 # Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0.
 RAISE_SEQ = """

@@ -1,0 +1,109 @@
+"""Closed windows wait in the shard's ready set; at most ``resolvers`` resolving jobs drain it, each resolving one
+window after another (`scheduling.resolvers`, `resolution.resolve_ready`). A burst costs a few jobs, not one per
+window; no window is left behind by a job that was just ending; a job that runs long hands over; a game whose
+resolution fails does not stop the others and is left to the sweeper."""
+
+from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+
+from service.game import Game
+from service.pipeline import resolution, scheduling, upkeep
+from service.pipeline.botplay import bot_answer
+from service.pipeline.resolution import start_game
+from service.store import keys
+
+HUMANS = [1, 2]
+
+
+def games(ctx, n: int, prefix: str = "rj") -> list[str]:
+    ids = [f"{prefix}{i}" for i in range(n)]
+    for i, g in enumerate(ids):
+        start_game(ctx, g, {**CONFIG, "seed": i}, table(3, humans=HUMANS))
+    run_jobs(ctx)
+    return ids
+
+
+def close_first_windows(ctx, ids: list[str]) -> None:
+    """Every seat of each game's open window answers through the store; the last answer queues the resolution."""
+    for g in ids:
+        snap = ctx.store.load(g)
+        game = Game.from_json(snap.json)
+        for seat in sorted(ctx.store.expected(g) - set(ctx.store.answers(g))):
+            status, _, _ = ctx.store.submit(g, snap.window, seat, bot_answer(game, seat), None, ctx.clock())
+        assert status == "RESOLVE"
+        scheduling.resolve(ctx, g, snap.window)
+
+
+def resolving_jobs(ctx) -> list:
+    return [job for job in ctx.queue.get_jobs() if job.func_name == "workers.jobs.resolve_ready"]
+
+
+def test_a_burst_of_closed_windows_costs_a_job_per_lease_not_per_window():
+    ctx = make_ctx(clock=Clock(), resolvers=2)
+    ids = games(ctx, 12)
+    windows = {g: ctx.store.load(g).window for g in ids}
+    close_first_windows(ctx, ids)
+    assert len(resolving_jobs(ctx)) == 2  # the other ten windows wait for those two jobs
+    assert ctx.store.ready_count() == 12
+    run_jobs(ctx)
+    assert ctx.store.ready_count() == 0 and not resolving_jobs(ctx)
+    for g in ids:
+        assert ctx.store.load(g).window != windows[g]  # resolved, and the next window opened
+        assert ctx.store.resolution_log(g)[1] == f"2:{windows[g]}"
+    assert not ctx.store.redis.exists(keys.resolver(0), keys.resolver(1))  # both leases given back
+
+
+def test_a_window_noted_while_every_lease_is_held_is_taken_by_a_holder():
+    ctx = make_ctx(clock=Clock(), resolvers=1)
+    first, second = games(ctx, 2)
+    close_first_windows(ctx, [first])
+    assert len(resolving_jobs(ctx)) == 1
+    close_first_windows(ctx, [second])  # the lease is held: no job of its own
+    assert len(resolving_jobs(ctx)) == 1 and ctx.store.ready_count() == 2
+    run_jobs(ctx)
+    assert ctx.store.ready_count() == 0
+    assert all(len(ctx.store.resolution_log(g)) >= 2 for g in (first, second))
+    # the job gave its lease back when it found nothing more: the next closed window gets a job at once
+    third = games(ctx, 1, prefix="late")[0]
+    close_first_windows(ctx, [third])
+    assert len(resolving_jobs(ctx)) == 1
+
+
+def test_a_job_that_has_run_long_hands_the_rest_to_a_new_job(monkeypatch):
+    monkeypatch.setattr(resolution, "HANDOVER_SECONDS", 0.0)
+    ctx = make_ctx(clock=Clock(), resolvers=1)
+    ids = games(ctx, 3)
+    close_first_windows(ctx, ids)
+    (job,) = resolving_jobs(ctx)
+    lease, token = job.args
+    ctx.queue.remove(job)
+    assert resolution.resolve_ready(ctx, lease, token) == {"resolved": 1}
+    handed = resolving_jobs(ctx)
+    assert len(handed) == 1 and handed[0].args[1] != token  # a new job, under a lease of its own
+    assert ctx.store.ready_count() == 2
+    run_jobs(ctx)
+    assert ctx.store.ready_count() == 0 and all(len(ctx.store.resolution_log(g)) >= 2 for g in ids)
+
+
+def test_a_game_whose_resolution_fails_is_left_to_the_sweeper_and_the_others_go_on(monkeypatch):
+    clock = Clock()
+    ctx = make_ctx(clock=clock, resolvers=1)
+    broken, fine = games(ctx, 2)
+    upkeep.sweep(ctx)  # the sweeper's first heartbeat
+    window = ctx.store.load(broken).window
+    resolve_window = resolution.resolve_window
+
+    def failing(ctx, game_id, window):
+        if game_id == broken:
+            raise RuntimeError("an engine error")
+        return resolve_window(ctx, game_id, window)
+
+    monkeypatch.setattr(resolution, "resolve_window", failing)
+    close_first_windows(ctx, [broken, fine])
+    (job,) = resolving_jobs(ctx)
+    ctx.queue.remove(job)
+    assert resolution.resolve_ready(ctx, *job.args) == {"failed": 1, "resolved": 1}
+    assert ctx.store.load(broken).status == "resolving" and ctx.store.ready_count() == 0
+    monkeypatch.setattr(resolution, "resolve_window", resolve_window)
+    clock.advance(ctx.settings.resolve_grace_seconds + 1)
+    upkeep.sweep(ctx)
+    assert ctx.store.load(broken).window != window
