@@ -4,8 +4,10 @@ window; no window is left behind by a job that was just ending; a job that runs 
 resolution fails does not stop the others and is left to the sweeper."""
 
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+from test_ops import samples
 
 from service.game import Game
+from service.ops import health
 from service.pipeline import resolution, scheduling, upkeep
 from service.pipeline.botplay import bot_answer
 from service.pipeline.resolution import start_game
@@ -44,8 +46,15 @@ def test_a_burst_of_closed_windows_costs_a_job_per_lease_not_per_window():
     close_first_windows(ctx, ids)
     assert len(resolving_jobs(ctx)) == 2  # the other ten windows wait for those two jobs
     assert ctx.store.ready_count() == 12
+
+    def ready_gauge() -> float:  # what an operator sees of the backlog
+        return samples(health.render_metrics(ctx.store.redis, ctx.settings).decode())[
+            "artemia_windows_ready", (("shard", "0"),)
+        ]
+
+    assert ready_gauge() == 12
     run_jobs(ctx)
-    assert ctx.store.ready_count() == 0 and not resolving_jobs(ctx)
+    assert ctx.store.ready_count() == 0 and not resolving_jobs(ctx) and ready_gauge() == 0
     for g in ids:
         assert ctx.store.load(g).window != windows[g]  # resolved, and the next window opened
         assert ctx.store.resolution_log(g)[1] == f"2:{windows[g]}"

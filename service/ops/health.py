@@ -26,7 +26,7 @@ from rq.utils import utcparse
 from service.config import Settings
 from service.game import buildinfo
 from service.ops.metrics import COUNTERS, COUNTERS_KEY, HISTOGRAMS, parse_field
-from service.store.keys import DUE, HEARTBEAT, metrics_histogram
+from service.store.keys import DUE, HEARTBEAT, READY, metrics_histogram
 
 SCHEDULER_LOCK = "rq:scheduler-lock:"  # rq.scheduler.SCHEDULER_LOCKING_KEY_TEMPLATE
 
@@ -81,6 +81,7 @@ def snapshot(connection, settings, now: float | None = None) -> dict:
     out["sweeper_heartbeat_age"] = round(now - float(beat), 1) if beat else math.inf
     out["games_open"] = connection.zcard(DUE)
     out["games_due"] = connection.zcount(DUE, "-inf", now)
+    out["windows_ready"] = connection.zcard(READY)  # closed, waiting for a resolving job
     return out
 
 
@@ -218,6 +219,7 @@ class RedisCollector:
             "sweeper_age": gauge("artemia_sweeper_heartbeat_age_seconds", "Seconds since the sweeper last ran."),
             "open": gauge("artemia_games_open", "Games with an open window (the sweeper's due set)."),
             "due": gauge("artemia_games_due", "Games whose due time has passed (the sweeper's next work)."),
+            "ready": gauge("artemia_windows_ready", "Closed windows waiting for a resolving job."),
         }
         for index, checks in enumerate(each):
             shard = str(index)
@@ -235,6 +237,7 @@ class RedisCollector:
                 "sweeper_age": checks["sweeper_heartbeat_age"],
                 "open": checks["games_open"],
                 "due": checks["games_due"],
+                "ready": checks["windows_ready"],
             }
             for key, family in families.items():
                 family.add_metric([shard], values[key])
