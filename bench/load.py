@@ -568,6 +568,18 @@ class Driver:
 
     def timed_latencies(self) -> list[tuple[float, float]]:
         """(when the window's last answer came, `latencies`' ms) of every window."""
+        return [
+            (answered, (next_at - answered) * 1000) for answered, next_at in self.answered_next() if next_at >= answered
+        ]
+
+    def overtaken(self) -> int:
+        """Windows left out of `latencies`: the next window's first decision message came before the client had
+        the 200 of the last answer (the resolution was quicker than the webhook's reply)."""
+        return sum(1 for answered, next_at in self.answered_next() if next_at < answered)
+
+    def answered_next(self) -> list[tuple[float, float]]:
+        """(when the window's last answer came, when the game's next window's first decision message came) of every
+        window answered by a press."""
         by_game = collections.defaultdict(list)
         for (game_id, window), at in self.first_decision.items():
             by_game[game_id].append((window, at))
@@ -576,8 +588,8 @@ class Driver:
             seen.sort()
             for (window, _), (_, next_at) in zip(seen, seen[1:]):
                 answered = self.answer_at.get((game_id, window))
-                if answered is not None and next_at >= answered:
-                    out.append((answered, (next_at - answered) * 1000))
+                if answered is not None:
+                    out.append((answered, next_at))
         return out
 
 
@@ -1051,6 +1063,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                     "p50": percentile(latencies, 0.5),
                     "p99": percentile(latencies, 0.99),
                     "max": max(latencies, default=float("nan")),
+                    "overtaken": driver.overtaken(),
                 },
                 "memory_active": active_memory or {},
                 "memory_finished": memory(driver, games, len(games), index_before),
@@ -1179,7 +1192,8 @@ def report(f: dict) -> None:
     lat = f["latency_ms"]
     print(
         f"  last answer -> first message of the next window: p50 {lat['p50']:.0f} ms, p99 {lat['p99']:.0f} ms, "
-        f"max {lat['max']:.0f} ms (n={lat['n']})"
+        f"max {lat['max']:.0f} ms (n={lat['n']}; left out: {lat.get('overtaken', 0)} whose next question came before "
+        "the last answer's 200)"
     )
     ma, mf = f["memory_active"], f["memory_finished"]
     if ma.get("samples"):
