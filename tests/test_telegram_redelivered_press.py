@@ -9,6 +9,7 @@ import pytest
 
 from service.channels.telegram import ui
 from service.game import Game
+from service.store import keys
 from tests.integration.test_procfile_real import random_answer
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 from tests.test_telegram_forged_buttons import redis_state, twilio, two_asked, world  # noqa: F401 - fixtures
@@ -57,7 +58,9 @@ def test_a_redelivered_press_is_locked_in_and_its_window_resolved(world, lost):
         queue.empty()
     before = redis_state(store.redis)
     assert press(world, last, last_data, last_message, f"first-{last}") == "Locked in."
-    assert f"resolve-{code}-{window}" in queue.job_ids
+    # the window waits to be resolved, and a resolving job is queued (again, when the first was lost)
+    assert store.redis.zscore(keys.READY, f"{code} {window}") is not None
+    assert "workers.jobs.resolve_ready" in [queue.fetch_job(job_id).func_name for job_id in queue.job_ids]
     world.pump()
     after = store.load(code)
     assert after.window != window  # resolved

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import redis
 
 from service.game import Game, IllegalAction, new_game
-from service.ops import metrics
+from service.ops import logs, metrics
 from service.pipeline import delivery, ingest, news, records, scheduling, telling, watch
 from service.pipeline.botplay import MAX_AUTOPLAY_STEPS, bot_answer, bot_levels, taken_seats, vanished_answer
 from service.pipeline.context import Context
@@ -191,13 +191,14 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
     done: dict[str, int] = {}
     while (taken := store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS)) is not None:
         game_id, window, noted = taken
-        try:
-            outcome = resolve_window(ctx, game_id, window)
-        except redis.exceptions.RedisError:
-            raise
-        except Exception:
-            log.exception("game %s: window %s did not resolve (the sweeper tries again)", game_id, window)
-            outcome = "failed"
+        with logs.bind(game=game_id, window=window):  # each line logged names the game it is about
+            try:
+                outcome = resolve_window(ctx, game_id, window)
+            except redis.exceptions.RedisError:
+                raise
+            except Exception:
+                log.exception("window %s of game %s did not resolve (the sweeper tries again)", window, game_id)
+                outcome = "failed"
         if outcome == "resolved":
             metrics.resolved(max(0.0, ctx.clock() - noted))
         done[outcome] = done.get(outcome, 0) + 1

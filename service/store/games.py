@@ -646,7 +646,7 @@ class Store:
     def drop_due(self, game_id: str) -> None:
         self.at(game_id).zrem(keys.DUE, game_id)
 
-    # --- windows waiting for a resolving job (service.pipeline.resolving) ----------------------------------
+    # --- windows waiting for a resolving job (service.pipeline.scheduling.resolvers) -------------------------
 
     def queue_ready(self, shard: int, member: str, now: float, token: str, resolvers: int, lease_ms: int) -> int:
         """Note ``member`` ("<game> <window>"; "" for none) as ready to resolve on ``shard``, and take the first free
