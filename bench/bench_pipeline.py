@@ -253,9 +253,10 @@ def idle(ctx, limit: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def stage_report(connection) -> list[str]:
+def stage_report(connection, windows: int = 0) -> list[str]:
     """Where the jobs' time went (the workers' ``job_stage_seconds``): per job, the mean ms of each stage, and the
-    bucket under which 99 % of them fall."""
+    bucket under which 99 % of them fall; for the resolving jobs, which resolve many windows each, also the ms of
+    each stage per window (``windows``: those resolved)."""
     name = "job_stage_seconds"
     series: dict[tuple[str, str], dict[str, float]] = {}
     for raw, value in connection.hgetall(metrics_histogram(name)).items():
@@ -280,6 +281,13 @@ def stage_report(connection) -> list[str]:
         lines.append(
             f"  {job:8} x{int(series[job, 'rq']['count']) if (job, 'rq') in series else 0:<4} " + ", ".join(parts)
         )
+        if job == "resolve_ready" and windows:
+            per_window = [
+                f"{stage} {series[job, stage]['sum'] / windows * 1000:.2f}"
+                for stage in STAGES
+                if stage != "wait" and (job, stage) in series
+            ]
+            lines.append(f"    per window resolved ({windows}): " + ", ".join(per_window))
     return lines
 
 
@@ -293,14 +301,17 @@ def bench_latency(url: str, games: int = 200) -> None:
                 start_game(ctx, g, {**CONFIG, "seed": i}, meta(3, table=i))
             idle(ctx)  # the first windows' deliveries
             ctx.store.redis.delete(metrics_histogram("job_stage_seconds"))
+            logged = sum(len(ctx.store.resolution_log(g)) for g in ids)
             commits, sends = latencies(ctx, ids, gap)
+            idle(ctx)
+            windows = sum(len(ctx.store.resolution_log(g)) for g in ids) - logged
             print(
                 f"last answer -> first outgoing message, {games} games {label:12}: p50 {statistics.median(sends):6.1f} "
                 f"ms   p99 {percentile(sends, 0.99):6.1f} ms (goal p99 <= 250 ms); to the commit: p50 "
                 f"{statistics.median(commits):6.1f} ms   p99 {percentile(commits, 0.99):6.1f} ms"
             )
             print("  where the jobs' time went, mean ms per job by stage:")
-            print("\n".join(stage_report(ctx.store.redis)))
+            print("\n".join(stage_report(ctx.store.redis, windows)))
     finally:
         for proc in procs:
             proc.terminate()
