@@ -140,8 +140,8 @@ def submit(
 def requeue_if_resolving(ctx: Context, game_id: str, window_id: int, snap: Snapshot | None) -> None:
     """A repeated answer (its dedup id recorded already) to a window that is resolving: the first delivery may
     have closed the window and then failed before its resolution was queued (killed, or Redis failing over; the
-    sender retries after a 5xx). Queue it again under its deterministic id (a no-op when it is waiting or
-    running) rather than leave it to the sweeper's grace period."""
+    sender retries after a 5xx). Note it as ready again (a no-op while it waits) and queue a resolving job if a
+    lease is free, rather than leave it to the sweeper's grace period."""
     if snap is not None and snap.window == window_id and snap.status == "resolving":
         scheduling.resolve(ctx, game_id, window_id)
 

@@ -1,4 +1,6 @@
-"""Putting jobs on the queue under deterministic ids, so that doing it twice does it once.
+"""Putting jobs on the queue under deterministic ids, so that doing it twice does it once; and closed windows in
+the ready set that a few resolving jobs drain (`resolve`: there a window's note is what is done once, and a lease
+bounds the jobs).
 
 RQ job ids allow only ``[A-Za-z0-9_-]``. Immediate jobs use ``enqueue(..., unique=True)``; timed jobs use
 ``Job.create`` + ``queue.schedule_job(job, when, unique=True)`` because ``enqueue_at`` ignores ``unique`` in
