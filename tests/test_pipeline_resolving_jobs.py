@@ -3,6 +3,10 @@ window after another (`scheduling.resolvers`, `resolution.resolve_ready`). A bur
 window; no window is left behind by a job that was just ending; a job that runs long hands over; a game whose
 resolution fails does not stop the others and is left to the sweeper."""
 
+import collections
+import threading
+import time
+
 from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 from test_ops import samples
 
@@ -101,10 +105,10 @@ def test_a_game_whose_resolution_fails_is_left_to_the_sweeper_and_the_others_go_
     window = ctx.store.load(broken).window
     resolve_window = resolution.resolve_window
 
-    def failing(ctx, game_id, window):
+    def failing(ctx, game_id, window, *sending):
         if game_id == broken:
             raise RuntimeError("an engine error")
-        return resolve_window(ctx, game_id, window)
+        return resolve_window(ctx, game_id, window, *sending)
 
     monkeypatch.setattr(resolution, "resolve_window", failing)
     close_first_windows(ctx, [broken, fine])
@@ -116,3 +120,42 @@ def test_a_game_whose_resolution_fails_is_left_to_the_sweeper_and_the_others_go_
     clock.advance(ctx.settings.resolve_grace_seconds + 1)
     upkeep.sweep(ctx)
     assert ctx.store.load(broken).window != window
+
+
+def test_a_resolving_job_goes_on_while_its_steps_are_sent_and_marks_each_once_sent():
+    """A send is a round trip to Telegram: the job resolves the next game's window meanwhile. Here every send
+    waits until the test lets it go: all three windows are committed before any message has left, none is marked
+    followed before its sends are done, and each is once they are."""
+    ctx = make_ctx(clock=Clock(), resolvers=1, rate_global_per_second=1e6, rate_private_per_second=1e6)
+    ids = games(ctx, 3)
+    recording, go = ctx.sender, threading.Event()
+
+    class HeldSender:
+        def send(self, *args, **kwargs):
+            go.wait(10)
+            return recording.send(*args, **kwargs)
+
+    ctx.sender = HeldSender()
+    before = len(recording.sent())
+    close_first_windows(ctx, ids)
+    (job,) = resolving_jobs(ctx)
+    ctx.queue.remove(job)
+    outcome: dict = {}
+    job_thread = threading.Thread(target=lambda: outcome.update(resolution.resolve_ready(ctx, *job.args)))
+    job_thread.start()
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(len(ctx.store.resolution_log(g)) >= 2 for g in ids):
+            time.sleep(0.01)
+        snaps = [ctx.store.load(g) for g in ids]
+        assert all(len(ctx.store.resolution_log(g)) >= 2 for g in ids)  # every window committed ...
+        assert len(recording.sent()) == before  # ... while no message had left
+        assert all(snap.followed < snap.version for snap in snaps)  # and none marked followed yet
+    finally:
+        go.set()
+        job_thread.join(10)
+    assert outcome == {"resolved": 3}
+    assert all(ctx.store.load(g).followed == ctx.store.load(g).version for g in ids)
+    run_jobs(ctx)  # what the inline sends left (the groups' statuses)
+    sent_to = collections.Counter(m["chat"] for m in recording.sent()[before:])
+    assert sent_to["chat1"] >= 3 and sent_to["chat2"] >= 3  # each seat's question of each game

@@ -26,6 +26,8 @@ from service.store import keys
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 INLINE_CHATS_AT_ONCE = 8  # a table's seats at most (7): every private chat of a step in flight at once
+# Steps whose private messages are being sent while their resolving job goes on (`start_now`), per process.
+INLINE_STEPS_AT_ONCE = 4
 
 
 def batch_chats(ctx: Context, game_id: str, batches: list[str] | tuple[str, ...]) -> list[str]:
@@ -57,6 +59,25 @@ def deliver_now(ctx: Context, game_id: str, batches: list[str], chats: list[str]
     except Exception:  # a sender's bug must not cost the step its deadline and reminders: the job sends it all
         log.exception("delivery: sending the step of %s from its resolution failed; left to a delivery job", game_id)
         return False
+
+
+def start_now(
+    ctx: Context, game_id: str, batches: list[str], chats: list[str] | None = None
+) -> concurrent.futures.Future[tuple[bool, list[str]]] | None:
+    """`deliver_now` beside the caller, which goes on (a resolving job, to its next window) while the step's
+    private messages are sent: each is a round trip to Telegram, tens of milliseconds the job would otherwise
+    wait. -> a future of (`deliver_now`'s result, the outcomes of the messages it sent), which the caller counts
+    (`metrics.delivered`) and acts on once it is done; None when inline sends are off. The sends are timed apart
+    from the caller's job: its stages stay its own thread's time."""
+    if ctx.settings.deliver_inline_seconds <= 0:
+        return None
+    return _steps().submit(contextvars.copy_context().run, _send_step, ctx, game_id, batches, chats)
+
+
+def _send_step(ctx: Context, game_id: str, batches: list[str], chats: list[str] | None) -> tuple[bool, list[str]]:
+    with metrics.timing_stages() as own:
+        done = deliver_now(ctx, game_id, batches, chats)
+    return done, own.deliveries
 
 
 def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
@@ -112,14 +133,28 @@ def _outcome(fn: Callable[[str], T], chat: str) -> tuple[T | None, BaseException
         return None, exc
 
 
-_pools: dict = {}  # {"pid", "pool"}: a forked child makes its own
+_pools: dict = {}  # {"pid", "pool", "steps"}: a forked child makes its own
 
 
 def _pool() -> ThreadPoolExecutor:
+    """The threads sending a step's chats at once (`_each_at_once`)."""
+    return _pools_of_this_process()["pool"]
+
+
+def _steps() -> ThreadPoolExecutor:
+    """The threads sending steps beside their resolving job (`start_now`); apart from `_pool`, whose calls they
+    wait for."""
+    return _pools_of_this_process()["steps"]
+
+
+def _pools_of_this_process() -> dict:
     if _pools.get("pid") != os.getpid():
-        _pools.update(pid=os.getpid(), pool=ThreadPoolExecutor(INLINE_CHATS_AT_ONCE, thread_name_prefix="deliver"))
-    pool: ThreadPoolExecutor = _pools["pool"]
-    return pool
+        _pools.update(
+            pid=os.getpid(),
+            pool=ThreadPoolExecutor(INLINE_CHATS_AT_ONCE, thread_name_prefix="deliver"),
+            steps=ThreadPoolExecutor(INLINE_STEPS_AT_ONCE, thread_name_prefix="step"),
+        )
+    return _pools
 
 
 def drain(ctx: Context, game_id: str, chat: str) -> list[str]:

@@ -8,6 +8,7 @@ deliveries, or the next resolution when bots answered everything); it is idempot
 it for any commit whose follow-ups were not recorded as done.
 """
 
+import concurrent.futures
 import json
 import logging
 import time
@@ -32,6 +33,30 @@ HANDOVER_SECONDS = 2.0
 
 class GameExists(Exception):
     pass
+
+
+@dataclass
+class Sending:
+    """A step whose private messages are being sent while its resolving job goes on (`delivery.start_now`): what
+    its follow-up still has to do once they are (`settle`)."""
+
+    game_id: str
+    version: int
+    batches: list[str]
+    due: float | None
+    future: concurrent.futures.Future
+
+
+def settle(ctx: Context, sending: Sending) -> None:
+    """Wait for a step's sends, count them, queue a delivery job for what they left, and mark the step followed.
+    Until then the step's commit is not marked followed: a crash leaves it to the sweeper's follow-up, as any."""
+    done, statuses = sending.future.result()
+    metrics.lap("send")  # the job's time waiting for them
+    metrics.delivered(statuses)
+    if not done:
+        scheduling.deliveries(ctx, sending.game_id, *sending.batches)
+    ctx.store.mark_followed(sending.game_id, sending.version, sending.due)
+    metrics.lap("enqueue")
 
 
 @dataclass(frozen=True)
@@ -160,9 +185,11 @@ def _tally(
     return counts, times
 
 
-def resolve_window(ctx: Context, game_id: str, window: int) -> str:
+def resolve_window(ctx: Context, game_id: str, window: int, sending: list[Sending] | None = None) -> str:
     """Resolve ``window`` if it is closed and not yet resolved; when bots answer the whole next window, go on
-    resolving it in this same job (each window still commits on its own). -> "resolved" | "noop" | "lost"."""
+    resolving it in this same job (each window still commits on its own). ``sending``: the caller goes on while
+    the step's private messages are sent, and settles them (`settle`); the step is appended to it. -> "resolved" |
+    "noop" | "lost"."""
     outcome, written = "noop", {}
     snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
@@ -172,7 +199,9 @@ def resolve_window(ctx: Context, game_id: str, window: int) -> str:
             return "lost" if outcome == "noop" else outcome
         outcome, (committed, marks, chats) = "resolved", done
         written[batch_for_version(committed.version)] = chats
-        follow_up(ctx, game_id, committed, resolve_next=False, marks=marks, deliver_now=True, written=written)
+        follow_up(
+            ctx, game_id, committed, resolve_next=False, marks=marks, deliver_now=True, written=written, sending=sending
+        )
         metrics.lap("enqueue")
         if committed.window is None or committed.status != "resolving":
             break  # the game is over, or its next window waits for answers
@@ -186,27 +215,46 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
     that waited longest first, until none waits (the job's lease is then given back in the same step) or the job
     has run `HANDOVER_SECONDS` (a new job goes on). A game whose resolution raises is logged and left to the
     sweeper, which resolves a window still closed after its grace period; the other games go on. A Redis error
-    ends the job (RQ runs it again; a window it had taken is left to the sweeper). -> the outcomes counted."""
+    ends the job (RQ runs it again; a window it had taken is left to the sweeper). Each step's private messages
+    are sent beside the job while it goes on (`follow_up`'s ``sending``), and settled by it (`_settle_sent`).
+    -> the outcomes counted."""
     store, began = ctx.store, time.monotonic()
     done: dict[str, int] = {}
-    while (taken := store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS)) is not None:
-        game_id, window, noted = taken
-        with logs.bind(game=game_id, window=window):  # each line logged names the game it is about
-            try:
-                outcome = resolve_window(ctx, game_id, window)
-            except redis.exceptions.RedisError:
-                raise
-            except Exception:
-                log.exception("window %s of game %s did not resolve (the sweeper tries again)", window, game_id)
-                outcome = "failed"
-        if outcome == "resolved":
-            metrics.resolved(max(0.0, ctx.clock() - noted))
-        done[outcome] = done.get(outcome, 0) + 1
-        if time.monotonic() - began >= HANDOVER_SECONDS:
-            store.release_resolver(ctx.shard, lease, token)
-            scheduling.resolvers(ctx)
-            break
+    sending: list[Sending] = []
+    try:
+        while (taken := store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS)) is not None:
+            game_id, window, noted = taken
+            _settle_sent(ctx, sending, game_id)
+            with logs.bind(game=game_id, window=window):  # each line logged names the game it is about
+                try:
+                    outcome = resolve_window(ctx, game_id, window, sending)
+                except redis.exceptions.RedisError:
+                    raise
+                except Exception:
+                    log.exception("window %s of game %s did not resolve (the sweeper tries again)", window, game_id)
+                    outcome = "failed"
+            if outcome == "resolved":
+                metrics.resolved(max(0.0, ctx.clock() - noted))
+            done[outcome] = done.get(outcome, 0) + 1
+            if time.monotonic() - began >= HANDOVER_SECONDS:
+                store.release_resolver(ctx.shard, lease, token)
+                scheduling.resolvers(ctx)
+                break
+        while sending:
+            settle(ctx, sending.pop(0))
+    finally:  # on an error, the steps still being sent are the sweeper's (not marked followed): none runs on
+        concurrent.futures.wait([step.future for step in sending])
     return done
+
+
+def _settle_sent(ctx: Context, sending: list[Sending], game_id: str) -> None:
+    """Before a resolving job resolves a window of ``game_id``: settle the steps sent meanwhile, and wait for that
+    game's own (its messages go out in the order of its steps, and its follow-ups are marked in that order), and
+    for the oldest while more than `delivery.INLINE_STEPS_AT_ONCE` steps are under way."""
+    for step in list(sending):
+        if step.future.done() or step.game_id == game_id or len(sending) > delivery.INLINE_STEPS_AT_ONCE:
+            sending.remove(step)
+            settle(ctx, step)
 
 
 def _resolve_once(
@@ -377,6 +425,7 @@ def follow_up(
     marks: Marks | None = None,
     deliver_now: bool = False,
     written: dict[str, list[str]] | None = None,
+    sending: list[Sending] | None = None,
 ) -> None:
     """Schedule what the committed state ``snap`` (default: the stored one) needs: its deliveries (with those of
     the commits before it not marked followed), and its deadline and reminders, or its resolution when bots
@@ -386,7 +435,9 @@ def follow_up(
     `answer_taken`. ``deliver_now`` (the resolving job): the private messages are sent here first
     (`delivery.deliver_now`), and a delivery job is queued only for what that left; a crash before the commit
     is marked followed leaves them to the sweeper's follow-up, as any crash after a commit. ``written``: the
-    batches the caller wrote, with the chats each writes to, so that they need not be read back."""
+    batches the caller wrote, with the chats each writes to, so that they need not be read back. ``sending`` (with
+    ``deliver_now``): the private messages are sent beside the caller (`delivery.start_now`), which settles the
+    step once they are (`settle`: the delivery job for what they left, then the mark)."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
@@ -398,7 +449,8 @@ def follow_up(
     batches = [batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)]
     known = written or {}
     chats = list(dict.fromkeys(c for b in batches for c in known[b])) if all(b in known for b in batches) else None
-    if not (deliver_now and delivery.deliver_now(ctx, game_id, batches, chats)):
+    under_way = delivery.start_now(ctx, game_id, batches, chats) if deliver_now and sending is not None else None
+    if under_way is None and not (deliver_now and delivery.deliver_now(ctx, game_id, batches, chats)):
         scheduling.deliveries(ctx, game_id, *batches)
     if snap.status == "collecting":
         answer_taken(ctx, game_id, snap, marks)
@@ -410,4 +462,7 @@ def follow_up(
         due = snap.opened + ctx.settings.resolve_grace_seconds
     else:
         due = None
+    if under_way is not None and sending is not None:
+        sending.append(Sending(game_id, snap.version, batches, due, under_way))
+        return
     store.mark_followed(game_id, snap.version, due)
