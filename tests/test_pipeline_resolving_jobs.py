@@ -12,7 +12,7 @@ from test_ops import samples
 
 from service.game import Game
 from service.ops import health
-from service.pipeline import resolution, scheduling, upkeep
+from service.pipeline import delivery, outbox, resolution, scheduling, upkeep
 from service.pipeline.botplay import bot_answer
 from service.pipeline.resolution import start_game
 from service.store import keys
@@ -122,10 +122,21 @@ def test_a_game_whose_resolution_fails_is_left_to_the_sweeper_and_the_others_go_
     assert ctx.store.load(broken).window != window
 
 
-def test_a_resolving_job_goes_on_while_its_steps_are_sent_and_marks_each_once_sent():
+def test_steps_are_sent_beside_the_job_only_while_sends_are_slow(monkeypatch):
+    ctx = make_ctx(clock=Clock())
+    monkeypatch.setitem(outbox._SENDS, "mean", 0.0)
+    assert delivery.start_now(ctx, "g", ["v1"], []) is None  # a local sender: the job sends its steps itself
+    for _ in range(30):
+        outbox._note_send(0.05)  # sends that wait for Telegram
+    under_way = delivery.start_now(ctx, "g", ["v1"], [])
+    assert under_way is not None and under_way.result(5) == (True, [])
+
+
+def test_a_resolving_job_goes_on_while_its_steps_are_sent_and_marks_each_once_sent(monkeypatch):
     """A send is a round trip to Telegram: the job resolves the next game's window meanwhile. Here every send
     waits until the test lets it go: all three windows are committed before any message has left, none is marked
     followed before its sends are done, and each is once they are."""
+    monkeypatch.setitem(outbox._SENDS, "mean", 1.0)  # sends as slow as these
     ctx = make_ctx(clock=Clock(), resolvers=1, rate_global_per_second=1e6, rate_private_per_second=1e6)
     ids = games(ctx, 3)
     recording, go = ctx.sender, threading.Event()

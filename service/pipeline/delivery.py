@@ -28,6 +28,10 @@ T = TypeVar("T")
 INLINE_CHATS_AT_ONCE = 8  # a table's seats at most (7): every private chat of a step in flight at once
 # Steps whose private messages are being sent while their resolving job goes on (`start_now`), per process.
 INLINE_STEPS_AT_ONCE = 4
+# A step is sent beside its resolving job only while this process's sends take longer than this: the job gains by
+# going on while a send waits for Telegram (tens of ms); a send that waits for nothing (a local sender) costs the
+# threads more than it saves (bench_pipeline: 0.74 -> 0.60 of a no-op job's rate).
+BESIDE_ABOVE_SECONDS = 0.005
 
 
 def batch_chats(ctx: Context, game_id: str, batches: list[str] | tuple[str, ...]) -> list[str]:
@@ -67,9 +71,10 @@ def start_now(
     """`deliver_now` beside the caller, which goes on (a resolving job, to its next window) while the step's
     private messages are sent: each is a round trip to Telegram, tens of milliseconds the job would otherwise
     wait. -> a future of (`deliver_now`'s result, the outcomes of the messages it sent), which the caller counts
-    (`metrics.delivered`) and acts on once it is done; None when inline sends are off. The sends are timed apart
-    from the caller's job: its stages stay its own thread's time."""
-    if ctx.settings.deliver_inline_seconds <= 0:
+    (`metrics.delivered`) and acts on once it is done; None when inline sends are off, or when this process's
+    sends are quick (`BESIDE_ABOVE_SECONDS`): the caller then sends them itself. The sends are timed apart from
+    the caller's job: its stages stay its own thread's time."""
+    if ctx.settings.deliver_inline_seconds <= 0 or outbox.send_seconds() <= BESIDE_ABOVE_SECONDS:
         return None
     return _steps().submit(contextvars.copy_context().run, _send_step, ctx, game_id, batches, chats)
 

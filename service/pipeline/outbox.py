@@ -34,6 +34,7 @@ most the lease. No game transition waits on a send.
 import hashlib
 import json
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -108,6 +109,19 @@ MIN_SLEEP = 0.01
 MAX_FOLDED_LINES = 80  # the most news lines a status message keeps with lines folded into it (the newest)
 FOLD_ROOM = 2000  # a fold leaves a message at most this long, so that its later versions still fit
 FOLD_ROOM_PICTURE = 900  # the same for a photo's caption, which holds 1024 UTF-16 units (Telegram's limit)
+_SENDS = {"mean": 0.0}  # this process's moving mean of a send's seconds (`send_seconds`)
+
+
+def _note_send(seconds: float) -> None:
+    _SENDS["mean"] += 0.1 * (seconds - _SENDS["mean"])
+
+
+def send_seconds() -> float:
+    """How long a send of this process has taken lately (a moving mean over about the last ten): a round trip to
+    Telegram's servers, or next to nothing for a local sender."""
+    return _SENDS["mean"]
+
+
 DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreachable")
 
 
@@ -421,7 +435,9 @@ def _send(
     try:
         living = {key: message[key] for key in ("slot", "picture") if message.get(key)}  # only where it has them
         with metrics.stage("send", before="outbox"):
+            started = time.perf_counter()
             sender.send(message["chat"], message["text"], message.get("buttons"), **living)
+            _note_send(time.perf_counter() - started)
     except RetryAfter as exc:
         metrics.throttled(store.redis)
         store.pause_sending(now, exc.seconds)
