@@ -28,8 +28,9 @@ import redis.client
 from rq import SimpleWorker, Worker
 from rq.serializers import JSONSerializer
 
+from bench.load import cpu_seconds as process_cpu
 from service import wiring
-from service.channels.recording import RecordingSender
+from service.channels.recording import SENT_KEY, RecordingSender
 from service.config import Settings
 from service.game import Game
 from service.ops.metrics import HISTOGRAMS, STAGES
@@ -216,7 +217,7 @@ def latencies(ctx, games: list[str], gap: float) -> tuple[list[float], list[floa
     last = {g: answer(ctx, g, 2) for g in games}
     sent_at: dict[str, float] = {}
     recorder = RecordingSender(ctx.store.redis)
-    before = len(recorder.sent())
+    before = ctx.store.redis.llen(SENT_KEY)
 
     def send(part):
         for g in part:
@@ -231,8 +232,11 @@ def latencies(ctx, games: list[str], gap: float) -> tuple[list[float], list[floa
     for t in threads:
         t.join()
     first: dict[str, float] = {}
+    read = before
     while len(first) < len(games):
-        for message in recorder.sent()[before:]:
+        fresh_sends = recorder.sent(since=read)  # only what came since: the list grows by thousands of messages,
+        read += len(fresh_sends)  # and reading it whole at each look took CPU from the workers being measured
+        for message in fresh_sends:
             g = game_of.get(message["chat"], "")
             if g in sent_at and message["at"] > sent_at[g]:
                 first[g] = min(first.get(g, message["at"]), message["at"])
@@ -251,6 +255,14 @@ def idle(ctx, limit: float = 60.0) -> None:
         if not busy:
             return
         time.sleep(0.05)
+
+
+def cpu_seconds(connection, workers: list[subprocess.Popen]) -> tuple[float, float, float]:
+    """CPU seconds used so far by the worker processes (RQ's SimpleWorker forks no child), by the redis-server (its
+    own INFO), and by this process."""
+    info = connection.info("cpu")
+    redis_cpu = float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
+    return process_cpu([proc.pid for proc in workers]), redis_cpu, time.process_time()
 
 
 def stage_report(connection, windows: int = 0) -> list[str]:
@@ -302,13 +314,23 @@ def bench_latency(url: str, games: int = 200) -> None:
             idle(ctx)  # the first windows' deliveries
             ctx.store.redis.delete(metrics_histogram("job_stage_seconds"))
             logged = sum(len(ctx.store.resolution_log(g)) for g in ids)
+            cpu_before = cpu_seconds(ctx.store.redis, procs)
             commits, sends = latencies(ctx, ids, gap)
             idle(ctx)
+            cpu = [
+                after - before for after, before in zip(cpu_seconds(ctx.store.redis, procs), cpu_before, strict=True)
+            ]
             windows = sum(len(ctx.store.resolution_log(g)) for g in ids) - logged
             print(
                 f"last answer -> first outgoing message, {games} games {label:12}: p50 {statistics.median(sends):6.1f} "
                 f"ms   p99 {percentile(sends, 0.99):6.1f} ms (goal p99 <= 250 ms); to the commit: p50 "
                 f"{statistics.median(commits):6.1f} ms   p99 {percentile(commits, 0.99):6.1f} ms"
+            )
+            print(
+                f"  CPU ms per game, from the first answer sent to the last job done: workers {cpu[0] / games * 1000:.1f}"
+                f", redis-server {cpu[1] / games * 1000:.1f}, this process (the answers, the watching) "
+                f"{cpu[2] / games * 1000:.1f} (all jobs, the groups' deliveries and the refreshes included: "
+                f"{sum(cpu[:2]) / (os.cpu_count() or 1) * 1000:.0f} ms of this machine's {os.cpu_count()} cores)"
             )
             print("  where the jobs' time went, mean ms per job by stage:")
             print("\n".join(stage_report(ctx.store.redis, windows)))

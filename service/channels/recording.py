@@ -42,8 +42,9 @@ class RecordingSender:
             ),
         )
 
-    def sent(self) -> list[dict]:
-        return [json.loads(m) for m in self.redis.lrange(SENT_KEY, 0, -1)]
+    def sent(self, since: int = 0) -> list[dict]:
+        """Every send recorded, in order; from the ``since``-th on."""
+        return [json.loads(m) for m in self.redis.lrange(SENT_KEY, since, -1)]
 
 
 def make(connection) -> RecordingSender:
