@@ -6,6 +6,7 @@ from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
 from service.game import Game
 from service.ops import metrics
 from service.pipeline import ingest, upkeep
+from service.pipeline.botplay import bot_answer
 from service.pipeline.ingest import Reason, Status
 from service.pipeline.resolution import resolve_window, start_game
 from service.store import keys
@@ -193,3 +194,40 @@ def test_a_refresh_whose_window_closed_meanwhile_sends_nothing():
     assert upkeep.refresh(ctx, G, 1) is False
     run_jobs(ctx)
     assert len(ctx.sender.sent()) == sent
+
+
+def test_a_refresh_still_queued_when_its_window_is_resolved_is_dropped_with_its_mark():
+    """Tables answering faster than the workers keep up: each window's first answer queued a refresh, and the last
+    answer closed the window before a worker got to it. The resolution's commit drops the job with the refresh
+    mark (the step's messages show every answer), so no worker spends a job finding the window closed, and the
+    next window's first answer queues a refresh again. A refresh a worker has already taken off the queue is
+    left to run: the mark stays for it to take."""
+    ctx = make_ctx(clock=Clock())
+    meta = table(3, humans=[1, 2], group="-100500")
+    meta["players"]["1"]["chat"], meta["players"]["2"]["chat"] = "501", "502"
+    start_game(ctx, G, CONFIG, meta)
+    run_jobs(ctx)
+    assert ingest.submit(ctx, G, 1, play(ctx, 1), 1, "q1").status is Status.ACCEPTED
+    assert [j.id for j in ctx.refresh_queue.jobs] == [f"refresh-{G}-1"]
+    assert ingest.submit(ctx, G, 2, play(ctx, 2), 1, "q2").status is Status.RESOLVE
+    assert resolve_window(ctx, G, 1) == "resolved"
+    assert ctx.refresh_queue.jobs == [] and ctx.store.redis.llen(ctx.refresh_queue.key) == 0
+    assert not ctx.store.redis.exists(f"rq:job:refresh-{G}-1", keys.refresh_mark(G), keys.refresh_seats(G))
+
+    snap = ctx.store.load(G)
+    while len(ctx.store.expected(G)) < 2:  # on to a window that waits for both Hunted
+        game = Game.from_json(snap.json)
+        for seat in sorted(ctx.store.expected(G)):
+            ingest.submit(ctx, G, seat, bot_answer(game, seat), snap.window)
+        resolve_window(ctx, G, snap.window)
+        snap = ctx.store.load(G)
+    first, last = sorted(ctx.store.expected(G))
+    game = Game.from_json(snap.json)
+    assert ingest.submit(ctx, G, first, bot_answer(game, first), snap.window).status is Status.ACCEPTED
+    assert [j.id for j in ctx.refresh_queue.jobs] == [f"refresh-{G}-{snap.window}"]  # queued again
+    ctx.store.redis.lpop(ctx.refresh_queue.key)  # a worker takes it, and has not started it yet
+    assert ingest.submit(ctx, G, last, bot_answer(game, last), snap.window).status is Status.RESOLVE
+    assert resolve_window(ctx, G, snap.window) == "resolved"
+    assert ctx.store.redis.exists(keys.refresh_mark(G), f"rq:job:refresh-{G}-{snap.window}") == 2  # left to it
+    assert upkeep.refresh(ctx, G, snap.window) is False  # it finds the window closed, and clears the mark
+    assert not ctx.store.redis.exists(keys.refresh_mark(G))

@@ -313,6 +313,7 @@ def _resolve_once(
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here
     due = now + ctx.settings.resolve_grace_seconds  # the sweeper's net if we die before the follow-ups
     timers = scheduling.timers(ctx, game_id, window, snap.opened, snap.deadline)
+    refresh = scheduling.refresh_job(ctx, game_id, window)
     commit = _commit(
         snap.version,
         window,
@@ -326,6 +327,7 @@ def _resolve_once(
         due,
         tally=tally,
         timers=timers,
+        refresh=refresh,
     )
     version, streaks_after, away_after = store.commit_with_marks(game_id, commit)
     metrics.lap("commit")
@@ -351,6 +353,7 @@ def _commit(
     config: dict | None = None,
     tally: tuple[dict[str, int], dict[str, str]] = ({}, {}),
     timers: tuple[str, list[str], list[str]] | None = None,
+    refresh: tuple[str, str, str] | None = None,
 ) -> Commit:
     return Commit(
         version=version,
@@ -371,6 +374,7 @@ def _commit(
         tally_text=tally[1],
         due=due,
         timers=timers,
+        refresh=refresh,
     )
 
 

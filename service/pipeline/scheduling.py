@@ -157,6 +157,18 @@ def timers(
     return ctx.at(game_id).queue.scheduled_job_registry.key, ids, [Job.key_for(job_id) for job_id in ids]
 
 
+def refresh_job(ctx: Context, game_id: str, window: int) -> tuple[str, str, str]:
+    """The status refresh job an answer to ``window`` queues (`refresh`), for the commit that resolves the window
+    to drop while it still waits: (its queue's key, its id, its hash key). At a burst of closing windows, each
+    such job would otherwise cost a worker a job's time to find its window closed."""
+    job_id = _refresh_id(game_id, window)
+    return ctx.at(game_id).refresh_queue.key, job_id, Job.key_for(job_id)
+
+
+def _refresh_id(game_id: str, window: int) -> str:
+    return f"refresh-{game_id}-{window}"
+
+
 def deliveries(ctx: Context, game_id: str, *batches: str) -> bool:
     """One job drains the lanes of the batches' chats (named after the last batch); only a lane that must wait gets
     a job of its own."""
@@ -188,7 +200,7 @@ def refresh(ctx: Context, game_id: str, window: int) -> bool:
     messages (on the refresh queue, after resolutions: never more than one per game waits), under the fixed id
     ``refresh-<game>-<window>``. That id is taken while such a job is still running (it started before this
     answer's mark): then a job of its own follows a second later, one per second at most."""
-    job_id = f"refresh-{game_id}-{window}"
+    job_id = _refresh_id(game_id, window)
     queue = ctx.at(game_id).refresh_queue
     if enqueue(queue, ctx, "workers.jobs.refresh", (game_id, window), job_id):
         return True

@@ -77,6 +77,10 @@ class Commit:
     # the resolved window's timers to drop once it is committed: the scheduled-job registry's key, and each job's id
     # and hash key (`service.pipeline.scheduling.timers`)
     timers: tuple[str, list[str], list[str]] | None = None
+    # the resolved window's status refresh job, if it is still queued (its queue's key, its id, its hash key;
+    # `service.pipeline.scheduling.refresh_job`): moot once the window is resolved, since the step's messages show
+    # every answer; dropped with the refresh mark, so that the next window's first answer queues a refresh again
+    refresh: tuple[str, str, str] | None = None
 
     def after(self, game_id: str, version: int, followed: int = 0) -> Snapshot:
         """The snapshot this commit leaves behind as ``version`` (saves reading it back); ``followed``: the one it
@@ -324,6 +328,11 @@ class Store:
                 keys.away(game_id),
                 *lane_keys(game_id, c.messages),
                 *([c.timers[0], *c.timers[2]] if c.timers else []),
+                *(
+                    [keys.refresh_mark(game_id), keys.refresh_seats(game_id), c.refresh[0], c.refresh[2]]
+                    if c.refresh
+                    else []
+                ),
             ],
             args=[
                 c.version,
@@ -349,6 +358,7 @@ class Store:
                 "" if c.due is None else repr(c.due),
                 game_id,
                 json.dumps(c.timers[1] if c.timers else []),
+                c.refresh[1] if c.refresh else "",
             ],
         )
         if not isinstance(reply, list):

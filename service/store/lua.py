@@ -98,7 +98,8 @@ return {'CLOSED'}
 
 # KEYS: snap, exp, ans, auto, log, outbox batch, action log, dedup set, the previous window's dedup set,
 #       answered-at, tally, the due set, away, then the lane of each outgoing message, then the scheduled-job
-#       registry and the hash of each job to drop (none: no keys)
+#       registry and the hash of each job to drop (none: no keys), then (with ARGV[21]) the refresh mark, the
+#       refresh seats, the refresh queue and the refresh job's hash
 # ARGV: [1] version the snapshot must have ("0": the game must not exist yet), [2] window being resolved,
 #       [3] engine JSON, [4] new window id, [5] new status, [6] deadline, [7] now,
 #       [8] JSON expected seats, [9] JSON {seat: answer JSON} pre-filled for bot-played seats,
@@ -108,13 +109,17 @@ return {'CLOSED'}
 #       [15] JSON list of the outgoing messages' lane entries (pushed on KEYS[13 + i], see `push_lanes`),
 #       [16] JSON {tally field: count to add}, [17] JSON {tally field: text to append},
 #       [18] when the sweeper is to look at the game next ("": as it was), [19] game id (its member in the due set),
-#       [20] JSON list of the ids of the scheduled jobs to drop (the resolved window's deadline and reminders)
+#       [20] JSON list of the ids of the scheduled jobs to drop (the resolved window's deadline and reminders),
+#       [21] the id of the resolved window's status refresh job ("": none)
 # -> {the new version, the auto-play streaks and the away seats after it (flat hashes)}: the seats the bot plays
 # in the new window, read in the same step; or 0 when the compare-and-set failed (another resolution won). The
 # due time is set in the
 # same step, so that a process that dies after the commit, before its follow-ups, leaves the game to the sweeper.
 # A scheduled job is dropped with its hash only if this removed it from the registry: whoever removes it owns it
-# (the scheduler may have moved it to its queue meanwhile; it then runs, and finds nothing to do).
+# (the scheduler may have moved it to its queue meanwhile; it then runs, and finds nothing to do). So is the
+# window's refresh job, if the refresh mark is still the window's and this removed the job from its queue (a job a
+# worker has taken runs, and finds the window closed); the mark and the seats go with it, so that an answer to the
+# next window queues a refresh of its own.
 COMMIT = (
     PUSH_LANES
     + """
@@ -149,6 +154,12 @@ if ARGV[18] ~= '' then redis.call('ZADD', KEYS[12], ARGV[18], ARGV[19]) end
 local registry = 13 + #lanes + 1
 for i, job_id in ipairs(cjson.decode(ARGV[20])) do
   if redis.call('ZREM', KEYS[registry], job_id) == 1 then redis.call('DEL', KEYS[registry + i]) end
+end
+if ARGV[21] ~= '' then
+  local r = #KEYS - 3
+  if redis.call('GET', KEYS[r]) == ARGV[2] and redis.call('LREM', KEYS[r + 2], 1, ARGV[21]) == 1 then
+    redis.call('DEL', KEYS[r], KEYS[r + 1], KEYS[r + 3])
+  end
 end
 return {v, redis.call('HGETALL', KEYS[4]), redis.call('HGETALL', KEYS[13])}
 """
