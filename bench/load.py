@@ -1009,7 +1009,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         games = [g for g in await asyncio.gather(*(driver.setup_game(i) for i in range(args.games))) if g]
         setup_s = time.monotonic() - started
         flooding = asyncio.create_task(flood(driver, args)) if args.flood else None
-        play_started = time.monotonic()
+        play_started, refreshes_before = time.monotonic(), refresh_jobs(driver.redis)
         deadline = play_started + args.timeout
         samples, next_sample = [], play_started + args.memory_every
         while time.monotonic() < deadline:
@@ -1031,6 +1031,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
         if flooding is not None:
             figures["flood"] = await flooding
         await asyncio.sleep(1.0)  # the last deliveries
+        refreshes = refresh_jobs(driver.redis) - refreshes_before
         if args.order:  # ... all of them: until the Bot API has heard nothing for longer than the outbox holds a
             # version back (`edit_settle_seconds`: 15 s), at most 600 s
             quiet_until = time.monotonic() + 600
@@ -1055,6 +1056,7 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                     "windows": resolved,
                     "per_s": resolved / play_s,
                     "per_s_per_worker": resolved / play_s / max(1, args.workers),
+                    "refresh_jobs": refreshes,
                     "shards": per_shard(driver, games, play_s),
                 },
                 "updates_per_s_during_play": sum(driver.statuses.values()) / max(0.001, setup_s + play_s),
@@ -1180,7 +1182,10 @@ def report(f: dict) -> None:
         f"{f['turns']} turns; updates/s during play {f['updates_per_s_during_play']:.0f}"
     )
     r = f["resolutions"]
-    print(f"  window resolutions: {r['windows']} = {r['per_s']:.1f}/s = {r['per_s_per_worker']:.1f}/s per worker")
+    print(
+        f"  window resolutions: {r['windows']} = {r['per_s']:.1f}/s = {r['per_s_per_worker']:.1f}/s per worker; status "
+        f"refresh jobs run while playing: {r['refresh_jobs']} ({r['refresh_jobs'] / max(1, r['windows']):.2f} a window)"
+    )
     if f["shards"]:
         print(
             "  per shard: "
