@@ -170,3 +170,67 @@ def test_a_resolving_job_goes_on_while_its_steps_are_sent_and_marks_each_once_se
     run_jobs(ctx)  # what the inline sends left (the groups' statuses)
     sent_to = collections.Counter(m["chat"] for m in recording.sent()[before:])
     assert sent_to["chat1"] >= 3 and sent_to["chat2"] >= 3  # each seat's question of each game
+
+
+def _burst_order(monkeypatch, settle_within: float) -> tuple[list[tuple[str, str]], list[str], object]:
+    """Three tables' windows close at once and one resolving job takes them (a local sender: it sends each step
+    itself). -> what happened, in order: ("send", game) for each message sent, ("followed", game) for each step
+    marked followed; the games; the context."""
+    monkeypatch.setattr(resolution, "SETTLE_WITHIN_SECONDS", settle_within)
+    ctx = make_ctx(clock=Clock(), resolvers=1, rate_global_per_second=1e6, rate_private_per_second=1e6)
+    ids, chats = ["burst0", "burst1", "burst2"], set()
+    for i, g in enumerate(ids):  # chats of its own for each table: the clock stands still, and so do chat budgets
+        meta = table(3, humans=HUMANS)
+        for seat in HUMANS:
+            meta["players"][str(seat)]["chat"] = f"{g}-chat{seat}"
+            chats.add(f"{g}-chat{seat}")
+        start_game(ctx, g, {**CONFIG, "seed": i}, meta)
+    run_jobs(ctx)
+    events: list[tuple[str, str]] = []
+    recording, mark_followed = ctx.sender, ctx.store.mark_followed
+    resolving: dict = {}
+
+    class Noting:
+        def send(self, chat, *args, **kwargs):
+            if chat in chats:
+                events.append(("send", resolving["game"]))
+            return recording.send(chat, *args, **kwargs)
+
+    def noting_mark(game_id, *args, **kwargs):
+        events.append(("followed", game_id))
+        return mark_followed(game_id, *args, **kwargs)
+
+    resolve_window = resolution.resolve_window
+
+    def noting_resolve(ctx, game_id, *args, **kwargs):
+        resolving["game"] = game_id
+        return resolve_window(ctx, game_id, *args, **kwargs)
+
+    ctx.sender = Noting()
+    monkeypatch.setattr(ctx.store, "mark_followed", noting_mark)
+    monkeypatch.setattr(resolution, "resolve_window", noting_resolve)
+    close_first_windows(ctx, ids)
+    (job,) = resolving_jobs(ctx)
+    ctx.queue.remove(job)
+    assert resolution.resolve_ready(ctx, *job.args) == {"resolved": 3}
+    return events, ids, ctx
+
+
+def test_in_a_burst_every_table_is_sent_its_step_before_any_step_is_settled(monkeypatch):
+    """The timers and the followed mark of a step wait while other tables' windows do (up to a second): every
+    table's question goes out first. All are settled before the job ends."""
+    events, ids, ctx = _burst_order(monkeypatch, settle_within=60.0)
+    sends = [g for kind, g in events if kind == "send"]
+    assert set(sends) == set(ids) and len(sends) >= 2 * len(ids)  # each table's two seats were asked
+    assert events.index(("followed", ids[0])) > max(i for i, (kind, _) in enumerate(events) if kind == "send")
+    for g in ids:
+        snap = ctx.store.load(g)
+        assert snap.followed == snap.version and snap.status == "collecting"
+        assert f"deadline-{g}-{snap.window}-{scheduling.ms(snap.deadline)}" in ctx.queue.scheduled_job_registry
+    run_jobs(ctx)
+
+
+def test_a_step_is_settled_once_it_has_waited_its_time(monkeypatch):
+    events, ids, _ = _burst_order(monkeypatch, settle_within=0.0)
+    first_followed = events.index(("followed", ids[0]))
+    assert all(g == ids[0] for kind, g in events[:first_followed] if kind == "send")  # before the next table's

@@ -29,6 +29,11 @@ log = logging.getLogger(__name__)
 # A resolving job that has run this long hands the rest of the ready set over to a new job, so that no job runs
 # anywhere near its timeout whatever the burst.
 HANDOVER_SECONDS = 2.0
+# While windows wait, a resolving job leaves a step's bookkeeping (the delivery job for what its sends left, the
+# deadline and the reminder, the followed mark) for up to this long after the step's sends: in a burst every table's
+# next question then goes out before any table's timers are set, rather than one table's timers before the next
+# table's question. A crash meanwhile leaves the step to the sweeper, as any step not marked followed.
+SETTLE_WITHIN_SECONDS = 1.0
 
 
 class GameExists(Exception):
@@ -37,25 +42,30 @@ class GameExists(Exception):
 
 @dataclass
 class Sending:
-    """A step whose private messages are being sent while its resolving job goes on (`delivery.start_now`): what
-    its follow-up still has to do once they are (`settle`)."""
+    """A step of a resolving job whose private messages are sent (beside the job, `delivery.start_now`, or by it):
+    what its follow-up still has to do once they are (`settle`), and since when (``since``: monotonic)."""
 
     game_id: str
-    version: int
+    snap: Snapshot
     batches: list[str]
-    due: float | None
+    marks: Marks | None
     future: concurrent.futures.Future
+    since: float
 
 
 def settle(ctx: Context, sending: Sending) -> None:
-    """Wait for a step's sends, count them, queue a delivery job for what they left, and mark the step followed.
-    Until then the step's commit is not marked followed: a crash leaves it to the sweeper's follow-up, as any."""
+    """Wait for a step's sends, count them, queue a delivery job for what they left, set the timers its window
+    needs, and mark the step followed. Until then the step's commit is not marked followed: a crash leaves it to
+    the sweeper's follow-up, as any."""
+    if not sending.future.done():
+        sending.future.result()
+        metrics.lap("send")  # the job's time waiting for them
     done, statuses = sending.future.result()
-    metrics.lap("send")  # the job's time waiting for them
     metrics.delivered(statuses)
     if not done:
         scheduling.deliveries(ctx, sending.game_id, *sending.batches)
-    ctx.store.mark_followed(sending.game_id, sending.version, sending.due)
+    due = _schedule(ctx, sending.game_id, sending.snap, sending.marks)
+    ctx.store.mark_followed(sending.game_id, sending.snap.version, due)
     metrics.lap("enqueue")
 
 
@@ -216,7 +226,9 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
     has run `HANDOVER_SECONDS` (a new job goes on). A game whose resolution raises is logged and left to the
     sweeper, which resolves a window still closed after its grace period; the other games go on. A Redis error
     ends the job (RQ runs it again; a window it had taken is left to the sweeper). Each step's private messages
-    are sent beside the job while it goes on (`follow_up`'s ``sending``), and settled by it (`_settle_sent`).
+    are sent first (beside the job while it goes on, when sends are slow: `follow_up`'s ``sending``); the rest of
+    its follow-up waits until the job settles it (`_settle_sent`), at most `SETTLE_WITHIN_SECONDS` while windows
+    wait, and before the job ends.
     -> the outcomes counted."""
     store, began = ctx.store, time.monotonic()
     done: dict[str, int] = {}
@@ -224,7 +236,7 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
     try:
         while (taken := store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS)) is not None:
             game_id, window, noted = taken
-            _settle_sent(ctx, sending, game_id)
+            _settle_sent(ctx, sending, game_id, time.monotonic())
             with logs.bind(game=game_id, window=window):  # each line logged names the game it is about
                 try:
                     outcome = resolve_window(ctx, game_id, window, sending)
@@ -247,12 +259,13 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
     return done
 
 
-def _settle_sent(ctx: Context, sending: list[Sending], game_id: str) -> None:
-    """Before a resolving job resolves a window of ``game_id``: settle the steps sent meanwhile, and wait for that
-    game's own (its messages go out in the order of its steps, and its follow-ups are marked in that order), and
-    for the oldest while more than `delivery.INLINE_STEPS_AT_ONCE` steps are under way."""
+def _settle_sent(ctx: Context, sending: list[Sending], game_id: str, now: float) -> None:
+    """Before a resolving job resolves a window of ``game_id``: settle that game's steps (its messages go out in
+    the order of its steps, and its follow-ups are marked in that order), the steps sent `SETTLE_WITHIN_SECONDS`
+    ago or more, and the oldest still being sent while more than `delivery.INLINE_STEPS_AT_ONCE` are."""
     for step in list(sending):
-        if step.future.done() or step.game_id == game_id or len(sending) > delivery.INLINE_STEPS_AT_ONCE:
+        crowded = sum(not each.future.done() for each in sending) > delivery.INLINE_STEPS_AT_ONCE
+        if step.game_id == game_id or now - step.since >= SETTLE_WITHIN_SECONDS or (crowded and not step.future.done()):
             sending.remove(step)
             settle(ctx, step)
 
@@ -440,8 +453,9 @@ def follow_up(
     (`delivery.deliver_now`), and a delivery job is queued only for what that left; a crash before the commit
     is marked followed leaves them to the sweeper's follow-up, as any crash after a commit. ``written``: the
     batches the caller wrote, with the chats each writes to, so that they need not be read back. ``sending`` (with
-    ``deliver_now``): the private messages are sent beside the caller (`delivery.start_now`), which settles the
-    step once they are (`settle`: the delivery job for what they left, then the mark)."""
+    ``deliver_now``, a resolving job): the private messages are sent beside the caller while this process's sends
+    are slow (`delivery.start_now`), else here; the caller settles the step later (`settle`: the delivery job for
+    what the sends left, the timers, the mark)."""
     store = ctx.store
     snap = snap or store.load(game_id)
     if snap is None or snap.followed >= snap.version:
@@ -453,20 +467,35 @@ def follow_up(
     batches = [batch_for_version(v) for v in range(snap.followed + 1, snap.version + 1)]
     known = written or {}
     chats = list(dict.fromkeys(c for b in batches for c in known[b])) if all(b in known for b in batches) else None
-    under_way = delivery.start_now(ctx, game_id, batches, chats) if deliver_now and sending is not None else None
-    if under_way is None and not (deliver_now and delivery.deliver_now(ctx, game_id, batches, chats)):
+    if deliver_now and sending is not None:
+        under_way = delivery.start_now(ctx, game_id, batches, chats) or _sent_here(ctx, game_id, batches, chats)
+        sending.append(Sending(game_id, snap, batches, marks, under_way, time.monotonic()))
+        return
+    if not (deliver_now and delivery.deliver_now(ctx, game_id, batches, chats)):
         scheduling.deliveries(ctx, game_id, *batches)
+    store.mark_followed(game_id, snap.version, _schedule(ctx, game_id, snap, marks))
+
+
+def _sent_here(
+    ctx: Context, game_id: str, batches: list[str], chats: list[str] | None
+) -> concurrent.futures.Future[tuple[bool, list[str]]]:
+    """`delivery.deliver_now` by the caller (a quick sender): its outcome as a future already done, for `settle`
+    (the sends are counted as they go)."""
+    future: concurrent.futures.Future[tuple[bool, list[str]]] = concurrent.futures.Future()
+    future.set_result((delivery.deliver_now(ctx, game_id, batches, chats), []))
+    return future
+
+
+def _schedule(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None) -> float | None:
+    """The jobs the committed state ``snap`` waits for: an open window's deadline and reminder (and the bot's
+    answers for seats taken meanwhile), or its resolution when bots answered it all. -> when the sweeper is to
+    look at the game next (None: the game is over)."""
     if snap.status == "collecting":
         answer_taken(ctx, game_id, snap, marks)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
         scheduling.next_reminder(ctx, game_id, snap.current_window, snap.opened, snap.deadline)
-        due = min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries
-    elif snap.status == "resolving":
+        return min(snap.deadline, snap.opened + ctx.settings.resolve_grace_seconds)  # the sweeper checks deliveries
+    if snap.status == "resolving":
         scheduling.resolve(ctx, game_id, snap.current_window)
-        due = snap.opened + ctx.settings.resolve_grace_seconds
-    else:
-        due = None
-    if under_way is not None and sending is not None:
-        sending.append(Sending(game_id, snap.version, batches, due, under_way))
-        return
-    store.mark_followed(game_id, snap.version, due)
+        return snap.opened + ctx.settings.resolve_grace_seconds
+    return None
