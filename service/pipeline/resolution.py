@@ -40,7 +40,7 @@ class GameExists(Exception):
     pass
 
 
-@dataclass
+@dataclass(eq=False)  # steps are told apart by identity (`_settle_sent`)
 class Sending:
     """A step of a resolving job whose private messages are sent (beside the job, `delivery.start_now`, or by it):
     what its follow-up still has to do once they are (`settle`), and since when (``since``: monotonic)."""
@@ -263,11 +263,12 @@ def _settle_sent(ctx: Context, sending: list[Sending], game_id: str, now: float)
     """Before a resolving job resolves a window of ``game_id``: settle that game's steps (its messages go out in
     the order of its steps, and its follow-ups are marked in that order), the steps sent `SETTLE_WITHIN_SECONDS`
     ago or more, and the oldest still being sent while more than `delivery.INLINE_STEPS_AT_ONCE` are."""
-    for step in list(sending):
-        crowded = sum(not each.future.done() for each in sending) > delivery.INLINE_STEPS_AT_ONCE
-        if step.game_id == game_id or now - step.since >= SETTLE_WITHIN_SECONDS or (crowded and not step.future.done()):
-            sending.remove(step)
-            settle(ctx, step)
+    due = [step for step in sending if step.game_id == game_id or now - step.since >= SETTLE_WITHIN_SECONDS]
+    under_way = [step for step in sending if step not in due and not step.future.done()]
+    due += under_way[: max(0, len(under_way) - delivery.INLINE_STEPS_AT_ONCE)]
+    for step in sorted(due, key=sending.index):
+        sending.remove(step)
+        settle(ctx, step)
 
 
 def _resolve_once(
