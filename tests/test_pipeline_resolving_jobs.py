@@ -234,3 +234,30 @@ def test_a_step_is_settled_once_it_has_waited_its_time(monkeypatch):
     events, ids, _ = _burst_order(monkeypatch, settle_within=0.0)
     first_followed = events.index(("followed", ids[0]))
     assert all(g == ids[0] for kind, g in events[:first_followed] if kind == "send")  # before the next table's
+
+
+def test_a_step_whose_follow_up_fails_is_left_to_the_sweeper_and_the_others_are_settled(monkeypatch):
+    clock = Clock()
+    ctx = make_ctx(clock=clock, resolvers=1)
+    ids = games(ctx, 3)
+    upkeep.sweep(ctx)  # the sweeper's first heartbeat
+    schedule = resolution._schedule
+
+    def failing(ctx, game_id, *args):
+        if game_id == ids[1]:
+            raise RuntimeError("a bug in the bot's answer for a taken seat")
+        return schedule(ctx, game_id, *args)
+
+    monkeypatch.setattr(resolution, "_schedule", failing)
+    close_first_windows(ctx, ids)
+    (job,) = resolving_jobs(ctx)
+    ctx.queue.remove(job)
+    assert resolution.resolve_ready(ctx, *job.args) == {"resolved": 3}
+    followed = {g: ctx.store.load(g).followed == ctx.store.load(g).version for g in ids}
+    assert followed == {ids[0]: True, ids[1]: False, ids[2]: True}
+    monkeypatch.setattr(resolution, "_schedule", schedule)
+    clock.advance(ctx.settings.resolve_grace_seconds + 1)
+    upkeep.sweep(ctx)
+    snap = ctx.store.load(ids[1])
+    assert snap.followed == snap.version
+    assert f"deadline-{ids[1]}-{snap.window}-{scheduling.ms(snap.deadline)}" in ctx.queue.scheduled_job_registry

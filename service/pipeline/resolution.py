@@ -252,8 +252,7 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
                 store.release_resolver(ctx.shard, lease, token)
                 scheduling.resolvers(ctx)
                 break
-        while sending:
-            settle(ctx, sending.pop(0))
+        _settle_steps(ctx, sending, list(sending))
     finally:  # on an error, the steps still being sent are the sweeper's (not marked followed): none runs on
         concurrent.futures.wait([step.future for step in sending])
     return done
@@ -266,9 +265,23 @@ def _settle_sent(ctx: Context, sending: list[Sending], game_id: str, now: float)
     due = [step for step in sending if step.game_id == game_id or now - step.since >= SETTLE_WITHIN_SECONDS]
     under_way = [step for step in sending if step not in due and not step.future.done()]
     due += under_way[: max(0, len(under_way) - delivery.INLINE_STEPS_AT_ONCE)]
-    for step in sorted(due, key=sending.index):
+    _settle_steps(ctx, sending, sorted(due, key=sending.index))
+
+
+def _settle_steps(ctx: Context, sending: list[Sending], steps: list[Sending]) -> None:
+    """`settle` each of ``steps`` (taken off ``sending``), in order. One that raises is logged and left to the
+    sweeper, which follows up a commit not marked followed; the others are settled. A Redis error ends the job."""
+    for step in steps:
         sending.remove(step)
-        settle(ctx, step)
+        with logs.bind(game=step.game_id, window=step.snap.window):
+            try:
+                settle(ctx, step)
+            except redis.exceptions.RedisError:
+                raise
+            except Exception:
+                log.exception(
+                    "the follow-up of version %s of %s failed (the sweeper does it)", step.snap.version, step.game_id
+                )
 
 
 def _resolve_once(
