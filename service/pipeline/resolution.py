@@ -197,9 +197,9 @@ def _tally(
 
 def resolve_window(ctx: Context, game_id: str, window: int, sending: list[Sending] | None = None) -> str:
     """Resolve ``window`` if it is closed and not yet resolved; when bots answer the whole next window, go on
-    resolving it in this same job (each window still commits on its own). ``sending``: the caller goes on while
-    the step's private messages are sent, and settles them (`settle`); the step is appended to it. -> "resolved" |
-    "noop" | "lost"."""
+    resolving it in this same job (each window still commits on its own). ``sending`` (a resolving job): each
+    step is appended to it once its private messages are sent or under way, and the caller settles the rest of its
+    follow-up (`settle`). -> "resolved" | "noop" | "lost"."""
     outcome, written = "noop", {}
     snap, state, absent = ctx.store.resolution_inputs(game_id)
     while snap is not None and snap.window == window and snap.status == "resolving":
@@ -249,6 +249,8 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
                 metrics.resolved(max(0.0, ctx.clock() - noted))
             done[outcome] = done.get(outcome, 0) + 1
             if time.monotonic() - began >= HANDOVER_SECONDS:
+                # its steps first: the next job may take another window of one of their games
+                _settle_steps(ctx, sending, list(sending))
                 store.release_resolver(ctx.shard, lease, token)
                 scheduling.resolvers(ctx)
                 break
