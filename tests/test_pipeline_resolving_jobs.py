@@ -261,3 +261,33 @@ def test_a_step_whose_follow_up_fails_is_left_to_the_sweeper_and_the_others_are_
     snap = ctx.store.load(ids[1])
     assert snap.followed == snap.version
     assert f"deadline-{ids[1]}-{snap.window}-{scheduling.ms(snap.deadline)}" in ctx.queue.scheduled_job_registry
+
+
+def test_a_job_keeps_its_lease_until_its_last_steps_are_settled(monkeypatch):
+    """The ready set runs empty while steps wait to be settled (a second each: here they wait for the end). The
+    lease is still the job's while it settles them: given back first, another job could resolve the next window
+    of one of those games before the earlier step's follow-up was done. A window that closes meanwhile finds every
+    lease held, and the same job takes it before it ends."""
+    monkeypatch.setattr(resolution, "SETTLE_WITHIN_SECONDS", 60.0)
+    ctx = make_ctx(clock=Clock(), resolvers=1)
+    first, late = games(ctx, 2)
+    close_first_windows(ctx, [first])
+    (job,) = resolving_jobs(ctx)
+    ctx.queue.remove(job)
+    lease, token = job.args
+    settle, held_while_settling = resolution.settle, []
+
+    def noting_settle(ctx, step):
+        held_while_settling.append(ctx.store.redis.get(keys.resolver(lease)) == token.encode())
+        if step.game_id == first:
+            close_first_windows(ctx, [late])  # no free lease: no job of its own
+        return settle(ctx, step)
+
+    monkeypatch.setattr(resolution, "settle", noting_settle)
+    assert resolution.resolve_ready(ctx, lease, token) == {"resolved": 2}
+    assert held_while_settling == [True, True]
+    assert not resolving_jobs(ctx) and ctx.store.ready_count() == 0
+    assert not ctx.store.redis.exists(keys.resolver(lease))  # given back once nothing was left
+    for g in (first, late):
+        snap = ctx.store.load(g)
+        assert len(ctx.store.resolution_log(g)) >= 2 and snap.followed == snap.version

@@ -222,19 +222,27 @@ def resolve_window(ctx: Context, game_id: str, window: int, sending: list[Sendin
 
 def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
     """A resolving job (`scheduling.resolvers`): resolve the windows noted ready on the context's shard, the one
-    that waited longest first, until none waits (the job's lease is then given back in the same step) or the job
-    has run `HANDOVER_SECONDS` (a new job goes on). A game whose resolution raises is logged and left to the
-    sweeper, which resolves a window still closed after its grace period; the other games go on. A Redis error
-    ends the job (RQ runs it again; a window it had taken is left to the sweeper). Each step's private messages
-    are sent first (beside the job while it goes on, when sends are slow: `follow_up`'s ``sending``); the rest of
-    its follow-up waits until the job settles it (`_settle_sent`), at most `SETTLE_WITHIN_SECONDS` while windows
-    wait, and before the job ends.
+    that waited longest first, until none waits (the job's lease is then given back in the same step, once the
+    job's steps are settled) or the job has run `HANDOVER_SECONDS` (a new job goes on). A game whose resolution
+    raises is logged and left to the sweeper, which resolves a window still closed after its grace period; the
+    other games go on. A Redis error ends the job (RQ runs it again; a window it had taken is left to the
+    sweeper). Each step's private messages are sent first (beside the job while it goes on, when sends are slow:
+    `follow_up`'s ``sending``); the rest of its follow-up waits until the job settles it (`_settle_sent`), at
+    most `SETTLE_WITHIN_SECONDS` while windows wait, and before the job gives its lease back.
     -> the outcomes counted."""
     store, began = ctx.store, time.monotonic()
     done: dict[str, int] = {}
     sending: list[Sending] = []
     try:
-        while (taken := store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS)) is not None:
+        while True:
+            # the lease is kept while steps wait to be settled: given back first, it would let another job take
+            # the next window of one of their games before their follow-ups are done
+            taken = store.take_ready(ctx.shard, lease, token, scheduling.RESOLVER_LEASE_MS, keep=bool(sending))
+            if taken is None:
+                if not sending:
+                    break  # the lease was given back in the same step
+                _settle_steps(ctx, sending, list(sending))
+                continue
             game_id, window, noted = taken
             _settle_sent(ctx, sending, game_id, time.monotonic())
             with logs.bind(game=game_id, window=window):  # each line logged names the game it is about
@@ -254,7 +262,6 @@ def resolve_ready(ctx: Context, lease: int, token: str) -> dict[str, int]:
                 store.release_resolver(ctx.shard, lease, token)
                 scheduling.resolvers(ctx)
                 break
-        _settle_steps(ctx, sending, list(sending))
     finally:  # on an error, the steps still being sent are the sweeper's (not marked followed): none runs on
         concurrent.futures.wait([step.future for step in sending])
     return done

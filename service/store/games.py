@@ -666,11 +666,15 @@ class Store:
         args: list[str | int] = [member, repr(now), token, lease_ms]
         return int(self._queue_ready(keys=leases, args=args, client=self.shards[shard]))
 
-    def take_ready(self, shard: int, lease: int, token: str, lease_ms: int) -> tuple[str, int, float] | None:
+    def take_ready(
+        self, shard: int, lease: int, token: str, lease_ms: int, keep: bool = False
+    ) -> tuple[str, int, float] | None:
         """The window that has waited longest on ``shard``, taken off the ready set (lease ``lease`` renewed for
-        ``token``). -> (game, window, when it was noted), or None when none waits: the lease is then given back."""
+        ``token``). -> (game, window, when it was noted), or None when none waits: the lease is then given back,
+        unless ``keep`` (renewed: the caller asks again when it has done what it still has to)."""
         lease_key = keys.resolver(lease)
-        taken = self._take_ready(keys=[keys.READY, lease_key], args=[token, lease_ms], client=self.shards[shard])
+        args: list[str | int] = [token, lease_ms, "1" if keep else ""]
+        taken = self._take_ready(keys=[keys.READY, lease_key], args=args, client=self.shards[shard])
         if not taken:
             return None
         game_id, _, window = taken[0].decode().partition(" ")

@@ -379,14 +379,16 @@ end
 return -1
 """
 
-# KEYS: the ready set, the job's lease      ARGV: token, lease ms
+# KEYS: the ready set, the job's lease      ARGV: token, lease ms, "keep" ("1": the job still has work of its own)
 # The window that has waited longest, taken off the set: -> {member, when it was noted}, its lease renewed; or {}
-# when none waits, its lease given back in the same step, so that a window noted after this finds it free.
+# when none waits, its lease given back in the same step, so that a window noted after this finds it free — unless
+# "keep": the lease is then renewed, and the job asks again once its own work is done (a window noted meanwhile
+# waits for it).
 TAKE_READY = """
 local held = redis.call('GET', KEYS[2]) == ARGV[1]
 local taken = redis.call('ZPOPMIN', KEYS[1])
 if held then
-  if #taken == 0 then redis.call('DEL', KEYS[2]) else redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+  if #taken == 0 and ARGV[3] ~= '1' then redis.call('DEL', KEYS[2]) else redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
 end
 return taken
 """
