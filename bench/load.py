@@ -967,7 +967,10 @@ def used_memory(driver: "Driver") -> int:
 async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
     driver.loop = asyncio.get_running_loop()
     figures: dict = {}
-    async with httpx.AsyncClient(limits=httpx.Limits(max_connections=args.concurrency + 8), timeout=30) as client:
+    # idle connections are dropped before uvicorn's 5 s keep-alive ends: one reused as the server closed it was a
+    # ReadError (retried, and counted among the run's errors)
+    limits = httpx.Limits(max_connections=args.concurrency + 8, keepalive_expiry=2.0)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
         driver.client = client
         # 1. the webhook's rate on a few games set aside for it (their windows stay open)
         if args.rate_seconds > 0:
