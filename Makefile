@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 ARGS   ?=
 
-.PHONY: venv engine run test lint bench clean soak lock
+.PHONY: venv engine run test quick lint bench clean soak lock
 
 venv: $(STAMP)
 
@@ -45,10 +45,19 @@ lint: venv
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 
-# pytest exits 5 when it collected no tests: that is a failure here, not a success.
+# Every test, on WORKERS pytest-xdist workers (tests/conftest.py gives each its own redis-server). pytest exits 5
+# when it collected no tests: that is a failure here, not a success.
+WORKERS ?= 2
 test: engine lint
-	@rc=0; tools/with-redis.sh $(PY) -m pytest -q $(ARGS) || rc=$$?; \
+	@rc=0; tools/with-redis.sh $(PY) -m pytest -q -n $(WORKERS) $(ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "make test: pytest collected no tests (exit 5)" >&2; fi; \
+	exit $$rc
+
+# The loop while working: lint, types, contracts, and every test that needs no real process (no redis-server, RQ
+# worker, other Python or browser: the tests marked integration are left out).
+quick: engine lint
+	@rc=0; $(PY) -m pytest -q -n $(WORKERS) -m "not integration" $(ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "make quick: pytest collected no tests (exit 5)" >&2; fi; \
 	exit $$rc
 
 bench: engine
@@ -59,13 +68,15 @@ clean:
 	rm -rf $(VENV) *.egg-info build dist .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 
-# The long runs of issue 7 (docs/BENCHMARKS.md): >100,000 fuzz inputs, the load generator, the soak with faults
-# under appendfsync always and everysec. Bounded in time (SOAK_SECONDS per soak run); figures in .soak/.
+# The long runs (docs/BENCHMARKS.md): >100,000 fuzz inputs, the secrets audit over 200 games (24 in make test), the
+# load generator, the soak with faults under appendfsync always and everysec. Bounded in time (SOAK_SECONDS per soak
+# run); figures in .soak/.
 SOAK_SECONDS ?= 1800
 soak: engine
 	@mkdir -p .soak; rm -f .soak/fuzz-counts.tsv
 	FUZZ_EXAMPLES=30000 FUZZ_REPORT=.soak/fuzz-counts.tsv tools/with-redis.sh $(PY) -m pytest -q -s -p no:cacheprovider tests/test_fuzz_commands.py tests/test_fuzz_telegram.py tests/test_fuzz_sms.py
 	@awk -F'\t' '{n += $$2} END {print "fuzz inputs in all: " n}' .soak/fuzz-counts.tsv
+	ARTEMIA_AUDIT_GAMES=200 tools/with-redis.sh $(PY) -m pytest -q -s -p no:cacheprovider tests/e2e/test_e2e_secrets.py
 	tools/with-redis.sh $(PY) -m bench.load --games 60 --timeout 900 --json .soak/load.json
 	$(PY) -m bench.soak --games 500 --fsync always --duration $(SOAK_SECONDS) --json .soak/soak-always.json
 	$(PY) -m bench.soak --games 500 --fsync everysec --duration $(SOAK_SECONDS) --json .soak/soak-everysec.json

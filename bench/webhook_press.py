@@ -31,7 +31,7 @@ import redis
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pipeline_support import answer_all, make_ctx  # noqa: E402
+from pipeline_support import RealTime, answer_all, make_ctx  # noqa: E402
 
 from service.channels.telegram import ui  # noqa: E402
 from service.channels.telegram import update as update_module  # noqa: E402
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit("no Redis: run through tools/with-redis.sh")
     connection = redis.Redis.from_url(f"{url.rsplit('/', 1)[0]}/12")
     connection.flushdb()
-    ctx = make_ctx(connection, bot_username="artemia_bench_bot")
+    ctx = make_ctx(connection, clock=RealTime(), bot_username="artemia_bench_bot")
     ctx.counts = metrics.BufferedCounts()  # as in the web process (service.web.create_app; before it: unused)
     env = Env(ctx, Tables(connection, ctx.settings.dedup_ttl_seconds), "artemia_bench_bot")
     table = Table(env)

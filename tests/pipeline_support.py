@@ -1,6 +1,8 @@
 """Helpers shared by the pipeline tests: a context on fakeredis with a hand-driven clock, job pumping, and
 game metadata for tables of humans and bots."""
 
+import time
+
 import fakeredis
 from rq import SimpleWorker
 
@@ -24,6 +26,17 @@ class Clock:
         return self.now
 
 
+class RealTime:
+    """The wall clock, for a context that shares its Redis with real processes (workers, a browser's page)."""
+
+    def __call__(self) -> float:
+        return time.time()
+
+    def advance(self, seconds: float) -> float:
+        time.sleep(seconds)
+        return time.time()
+
+
 # Inbound flood limits out of the way: the tests play whole games at machine speed on a clock that stands still
 # (tests/test_floods.py sets its own limits).
 UNLIMITED_INBOUND = {
@@ -42,15 +55,17 @@ NO_HOLDS = {
 
 def make_ctx(connection=None, clock=None, shards=None, **overrides) -> context.Context:
     """A pipeline context on ``connection`` (a fresh fakeredis by default) with a recording sender; ``shards``: the
-    game shards' connections (the context is the first shard's, `Context.on`)."""
+    game shards' connections (the context is the first shard's, `Context.on`). Its clock is ``clock``, by default
+    a `Clock` of its own that stands still until something sleeps: a wait for the send budget (a private chat's
+    one message a second) advances it instead of holding the test up. Beside real processes, pass `RealTime()`."""
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    clock = clock or Clock()
     settings = Settings(
         **{"min_deadline_seconds": 1, "sender": "recording", **NO_HOLDS, **UNLIMITED_INBOUND, **overrides}
     )
     ctx = wiring.build(connection, settings, sender=RecordingSender(connection), shards=shards)
-    if clock is not None:
-        for each in ctx.shard_contexts or [ctx]:
-            each.clock, each.sleep = clock, clock.advance
+    for each in ctx.shard_contexts or [ctx]:
+        each.clock, each.sleep = clock, clock.advance
     context.register(ctx)
     return ctx
 

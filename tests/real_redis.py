@@ -1,8 +1,13 @@
-"""The real redis-server of the integration and end-to-end tests (started by tools/with-redis.sh), a database of
-its own per test, and polling for what real processes do asynchronously."""
+"""The real redis-server of the integration and end-to-end tests (started by tools/with-redis.sh, or one per
+pytest-xdist worker: `Server`), a database of its own per test, and polling for what real processes do
+asynchronously."""
 
 import itertools
 import os
+import shutil
+import socket
+import subprocess
+import tempfile
 import time
 
 import pytest
@@ -36,3 +41,54 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def server_binary() -> str:
+    found = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
+    if not found:
+        raise RuntimeError("redis-server is not installed (make test installs it)")
+    return found
+
+
+class Server:
+    """A private redis-server on a free loopback port with a directory of its own (AOF on), which a test may kill
+    and start again on the same port and data: ``url``, ``port``, ``dir``, ``start()``, ``kill()``, ``stop()``."""
+
+    def __init__(self, appendfsync: str = "always", port: int | None = None):
+        self.port = port or free_port()
+        self.dir = tempfile.mkdtemp(prefix="artemia-redis-")
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.appendfsync = appendfsync
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> "Server":
+        args = [server_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir]
+        args += ["--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", "", "--daemonize", "no"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL)
+        client = redis.Redis(port=self.port)
+        wait_for(lambda: _pings(client), 10, f"redis-server on port {self.port}")
+        return self
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to flush anything more."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def stop(self) -> None:
+        self.kill()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _pings(client: redis.Redis) -> bool:
+    try:
+        return bool(client.ping())
+    except redis.ConnectionError:
+        return False

@@ -155,6 +155,7 @@ def test_run_prints_and_health_fails_without_workers(ctx, capsys):
     assert "no RQ scheduler" in capsys.readouterr().out
 
 
+@pytest.mark.integration
 def test_main_against_the_test_redis(tmp_path, capsys, monkeypatch):
     url = os.environ.get("ARTEMIA_TEST_REDIS_URL")
     if not url:

@@ -4,9 +4,12 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from bench.arena import wilson
 
 
+@pytest.mark.integration
 def test_the_json_line_counts_every_game_and_the_interval_holds_the_rate():
     run = subprocess.run(
         [sys.executable, "-m", "bench.arena", "--players", "3", "--creature", "normal", "--hunted", "easy"]
@@ -22,6 +25,7 @@ def test_the_json_line_counts_every_game_and_the_interval_holds_the_rate():
     assert result["decision_ms_p95"] >= result["decision_ms_p50"] > 0, "the normal Creature searched"
 
 
+@pytest.mark.integration
 def test_a_time_only_search_needs_a_time():
     run = subprocess.run(
         [sys.executable, "-m", "bench.arena", "--players", "3", "--creature", "hard", "--hunted", "easy"]

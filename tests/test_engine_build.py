@@ -34,6 +34,7 @@ def _import_in(tree: Path) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script, str(tree)], capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to check (ENGINE=source)")
 def test_a_build_runs_from_its_copy_and_an_edited_source_refuses_the_old_build(tmp_path):
     game = copy_of_the_engine(tmp_path, build=True) / "service" / "game"
@@ -50,6 +51,7 @@ def test_a_build_runs_from_its_copy_and_an_edited_source_refuses_the_old_build(t
     assert "make engine" in refused.stderr
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to check (ENGINE=source)")
 def test_without_its_build_the_package_runs_its_sources(tmp_path):
     game = copy_of_the_engine(tmp_path) / "service" / "game"
@@ -59,6 +61,7 @@ def test_without_its_build_the_package_runs_its_sources(tmp_path):
     assert where == str(game / "engine.py") and engine == "sources" and waiting.strip() == "[0]"
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to compare (ENGINE=source)")
 def test_the_compiled_engine_plays_the_same_games_as_its_sources(tmp_path):
     """bench/engine_digest.py over 3 games of each kind (random, bots, eager bots, sampled worlds, searching bots)

@@ -84,6 +84,7 @@ def _open(store, game="g1"):
     )
 
 
+@pytest.mark.integration
 def test_an_answer_no_replica_confirmed_is_not_acknowledged():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     assert _open(Store(connection)) == 1
@@ -105,6 +106,7 @@ def test_an_answer_no_replica_confirmed_is_not_acknowledged():
     assert Store(connection).recorded("g1", "u1") and not Store(connection).recorded("g1", "u2")
 
 
+@pytest.mark.integration
 def test_a_commit_no_replica_confirmed_is_not_acknowledged():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     with pytest.raises(NotReplicated):
@@ -115,6 +117,7 @@ def script_exists_calls(connection) -> int:
     return int(connection.info("commandstats").get("cmdstat_script|exists", {}).get("calls", 0))
 
 
+@pytest.mark.integration
 def test_an_acknowledged_answer_asks_nothing_more_and_outlives_a_server_that_forgot_its_scripts():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     assert _open(Store(connection)) == 1
@@ -131,6 +134,7 @@ def test_an_acknowledged_answer_asks_nothing_more_and_outlives_a_server_that_for
     assert script_exists_calls(connection) == 0
 
 
+@pytest.mark.integration
 def test_a_telegram_press_is_admitted_in_one_round_trip_with_the_callers_reads():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     tables = Tables(connection)
@@ -152,6 +156,7 @@ def test_a_telegram_press_is_admitted_in_one_round_trip_with_the_callers_reads()
     assert script_exists_calls(connection) == 0
 
 
+@pytest.mark.integration
 def test_a_delivered_message_is_marked_with_what_it_shows_and_taken_off_its_lane_in_one_round_trip():
     connection = redis.Redis.from_url(fresh_database(server_url()))
     store = Store(connection)

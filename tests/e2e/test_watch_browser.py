@@ -26,10 +26,10 @@ from service.channels.telegram.tables import Tables
 from service.pipeline import watch
 from service.pipeline.resolution import start_game
 from service.web import create_app
-from tests.pipeline_support import CONFIG, answer_all, make_ctx, run_jobs, table
+from tests.pipeline_support import CONFIG, RealTime, answer_all, make_ctx, run_jobs, table
 from tests.serving import serve
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 DESKTOP, PHONE = (1280, 900), (400, 860)
@@ -68,7 +68,7 @@ def browser(chromium):
 @pytest.fixture
 def site(redis_url):
     """The app on a real Redis, served on a loopback port: (ctx, base URL)."""
-    ctx = make_ctx(redis.Redis.from_url(redis_url))
+    ctx = make_ctx(redis.Redis.from_url(redis_url), clock=RealTime())
     app = create_app(telegram.Env(ctx, Tables(ctx.store.redis), "bot"), "secret")
     with serve(app) as base:
         yield ctx, base

@@ -14,7 +14,7 @@ from rq import Worker
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))  # pipeline_support
 
-from pipeline_support import make_ctx  # noqa: E402
+from pipeline_support import RealTime, make_ctx  # noqa: E402
 
 from tests import real_redis  # noqa: E402
 from tests.real_redis import wait_for  # noqa: E402
@@ -51,6 +51,7 @@ def ctx_for():
     def make(url, shards: list[str] | None = None):
         return make_ctx(
             redis.Redis.from_url(url),
+            clock=RealTime(),
             shards=[redis.Redis.from_url(shard) for shard in shards] if shards else None,
             **{k[len("ARTEMIA_") :].lower(): v for k, v in WORKER_ENV.items()},
         )

@@ -36,6 +36,10 @@ from tests.sentinel_cluster import SERVICE, Cluster
 pytestmark = pytest.mark.integration
 
 
+@pytest.mark.slow(
+    reason="a whole game through the Procfile's processes across a failover: the sentinels' down-after and "
+    "promotion, and with one replica the wait for the old primary to come back as the new replica"
+)
 @pytest.mark.parametrize("replicas", [1, 2])
 def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, replicas):
     """With one replica, answers wait for the old primary's machine to come back as the new replica; with two,

@@ -1,11 +1,7 @@
 """Exactly-once and durability of the pipeline against a real redis-server and real `rq worker` processes."""
 
 import collections
-import os
 import random
-import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from datetime import timedelta
@@ -25,6 +21,7 @@ from service.pipeline.botplay import bot_answer
 from service.pipeline.ingest import Status
 from service.pipeline.resolution import start_game
 from service.store import keys
+from tests import real_redis
 from tests.real_redis import wait_for
 from workers.worker import OpsSimpleWorker
 
@@ -242,43 +239,9 @@ def test_a_worker_killed_mid_resolution_loses_and_doubles_nothing(redis_url, ctx
     assert len(ctx.sender.sent()) == outbox_total(ctx, ["kill"])
 
 
-def _start_redis(port: int, directory: str) -> subprocess.Popen:
-    binary = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
-    proc = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--dir",
-            directory,
-            "--appendonly",
-            "yes",
-            "--appendfsync",
-            "always",
-            "--save",
-            "",
-        ],
-        stdout=subprocess.DEVNULL,
-    )
-    client = redis.Redis(port=port)
-    wait_for(lambda: _pings(client), 10, "redis-server to start")
-    return proc
-
-
-def _pings(client) -> bool:
-    try:
-        return client.ping()
-    except redis.ConnectionError:
-        return False
-
-
 def test_redis_restarted_mid_game_loses_no_acknowledged_answer(ctx_for, workers, server_url):
-    port = int(os.environ["ARTEMIA_TEST_REDIS_PORT"]) + 50
-    directory = tempfile.mkdtemp(prefix="artemia-aof-")
-    url = f"redis://127.0.0.1:{port}/0"
-    proc = _start_redis(port, directory)
+    server = real_redis.Server().start()
+    url = server.url
     try:
         ctx = ctx_for(url)
         games = [f"aof{i}" for i in range(20)]
@@ -299,10 +262,9 @@ def test_redis_restarted_mid_game_loses_no_acknowledged_answer(ctx_for, workers,
         thread = threading.Thread(target=submitter)
         thread.start()
         wait_for(lambda: len(acked) >= 8, 10, "some acknowledged answers")
-        proc.kill()  # SIGKILL: no chance to flush anything more
-        proc.wait()
+        server.kill()
         thread.join()
-        proc = _start_redis(port, directory)
+        server.start()
         ctx = ctx_for(url)
         assert all(1 in ctx.store.answers(g) for g in acked), "an acknowledged answer was lost"
         assert len(acked) < len(games)  # the kill really happened mid-stream
@@ -313,35 +275,27 @@ def test_redis_restarted_mid_game_loses_no_acknowledged_answer(ctx_for, workers,
         assert windows_resolved(ctx, g)[0] == 1
     finally:
         workers.stop_all()
-        proc.kill()
-        proc.wait()
-        shutil.rmtree(directory, ignore_errors=True)
+        server.stop()
 
 
 def test_the_scheduler_goes_on_through_a_redis_restart(workers, server_url):
     """Deadlines, reminders, delayed drains and the sweeper chain are scheduled jobs: RQ's scheduler process died
     on the first ConnectionError and came back only at its worker's next maintenance (up to 30 s in the Procfile,
     ten minutes here), so through a failover every scheduled job waited that long. It waits Redis out instead."""
-    port = int(os.environ["ARTEMIA_TEST_REDIS_PORT"]) + 51
-    directory = tempfile.mkdtemp(prefix="artemia-aof-")
-    url = f"redis://127.0.0.1:{port}/0"
-    proc = _start_redis(port, directory)
+    server = real_redis.Server().start()
     try:
-        workers.start(url, n=1, worker_class="workers.worker.OpsSimpleWorker", maintenance_interval=600)
-        client = redis.Redis(port=port)
+        workers.start(server.url, n=1, worker_class="workers.worker.OpsSimpleWorker", maintenance_interval=600)
+        client = redis.Redis(port=server.port)
         wait_for(lambda: client.exists("rq:scheduler-lock:artemia"), 20, "the scheduler to take its lock")
-        proc.kill()
-        proc.wait()
+        server.kill()
         time.sleep(2)  # the scheduler's beats meet a closed port
-        proc = _start_redis(port, directory)
+        server.start()
         job = Queue("artemia", connection=client, serializer="json").enqueue_in(timedelta(seconds=1), "os.getpid")
         wait_for(lambda: job.get_status(refresh=True) == "finished", 30, "the job scheduled after the restart")
         assert workers.alive(), "the worker went on too"
     finally:
         workers.stop_all()
-        proc.kill()
-        proc.wait()
-        shutil.rmtree(directory, ignore_errors=True)
+        server.stop()
 
 
 class QuietWorker(OpsSimpleWorker):
@@ -352,16 +306,13 @@ def test_a_worker_waits_redis_out_when_it_is_lost_between_two_jobs(server_url):
     """RQ writes the worker's "idle" state before each dequeue, outside the dequeue's own wait for a lost Redis:
     a failover at that moment made the worker quit (and honcho stopped the other worker with it: CI of
     678f8a6). It waits Redis out instead."""
-    port = int(os.environ["ARTEMIA_TEST_REDIS_PORT"]) + 52
-    directory = tempfile.mkdtemp(prefix="artemia-aof-")
-    proc = _start_redis(port, directory)
+    server = real_redis.Server().start()
     try:
         # no retries of redis-py's own (three, up to seconds apart): the outage outlasts them, as a failover can
-        connection = redis.Redis(port=port, retry=Retry(NoBackoff(), 0))
+        connection = redis.Redis(port=server.port, retry=Retry(NoBackoff(), 0))
         worker = QuietWorker(["artemia"], connection=connection, serializer="json")
         worker.register_birth()
-        proc.kill()
-        proc.wait()
+        server.kill()
         failed = []
 
         def idle():
@@ -373,14 +324,12 @@ def test_a_worker_waits_redis_out_when_it_is_lost_between_two_jobs(server_url):
         thread = threading.Thread(target=idle)
         thread.start()
         time.sleep(1.5)  # its first tries meet a closed port
-        proc = _start_redis(port, directory)
+        server.start()
         thread.join(30)
         assert not thread.is_alive() and failed == []
         assert connection.hget(worker.key, "state") == b"idle"
     finally:
-        proc.kill()
-        proc.wait()
-        shutil.rmtree(directory, ignore_errors=True)
+        server.stop()
 
 
 def test_a_chat_gets_its_messages_in_order_across_a_429_burst(redis_url, ctx_for, workers):
