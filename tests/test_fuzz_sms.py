@@ -181,6 +181,7 @@ class World:
             number = self.rng.choice(numbers)
             action = game.autoplay(self.seat_of[number])
             self.text(number, commands.describe(action, self.rng.choice(["en", "cs"])))
+            self.settle()  # a window the answer closed is resolved before the next input (test_fuzz_telegram)
 
     # --- one fuzz input ---------------------------------------------------------------------------------------
 

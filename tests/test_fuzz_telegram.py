@@ -145,7 +145,9 @@ class World:
         return snap, game, [s for s in sorted(self.ctx.store.expected(self.game_id)) if s not in answered]
 
     def progress(self):
-        """An asked player gives a real, complete answer by buttons."""
+        """An asked player gives a real, complete answer by buttons; a window it closes is resolved, as between any
+        two inputs (a press redelivered while its window is still resolving queues the resolution again, by design:
+        `ingest.requeue_if_resolving`, so the next input's "changes nothing" is measured from a settled game)."""
         snap, game, missing = self.asked()
         if not missing:
             return
@@ -157,6 +159,7 @@ class World:
             if ui.follow(game, seat, choice).complete:
                 break
         self.update(self.press(self.user_of[seat], choice.data()))
+        self.settle()
 
     # --- one fuzz input ---------------------------------------------------------------------------------------
 
