@@ -59,7 +59,6 @@ def list_games(ctx) -> list[dict]:
     found = (key for shard in ctx.store.shards for key in shard.scan_iter(match="{g:*}:snap", count=1000))
     for key in found:
         game_id = key.decode()[3 : -len("}:snap")]
-        r = ctx.store.at(game_id)
         snap = ctx.store.load(game_id)
         if snap is None:
             continue
@@ -73,7 +72,7 @@ def list_games(ctx) -> list[dict]:
                 "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
                 "players": len(meta.get("players", {})),
                 "channel": meta.get("channel"),
-                "cancelled": r.hget(keys.snap(game_id), "cancelled") is not None,
+                "cancelled": ctx.store.cancelled_at(game_id) is not None,
             }
         )
     return sorted(out, key=lambda g: g["game"])
@@ -102,7 +101,7 @@ def describe(ctx, game_id: str) -> dict:
         "deadline": _iso(snap.deadline) if snap.status == "collecting" else None,
         "followed": snap.followed,
         "winner": game.winner,
-        "cancelled": _iso(float(r.hget(keys.snap(game_id), "cancelled") or 0)) or None,
+        "cancelled": _iso(store.cancelled_at(game_id) or 0) or None,
         "players": {
             seat: {"name": p.get("name"), "channel": _channel(p.get("chat"))}
             for seat, p in sorted(meta.get("players", {}).items())

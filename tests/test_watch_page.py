@@ -12,7 +12,8 @@ from service.cardnames import name
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram.tables import Tables
 from service.game import Game
-from service.pipeline import watch
+from service.pipeline import cancelling, ingest, watch
+from service.pipeline.botplay import bot_answer
 from service.pipeline.resolution import start_game
 from service.web import create_app
 
@@ -114,14 +115,17 @@ def test_unknown_or_malformed_tokens_are_not_found(live):
         assert response.status_code == 404 and "svg" not in response.text
 
 
-def test_odd_steps_and_languages_fall_back_instead_of_failing(finished):
+def test_bad_steps_and_languages_are_refused_with_a_reason_and_a_step_past_the_end_shows_the_last(finished):
     ctx, token = finished
     client = client_of(ctx)
     last = client.get(f"/w/{token}/data.json").json()["steps"] - 1
-    for query, step in (("?step=²", last), ("?step=-1", last), ("?step=99999999999999999999", last), ("?step=", last)):
-        response = client.get(f"/w/{token}/data.json{query}&lang=xx")
-        assert response.status_code == 200 and response.json()["step"] == step, query
-        assert "Krok" in response.json()["where"]  # an unknown language: the table's (Czech)
+    assert client.get(f"/w/{token}/data.json?step=999999").json()["step"] == last
+    assert client.get(f"/w/{token}/data.json?lang=en").json()["where"].startswith("Step")
+    for query in ("?step=²", "?step=-1", "?step=1234567", "?step=" + "9" * 4301, "?step=", "?step=1&lang=xx"):
+        for path in (f"/w/{token}", f"/w/{token}/data.json"):
+            response = client.get(path + query)
+            assert response.status_code == 400, (path, query[:20])
+            assert response.text.startswith(("step must be a step number", "lang must be one of: en, cs")), query
 
 
 def test_a_finished_game_replays_step_by_step_in_the_tables_language(finished):
@@ -188,3 +192,53 @@ def test_no_hidden_card_or_pick_reaches_the_page(live):
                 assert name(card, lang) not in texts, (card, lang)
         assert '"you"' not in texts and "Your hand" not in texts
         answer_all(ctx, "live1")
+
+
+def test_a_turns_end_phase_is_not_the_end_of_the_game():
+    """Each step of a finished game (seed 2: eleven steps in a turn's end phase): "Game over" only at its last."""
+    ctx = make_ctx(public_url=PUBLIC)
+    start_game(ctx, "phase4", {**CONFIG, "seed": 2, "players": 4}, table(4, humans=[]))
+    run_jobs(ctx)
+    token, client = ctx.store.meta("phase4")["watch"], client_of(ctx)
+    steps = client.get(f"/w/{token}/data.json").json()["steps"]
+    seen = [client.get(f"/w/{token}/data.json?step={n}&lang=en").json() for n in range(steps)]
+    assert [d["step"] for d in seen if "Game over" in d["where"] + d["parts"]["head"]] == [steps - 1]
+    assert sum(d["where"].endswith(" · End of turn") for d in seen) == 11
+
+
+def test_the_live_page_shows_who_is_still_waited_for_and_changes_when_someone_answers():
+    ctx = make_ctx(public_url=PUBLIC)
+    start_game(ctx, "wait1", {**CONFIG, "players": 3}, table(3, humans=[1, 2]))
+    run_jobs(ctx)
+    token = ctx.store.meta("wait1")["watch"]
+    client = client_of(ctx)
+    before = client.get(f"/w/{token}/data.json")
+    assert "Waiting for: P1, P2" in before.json()["parts"]["head"]
+    snap = ctx.store.load("wait1")
+    game = Game.from_json(snap.json)
+    assert ingest.submit(ctx, "wait1", 1, bot_answer(game, 1), snap.window).stored
+    after = client.get(f"/w/{token}/data.json", headers={"If-None-Match": before.headers["etag"]})
+    assert after.status_code == 200 and after.json()["version"] == before.json()["version"]
+    assert after.json()["state"] != before.json()["state"]  # the page's script swaps the parts on this
+    head = after.json()["parts"]["head"]
+    assert "Waiting for: P2" in head and "P1" not in head.split("Waiting for:")[1]
+    assert f'data-state="{after.json()["state"]}"' in client.get(f"/w/{token}").text
+
+
+def test_a_cancelled_games_page_says_so_and_waits_for_nobody(live):
+    ctx, token = live
+    cancelling.cancel(ctx, "live1", notify=False)
+    html = client_of(ctx).get(f"/w/{token}").text
+    assert "The game was cancelled." in html and "Waiting for" not in html
+    czech = client_of(ctx).get(f"/w/{token}?lang=cs").text
+    assert "Hra byla zrušena." in czech
+
+
+def test_the_page_names_its_icon_so_no_browser_asks_for_a_favicon_it_lacks(live):
+    ctx, token = live
+    client = client_of(ctx)
+    html = client.get(f"/w/{token}").text
+    assert '<link rel="icon" href="/w/icon.svg" type="image/svg+xml">' in html
+    icon = client.get("/w/icon.svg")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.text.startswith("<svg") and "immutable" in icon.headers["cache-control"]

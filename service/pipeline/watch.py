@@ -30,6 +30,7 @@ from service.game.engine import new_game
 from service.store import Store
 
 TOKEN_BYTES = 16
+OVER = "over"  # a frame's kind once the game is over (a window's kinds: explore, hunt, prereveal, reckoning, end)
 CACHED_GAMES = 64  # histories kept per process (a whole 7-player game: ~0.4 MB), the least recently asked dropped first
 
 
@@ -51,7 +52,8 @@ def public(event: dict) -> bool:
 
 @dataclass(frozen=True)
 class Frame:
-    """The game as anyone saw it when a window opened (``kind``: the window's kind, "end" once it is over)."""
+    """The game as anyone saw it when a window opened (``kind``: the window's kind — "end" is a turn's end phase —
+    or `OVER` once the game is over)."""
 
     turn: int
     kind: str
@@ -61,7 +63,7 @@ class Frame:
 
 
 def frame(game: Game, events: list[dict], with_hidden: bool = False) -> Frame:
-    kind = game.window["kind"] if game.window is not None else "end"
+    kind = game.window["kind"] if game.window is not None else OVER
     hidden = {seat: game.private_view(seat) for seat in range(game.players)} if with_hidden else None
     return Frame(game.turn, kind, game.public_view(), list(events), hidden)
 

@@ -226,6 +226,11 @@ class Store:
         raw = self.at(game_id).hgetall(keys.answers(game_id))
         return {int(seat): json.loads(answer) for seat, answer in raw.items()}
 
+    def cancelled_at(self, game_id: str) -> float | None:
+        """When the game was cancelled (`service.pipeline.cancelling`), or None: it was not."""
+        at = self.at(game_id).hget(keys.snap(game_id), "cancelled")
+        return float(at) if at is not None else None
+
     def expected(self, game_id: str) -> set[int]:
         return {int(seat) for seat in self.at(game_id).smembers(keys.expected(game_id))}
 

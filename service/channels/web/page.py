@@ -21,7 +21,7 @@ from service.i18n import translator
 from service.i18n.events import counters, winner
 from service.i18n.names import cards_text, seat_name
 from service.pipeline.news import names_of
-from service.pipeline.watch import Frame
+from service.pipeline.watch import OVER, Frame
 
 STYLE = """
 *{box-sizing:border-box}
@@ -72,6 +72,8 @@ class Shown:
     meta: dict
     lang: str
     over: bool  # the game is over (its frames may then hold the seats' hidden choices: `_hidden`)
+    waiting: list[int] | None = None  # who the open window still waits for now (its frame has who it first asked)
+    cancelled: bool = False  # the game was cancelled: its last frame is where it stood then
 
     @property
     def frame(self) -> Frame:
@@ -91,7 +93,7 @@ def label(shown: Shown) -> str:
     """Where the step is: "Turn 3 · Hunt", or the end."""
     _ = translator(shown.lang).gettext
     frame = shown.frame
-    if frame.kind == "end":
+    if frame.kind == OVER:
         return _("Game over.") + " " + winner(frame.view, shown.lang)
     phase = svg.PHASE_WORDS.get(frame.kind)
     turn = _("Turn {n}").format(n=frame.turn)
@@ -103,8 +105,12 @@ def _head(shown: Shown) -> str:
     view, lang = shown.frame.view, shown.lang
     if view.get("winner"):
         status = f'<p class="status won">{escape(label(shown))}</p>'
+    elif shown.cancelled and shown.step == len(shown.frames) - 1:
+        line = label(shown) + " — " + _("The game was cancelled.")
+        status = f'<p class="status">{escape(line)}</p>'
     else:
-        waiting = (view.get("window") or {}).get("waiting") or []
+        waiting = shown.waiting if shown.live and shown.waiting is not None else None
+        waiting = (view.get("window") or {}).get("waiting") or [] if waiting is None else waiting
         who = ", ".join(seat_name(shown.names, seat, lang) for seat in waiting)
         line = escape(label(shown)) + (" — " + escape(_("Waiting for: {who}").format(who=who)) if who else "")
         status = f'<p class="status">{line}</p>'
@@ -212,9 +218,10 @@ def _nav(shown: Shown, base: str) -> str:
     )
 
 
-def document(shown: Shown, base: str, data_url: str, script_url: str, version: int) -> str:
+def document(shown: Shown, base: str, data_url: str, script_url: str, icon_url: str, version: int) -> str:
     """The whole page. ``base``: the page's own path; ``data_url``: its JSON; ``script_url``: the script that
-    follows a running game and steps through a finished one without reloading."""
+    follows a running game and steps through a finished one without reloading; ``icon_url``: its icon (without
+    one a browser asks for ``/favicon.ico`` at every load)."""
     _ = translator(shown.lang).gettext
     p = parts(shown)
     title = _("Artemia — watch the game")
@@ -235,9 +242,11 @@ def document(shown: Shown, base: str, data_url: str, script_url: str, version: i
         f'<!doctype html><html lang="{shown.lang}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1">'
         '<meta name="referrer" content="no-referrer"><meta name="robots" content="noindex">'
-        f"<title>{escape(title)}</title><style>{STYLE}</style>"
+        f'<title>{escape(title)}</title><link rel="icon" href="{escape(icon_url)}" type="image/svg+xml">'
+        f"<style>{STYLE}</style>"
         f'<script src="{escape(script_url)}" defer></script></head>'
         f'<body><main id="watch" data-url="{escape(data_url)}" data-version="{version}" '
+        f'data-state="{escape(state(shown, version))}" '
         f'data-step="{shown.step}" data-live="{int(shown.live)}" data-lang="{shown.lang}">'
         f"<header><h1>{escape(title)}</h1>{badge}</header>"
         + _tag("p", _("Players: {names}").format(names=players), "players")
@@ -248,10 +257,16 @@ def document(shown: Shown, base: str, data_url: str, script_url: str, version: i
     )
 
 
+def state(shown: Shown, version: int) -> str:
+    """What the live page shows changes with: the game's version and who its open window still waits for."""
+    return f"{version}:{','.join(map(str, shown.waiting or []))}"
+
+
 def data(shown: Shown, version: int) -> dict:
     """The JSON of ``…/data.json``: the parts to swap in, and where the page stands."""
     return {
         "version": version,
+        "state": state(shown, version),
         "over": shown.over,
         "live": shown.live,
         "step": shown.step,

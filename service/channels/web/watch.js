@@ -18,6 +18,7 @@
     document.getElementById("w-board").innerHTML = d.parts.board;
     document.getElementById("w-log").innerHTML = d.parts.log;
     root.dataset.version = String(d.version);
+    root.dataset.state = d.state;
     root.dataset.step = String(d.step);
   }
 
@@ -25,7 +26,7 @@
     setInterval(function () {
       get("?lang=" + lang).then(function (d) {
         if (d.over) return location.reload(); // the replay's controls come with the finished page
-        if (String(d.version) !== root.dataset.version) swap(d);
+        if (d.state !== root.dataset.state) swap(d); // a move, or an answer (who is waited for)
       }).catch(function () { /* a missed poll: the next one catches up */ });
     }, 3000);
     return;
