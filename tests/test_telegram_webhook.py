@@ -401,3 +401,20 @@ def test_after_the_game_its_creator_may_show_the_hidden_choices_on_the_watch_pag
     assert "Hunt cards in hand: " in after.text and "Places in hand: " in after.text
     chosen = [chat.client.get(f"{page}/data.json?step={n}").json()["parts"]["head"] for n in range(1, 6)]
     assert any("Chosen face down: " in head for head in chosen)  # the picks before each reveal
+
+
+def test_the_creator_may_still_reveal_a_finished_game_after_a_new_table_or_a_cancelled_one(chat, env):
+    first, meta = begin(chat, env, players=3)
+    while env.ctx.store.load(first).status != "over":
+        answer_all(env.ctx, first)
+    assert "Join" in str(chat.say(0, "/newgame@artemia_bot")["reply_markup"])  # a new table here, not begun
+    assert chat.say(1, "/reveal")["text"] == "Only the player who opened this game may do that."
+    assert "hidden cards and picks too" in chat.say(0, "/reveal")["text"]
+    assert "Hidden choices (shown by the table's creator" in html.unescape(chat.client.get(f"/w/{meta['watch']}").text)
+
+    second, meta = begin(chat, env, players=3, reopen=False)
+    assert "only after the game is over" in chat.say(0, "/reveal")["text"]
+    assert "cancelled" in chat.say(0, "/cancel")["text"]
+    assert "hidden cards and picks too" in chat.say(0, f"/reveal {second.lower()}")["text"]
+    assert "Hidden choices (shown by the table's creator" in html.unescape(chat.client.get(f"/w/{meta['watch']}").text)
+    assert "You opened no finished game here" in chat.say(0, "/reveal NOSUCH")["text"]

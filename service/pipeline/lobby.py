@@ -200,6 +200,18 @@ class Lobby:
         """(game, seat) of every game the address plays, the most recently begun first."""
         return self.ctx.store.games_of_user(user_of(address))
 
+    def finished_by(self, place: str, address: str, code: str | None = None) -> str | None:
+        """The newest game the address opened at ``place`` (or the one ``code`` names) that is over — finished or
+        cancelled — whether or not its table is still there: what the creator's ``/reveal`` shows."""
+        for game_id, _seat in self.games_of(address):
+            if code is not None and game_id != code:
+                continue
+            snap, meta = self.ctx.store.load_with_meta(game_id)
+            if snap is not None and snap.status == "over" and meta.get("group") == place:
+                if meta.get("creator") == address:
+                    return game_id
+        return None
+
     def is_over(self, table: Table) -> bool:
         snap = self.ctx.store.load(table.game) if table.game else None
         return snap is not None and snap.status == "over"
@@ -516,6 +528,7 @@ class Lobby:
             "players": players,
             "group": table.place,
             "code": table.code,
+            "creator": table.creator,  # who may /reveal the hidden choices once it is over, table or no table
             "lang": table.lang,
             "bots": bots,
             **({"bot_levels": levels} if levels else {}),

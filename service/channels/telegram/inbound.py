@@ -594,15 +594,20 @@ def cmd_cancel(message, args, lang, env):
 
 
 def cmd_reveal(message, args, lang, env):
-    """After the game its creator may show each seat's hidden choices on the game's watch page."""
-    table = _table(message, env, lang)
-    if telegram_address(message.sender.id) != table.creator:
-        raise Refused(refusal("not_creator", lang))
-    snap = env.ctx.store.load(table.game) if table.game else None
-    if snap is None or snap.status != "over":
+    """After the game its creator may show each seat's hidden choices on the game's watch page: the table's game,
+    or after the table was cancelled or a new one opened here, the newest finished game they opened here (``/reveal
+    <code>`` names another)."""
+    place, creator = _place(message), telegram_address(message.sender.id)
+    table = env.lobby.at(place)
+    if not args and table is not None and table.game and table.creator == creator and not _over(env, table.game):
         raise Refused(_t(lang, "Hidden choices can be shown only after the game is over."))
-    watch.show_hidden(env.ctx.store, table.game)
-    link = watch.url(env.ctx.settings, env.ctx.store.meta(table.game))
+    game_id = env.lobby.finished_by(place, creator, args[0].upper() if args else None)
+    if game_id is None:
+        if table is not None and table.creator != creator:
+            raise Refused(refusal("not_creator", lang))
+        raise Refused(_t(lang, "You opened no finished game here whose hidden choices could be shown."))
+    watch.show_hidden(env.ctx.store, game_id)
+    link = watch.url(env.ctx.settings, env.ctx.store.meta(game_id))
     said = _t(lang, "The watch page now shows each player's hidden cards and picks too.")
     return reply(message, f"{said}\n{link}" if link else said)
 
