@@ -8,6 +8,7 @@ from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
 from service.channels import longplay
+from service.channels.sms import text as sms_text
 from service.game import Game
 from service.pipeline import absence, ingest, records, resolution, standins, upkeep
 from service.pipeline.absence import AbsenceError, parse_until
@@ -388,8 +389,31 @@ def test_the_newcomer_gets_a_recap_of_the_seat_and_the_table(ctx):
     token, _ = standins.offer_own(ctx, G, "user1")
     said, taken = longplay.take_seat(ctx, token, NOVA, "en")
     assert taken is not None
-    assert said.startswith(f"🔁 You now play P1's seat in game {G}.")
+    assert said.startswith(f"🔁 You now play P1's seat in game {G}: Hunted 1.")
     for part in ("Your hand:", "Survival:", "Will:", "Your discard:", "Turn 1"):
         assert part in said, part
     said, taken = longplay.take_seat(ctx, token, NOVA, "cs")
     assert taken is None and "už je obsazené" in said
+
+
+def test_the_recap_names_the_role_links_the_game_so_far_and_is_short_by_text(clock):
+    ctx = make_ctx(clock=clock, public_url="https://watch.example.org")
+    start_game(ctx, G, CONFIG, table(3, humans=[0, 1], deadline=3600))
+    link = f"https://watch.example.org/w/{ctx.store.meta(G)['watch']}"
+    token, _ = standins.offer_own(ctx, G, "user0")
+    said, taken = longplay.take_seat(ctx, token, {**NOVA, "lang": "cs"}, "cs")
+    assert taken is not None and taken.seat == 0
+    first, *rest = said.split("\n")
+    assert first == f"🔁 Teď hraješ za místo hráče P0 ve hře {G}: Bytost."
+    assert rest[0].startswith("Tvoje karty lovu: ") and rest[1] == "Kolo 1"
+    assert rest[-1] == f"Dosavadní průběh hry: {link}"
+    token, _ = standins.offer_own(ctx, G, "user1")
+    by_text, taken = longplay.take_seat(
+        ctx, token, {**NOVA, "user": "user8", "chat": "sms:+15005550108"}, "en", short=True
+    )
+    assert taken is not None
+    assert by_text.startswith(f"You now play P1's seat in game {G}: Hunted 1.\n")
+    assert by_text.endswith(f"The game so far: {link}")
+    assert "Rescue counter:" in by_text and "⭐" not in by_text and "🔁" not in by_text
+    sent = sms_text.outgoing(by_text, ascii=False, accents=False)  # as the SMS router sends it
+    assert sms_text.cost(sent).encoding == "GSM-7" and sms_text.cost(sent).segments <= 3, sent

@@ -10,9 +10,9 @@ from service.channels.plain import situation
 from service.game import Game
 from service.i18n import translator
 from service.i18n.clock import when
-from service.i18n.events import duration, track
+from service.i18n.events import counters, duration, track
 from service.i18n.names import cards_text
-from service.pipeline import absence, records, standins
+from service.pipeline import absence, records, standins, watch
 from service.pipeline.absence import AbsenceError
 from service.pipeline.context import Context
 from service.pipeline.standins import StandInError
@@ -187,31 +187,40 @@ def standin_refusal(error: StandInError, lang: str) -> str:
     }[error.reason]
 
 
-def recap(game: Game, seat: int, before: dict, game_id: str, lang: str) -> str:
-    """What the newcomer needs of the seat: whose it was, what it holds (hand, discard, Will, Survival cards, or
-    the Hunt cards) and the public situation (the turn and the track)."""
+def recap(game: Game, seat: int, before: dict, game_id: str, lang: str, link: str | None, short: bool) -> str:
+    """What the newcomer needs of the seat: whose it was and which role it plays, what it holds (hand, discard,
+    Will, Survival cards, or the Hunt cards), the public situation (the turn and the counters) and where the game
+    so far can be read (``link``: its watch page). ``short`` (a text message, paid by the segment): no pictures,
+    the counters in one line."""
     _ = translator(lang).gettext
-    lines = [
-        "🔁 " + _("You now play {old}'s seat in game {code}.").format(old=before.get("name", ""), code=game_id),
-        situation(game, seat, lang),
-    ]
+    role = _("the Creature") if seat == 0 else _("Hunted {n}").format(n=seat)
+    taken = _("You now play {old}'s seat in game {code}: {role}.").format(
+        old=before.get("name", ""), code=game_id, role=role
+    )
+    lines = [taken if short else "🔁 " + taken, situation(game, seat, lang)]
     if seat != 0:
         discard = game.visible_discards(seat).get(seat) or []
         lines.append(_("Your discard: {cards}").format(cards=cards_text(sorted(discard), lang) or "—"))
-    lines += [_("Turn {n}").format(n=game.turn), track(game.public_view(), lang)]
+    view = game.public_view()
+    lines += [_("Turn {n}").format(n=game.turn), counters(view, lang) if short else track(view, lang)]
+    if link:
+        lines.append(_("The game so far: {link}").format(link=link))
     return "\n".join(lines)
 
 
-def take_seat(ctx: Context, token: str, player: dict, lang: str) -> tuple[str, standins.Taken | None]:
-    """-> (the reply: the recap, or why not; what was taken)."""
+def take_seat(
+    ctx: Context, token: str, player: dict, lang: str, short: bool = False
+) -> tuple[str, standins.Taken | None]:
+    """-> (the reply: the recap, or why not; what was taken). ``short``: the recap for a text message."""
     try:
         taken = standins.take(ctx, token, player)
     except StandInError as error:
         return standin_refusal(error, lang), None
-    snap = ctx.store.load(taken.game_id)
+    snap, meta = ctx.store.load_with_meta(taken.game_id)
     if snap is None:
         return standin_refusal(StandInError("over"), lang), None
-    return recap(Game.from_json(snap.json), taken.seat, taken.before, taken.game_id, lang), taken
+    link = watch.url(ctx.settings, meta)
+    return recap(Game.from_json(snap.json), taken.seat, taken.before, taken.game_id, lang, link, short), taken
 
 
 def leave(ctx: Context, game_id: str, user: str, lang: str) -> str:

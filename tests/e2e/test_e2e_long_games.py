@@ -162,7 +162,8 @@ def test_stand_ins_take_a_handed_seat_and_a_left_one_and_the_game_goes_on(redis_
     said = users.say(eva, f"/start s{token}", private=True)["text"]
     assert "already sit at this table" in said and store_seat(store, game_id, petr) == petr_seat
     taken = users.say(zoe, f"/start s{token}", private=True)
-    assert taken["text"].startswith(f"🔁 You now play Petr's seat in game {game_id}.")
+    role = "the Creature" if petr_seat == 0 else f"Hunted {petr_seat}"
+    assert taken["text"].startswith(f"🔁 You now play Petr's seat in game {game_id}: {role}.")
     assert "Turn " in taken["text"] and store_seat(store, game_id, zoe) == petr_seat
     assert "already taken" in users.say(max_, f"/standin {token}", private=True)["text"]  # one use
     wait_for(lambda: group_says(users, "🔁 Zoe takes Petr's seat."), 20, "the table to be told")

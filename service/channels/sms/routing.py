@@ -413,7 +413,7 @@ class Router:
         if len(args) != 1:
             return reply("standin_usage", prefs.lang)
         player = self._player(number, prefs.lang)
-        said, _taken = longplay.take_seat(self.lobby.ctx, args[0], player.seat_entry(), prefs.lang)
+        said, _taken = longplay.take_seat(self.lobby.ctx, args[0], player.seat_entry(), prefs.lang, short=True)
         return said
 
     # --- settings --------------------------------------------------------------------------------------------
