@@ -180,3 +180,19 @@ def test_a_solo_game_in_private_puts_one_person_against_bots(world):
     assert "you are the Creature, against 3 bots (normal)" in said, said
     assert world.lobby.get(world.lobby.last_opened(f"tg:{TG_B}")).seats == {f"tg:{TG_B}": 0}
     assert "Usage: /newgame" in world.telegram.say(TG_B, "/newgame dragon")
+
+
+def test_a_game_without_a_group_links_its_watch_page_to_the_solo_player_and_to_sms_players(world):
+    """The group's status message carries the page's button; a solo game and an SMS player have no such message."""
+    world.ctx.settings = world.ctx.settings.model_copy(
+        update={"bot_budget_ms": 5, "public_url": "https://watch.example.org"}
+    )
+    said = world.telegram.say(TG_A, "/newgame hunted 3")
+    code = world.lobby.last_opened(f"tg:{TG_A}")
+    link = f"https://watch.example.org/w/{world.ctx.store.meta(code)['watch']}"
+    assert said.endswith(f"Your questions come here.\nThe board and the game so far: {link}"), said
+    opened = world.reply(ANNA, "NEW 3")
+    sms_code = opened.split()[1]
+    begun = world.reply(ANNA, f"GO {sms_code}")
+    sms_link = f"https://watch.example.org/w/{world.ctx.store.meta(sms_code)['watch']}"
+    assert begun.startswith(f"{sms_code} has begun. You are ") and begun.endswith(f" Watch the game: {sms_link}"), begun

@@ -61,7 +61,7 @@ from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Held, Prefs, chat_of
 from service.game import Game, IllegalAction
 from service.i18n import N_, translator
-from service.pipeline import floods, scheduling
+from service.pipeline import floods, scheduling, watch
 from service.pipeline.ingest import Reason, Status
 from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
@@ -129,6 +129,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "size": N_(" for {size}, bots in empty seats"),
     "joined": N_("You joined {code} ({n}/{size}). It starts when its creator texts GO."),
     "seated": N_("{code} has begun. You are {role}; your questions come by SMS."),
+    "watch": N_("Watch the game: {link}"),
     "volunteer": N_("OK: you will be the Creature in {code}."),
     "left": N_("You left {code}."),
     "bot_added": N_("OK: a bot ({level}) takes a seat at {code} ({n}/{size})."),
@@ -359,6 +360,9 @@ class Router:
         seat = table.seats[sms_address(number)]
         role = reply("creature", lang) if seat == 0 else reply("hunted", lang, n=seat)
         said = reply("seated", lang, code=table.code, role=role)
+        link = watch.url(self.lobby.ctx.settings, self.lobby.ctx.store.meta(table.code)) if table.game else None
+        if link:
+            said += " " + reply("watch", lang, link=link)
         if lang == "cs" and not self.directory.prefs(number).ascii:
             said += " " + reply("ascii_offer", lang)
         return said

@@ -902,12 +902,18 @@ def solo_game(message: SentMessage, args: list[str], lang: str, env: Env) -> dic
         raise Refused(_t(lang, "Usage: /newgame [hunted|creature] [2-7] [easy|normal|hard], e.g. /newgame creature 4"))
     started = _lobby_call(lang, env.lobby.solo, _player(message.sender), lang, players, as_creature, level)
     role = _t(lang, "the Creature") if as_creature else _t(lang, "a Hunted")
-    return reply(
-        message,
-        _t(lang, "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.").format(
-            code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
-        ),
+    said = _t(lang, "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.")
+    said = said.format(
+        code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
     )
+    return reply(message, _with_watch_link(said, started.table.code, lang, env))
+
+
+def _with_watch_link(said: str, game_id: str, lang: str, env: Env) -> str:
+    """``said``, and the game's watch page where it has one: a game without a group has no status message to
+    carry the page's button."""
+    link = watch.url(env.ctx.settings, env.ctx.store.meta(game_id))
+    return f"{said}\n" + _t(lang, "The board and the game so far: {link}").format(link=link) if link else said
 
 
 def join_by_code(message: SentMessage, code: str, lang: str, env: Env) -> dict:
