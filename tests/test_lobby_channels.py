@@ -196,3 +196,26 @@ def test_a_game_without_a_group_links_its_watch_page_to_the_solo_player_and_to_s
     begun = world.reply(ANNA, f"GO {sms_code}")
     sms_link = f"https://watch.example.org/w/{world.ctx.store.meta(sms_code)['watch']}"
     assert begun.startswith(f"{sms_code} has begun. You are ") and begun.endswith(f" Watch the game: {sms_link}"), begun
+
+
+def test_a_bot_that_fills_a_table_of_a_set_size_begins_it_as_a_join_would(world):
+    world.ctx.settings = world.ctx.settings.model_copy(update={"bot_budget_ms": 5})
+    code = world.reply(BEDA, "NEW 3").split()[1]
+    assert world.reply(BEDA, f"ADDBOT {code}").startswith(f"OK: a bot (normal) takes a seat at {code} (2/3)")
+    begun = world.reply(BEDA, f"ADDBOT {code} hard")
+    assert begun.startswith(f"{code} has begun. You are "), begun
+    assert world.ctx.store.load(code) is not None and world.lobby.get(code).game == code
+
+
+def test_a_solo_game_by_sms_puts_the_number_against_bots_at_once(world):
+    world.ctx.settings = world.ctx.settings.model_copy(update={"bot_budget_ms": 5})
+    said = world.reply(CYRIL, "SOLO bytost 4 tezky")
+    code = said.split()[0]
+    assert said.startswith(f"{code} has begun. You are the Creature; your questions come by SMS."), said
+    meta = world.ctx.store.meta(code)
+    assert len(meta["players"]) == 4 and sorted(meta["bots"]) == [1, 2, 3]
+    assert set(meta["bot_levels"].values()) == {"hard"}
+    world.pump()
+    assert world.ctx.store.expected(code) == {0}  # the Creature chooses the board's side
+    assert world.reply(ANNA, "SOLO dragon").startswith("Text SOLO [creature/hunted] [2-7]")
+    assert world.reply(ANNA, "SOLO 9").startswith("Text SOLO")

@@ -196,13 +196,13 @@ def test_bots_added_at_a_level_take_seats_and_keep_their_level():
     assert reason(lobby.add_bot, table.code, "tg:9", "hard") == "not_in"
     assert reason(lobby.add_bot, table.code, "tg:1", "brilliant") == "bad_level"
     lobby.add_bot(table.code, "tg:1", "hard")
-    table = lobby.add_bot(table.code, "tg:1", "normal")
-    assert table.bots == ["hard", "normal"] and table.seated == 3
+    table, started = lobby.add_bot(table.code, "tg:1", "normal")
+    assert table.bots == ["hard", "normal"] and table.seated == 3 and started is None
     assert Table.from_json(table.to_json()) == table
     lobby.join(table.code, tg(2))
-    lobby.add_bot(table.code, "tg:2", "easy")
-    assert reason(lobby.add_bot, table.code, "tg:1", "easy") == "full"
-    lobby.begin(table.code, "tg:1")
+    table, started = lobby.add_bot(table.code, "tg:2", "easy")  # the fifth of five seats: the game begins
+    assert started is not None and started.table.game == table.code
+    assert reason(lobby.add_bot, table.code, "tg:1", "easy") == "begun"
     meta = lobby.ctx.store.meta(table.code)
     assert len(meta["players"]) == 5 and len(meta["bots"]) == 3
     assert sorted(meta["bot_levels"].values()) == ["easy", "hard", "normal"]

@@ -324,10 +324,13 @@ class Lobby:
                 raise LobbyError("full", table)
             table.players.append(player)
 
-        table = self.change(code, add)
+        return self._begin_when_full(self.change(code, add))
+
+    def _begin_when_full(self, table: Table) -> tuple[Table, Started | None]:
+        """A sized table that a join or a bot has just filled begins its game: -> (table, Started)."""
         if table.size and table.seated >= table.size:
             try:
-                return table, self.begin(code, None)
+                return table, self.begin(table.code, None)
             except LobbyError as refusal:
                 if refusal.reason != "begun":
                     raise
@@ -411,9 +414,9 @@ class Lobby:
         except LobbyError:
             pass  # the table is gone already
 
-    def add_bot(self, code: str, by: str, level: str) -> Table:
+    def add_bot(self, code: str, by: str, level: str) -> tuple[Table, Started | None]:
         """A player at the table adds a bot of ``level`` (BOT_LEVELS) to an empty seat (LobbyError: unknown,
-        begun, not_in, full, bad_level). Unlike a join, a bot that fills a sized table does not begin it."""
+        begun, not_in, full, bad_level). Like a join, a bot that fills a sized table begins its game."""
 
         def add(table):
             if table.game:
@@ -426,7 +429,7 @@ class Lobby:
                 raise LobbyError("full", table)
             table.bots.append(level)
 
-        return self.change(code, add)
+        return self._begin_when_full(self.change(code, add))
 
     def volunteer(self, code: str, address: str) -> Table:
         def mark(table):

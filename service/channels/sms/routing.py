@@ -11,6 +11,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
 
     NEW | NOVA [2-7] [live|fast|daily] [name]    open a table (ZIVE, RYCHLE, DENNE are the Czech presets; bots
                                                  fill the seats up to the number given)
+    SOLO [creature|hunted] [2-7] [level]         a game against bots, begun at once (BYTOST, LOVENY; LEHKY,
+                                                 NORMALNI, TEZKY; a Hunted, 3 players, normal when not said)
     JOIN | PRIPOJ <code> [name]                  join a table, opened by SMS or on Telegram
     GO | ZACNI [code]                            its creator starts it (2-7 players); a full table starts itself
     CREATURE | BYTOST [code]                     volunteer to be the Creature (alone or with a code: otherwise
@@ -70,6 +72,8 @@ STOP_WORDS = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"}
 START_WORDS = {"START", "YES", "UNSTOP"}
 HELP_WORDS = {"HELP", "INFO", "NAPOVEDA"}
 NEW_WORDS = {"NEW", "NOVA"}
+SOLO_WORDS = {"SOLO"}
+SOLO_ROLES = {"CREATURE": True, "BYTOST": True, "HUNTED": False, "LOVENY": False}
 JOIN_WORDS = {"JOIN", "PRIPOJ"}
 GO_WORDS = {"GO", "ZACNI", "ZACIT"}
 CREATURE_WORDS = {"CREATURE", "BYTOST"}
@@ -124,6 +128,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "resumed": N_("Artemia: welcome back, your seats are yours again."),
     "no_game": N_("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more."),
     "join_usage": N_("Text JOIN and the game's code, e.g. JOIN K7QX. NEW opens a game."),
+    "solo_usage": N_("Text SOLO [creature/hunted] [2-7] [easy/normal/hard] for a game against bots, e.g. SOLO 4."),
     "not_in": N_("You are not in game {code}. Your games: {codes}."),
     "opened": N_("Game {code} is open{size}. Friends text JOIN {code} (on Telegram: /join {code}). GO starts it."),
     "size": N_(" for {size}, bots in empty seats"),
@@ -222,6 +227,7 @@ class Router:
             first = ""  # "bytost 3 a 5": the Creature's hunt, a game command
         for keywords, handler in (
             (NEW_WORDS, self._new),
+            (SOLO_WORDS, self._solo),
             (JOIN_WORDS, self._join),
             (GO_WORDS, self._go),
             (CREATURE_WORDS, self._creature),
@@ -273,6 +279,22 @@ class Router:
         self.directory.keep(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds)
         sized = reply("size", prefs.lang, size=table.size) if table.size else ""
         return reply("opened", prefs.lang, code=table.code, size=sized)
+
+    def _solo(self, number: str, args: list[str], prefs: Prefs) -> str:
+        """A game of the number against bots, begun at once."""
+        words = [fold(a) for a in args]
+        unknown = [w for w in words if w not in SOLO_ROLES and not w.isdigit() and w not in BOT_LEVEL_NAMES]
+        if unknown:
+            return reply("solo_usage", prefs.lang)
+        as_creature = next((SOLO_ROLES[w] for w in words if w in SOLO_ROLES), False)
+        players = next((int(w) for w in words if w.isdigit()), 3)
+        level = next((BOT_LEVEL_NAMES[w] for w in words if w in BOT_LEVEL_NAMES), DEFAULT_BOT_LEVEL)
+        try:
+            started = self.lobby.solo(self._player(number, prefs.lang), prefs.lang, players, as_creature, level)
+        except LobbyError as exc:
+            return reply("solo_usage" if exc.reason == "too_few" else exc.reason, prefs.lang)
+        self.directory.keep(number, self.lobby.ctx.settings.sms_prefs_ttl_seconds)
+        return self._seated(number, started.table, prefs.lang)
 
     def _join(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         if not args:
@@ -331,9 +353,11 @@ class Router:
             return reply("no_lobby", prefs.lang)
         level = BOT_LEVEL_NAMES.get(levels[0], levels[0].lower()) if levels else DEFAULT_BOT_LEVEL
         try:
-            table = self.lobby.add_bot(code, sms_address(number), level)
+            table, started = self.lobby.add_bot(code, sms_address(number), level)
         except LobbyError as exc:
             return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
+        if started:  # the bot filled a table of a set size: it has begun
+            return self._seated(number, started.table, prefs.lang)
         words = translator(prefs.lang).gettext(plain.BOT_LEVEL_WORDS[level])
         return reply("bot_added", prefs.lang, code=code, level=words, n=table.seated, size=table.capacity)
 

@@ -443,7 +443,9 @@ def cmd_addbot(message, args, lang, env):
     """A player at the table adds a bot (``/addbot [easy|normal|hard]``, normal when not said)."""
     table = _lobby(message, env, lang)
     level = args[0].lower() if args else DEFAULT_BOT_LEVEL
-    table = _lobby_call(lang, env.lobby.add_bot, table.code, telegram_address(message.sender.id), level)
+    table, started = _lobby_call(lang, env.lobby.add_bot, table.code, telegram_address(message.sender.id), level)
+    if started:  # the bot filled a table of a set size: it has begun
+        return reply(message, began_text(started, lang))
     news = _t(lang, "{name} adds a bot ({level}).").format(
         name=message.sender.first_name, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
     )
