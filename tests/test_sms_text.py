@@ -20,6 +20,7 @@ from service.channels.sms.text import (
 )
 from service.game import new_game
 from service.game.bots import choose
+from service.i18n.clock import when
 
 # 2026-07-14 16:00 UTC is a Tuesday: 18:00 summer time in Prague
 SUMMER = datetime(2026, 7, 14, 16, 0, tzinfo=UTC).timestamp()
@@ -84,7 +85,7 @@ def test_the_ascii_setting_of_a_number_is_auto_until_it_says_on_or_off():
 
 def test_deadline_is_absolute_local_time_with_its_zone():
     assert deadline_text(SUMMER, "Europe/Prague", "en") == "Tue 18:00 CEST"
-    assert deadline_text(WINTER, "Europe/Prague", "cs") == "út 17:00 CET"
+    assert deadline_text(WINTER, "Europe/Prague", "cs") == "út 17:00 SEČ"  # the zone as Czech names it
     assert deadline_text(SUMMER, "America/New_York", "en") == "Tue 12:00 EDT"
     assert deadline_text(SUMMER + 30, "Europe/Prague", "en", precise=True) == "Tue 18:00:30 CEST"  # a short step
 
@@ -97,7 +98,7 @@ def test_question_stands_on_its_own():
     hand = game.view(1)["you"]["hand"]
     assert f"play {min(hand)}-{max(hand)}" in text or all(str(c) in text for c in hand)
     cs = question("K7QX", game, 1, SUMMER, "cs", "Europe/Prague")
-    assert cs.startswith("K7QX K1 Průzkum: hraj ") and cs.endswith("Do út 18:00 CEST.")
+    assert cs.startswith("K7QX K1 Průzkum: hraj ") and cs.endswith("Do út 18:00 SELČ.")
 
 
 def test_news_shows_only_what_the_seat_may_see():
@@ -138,3 +139,14 @@ def test_the_sms_of_a_live_table_shows_its_deadline_to_the_second():
     for seconds, shown in ((120, "18:00:30"), (3600, "18:00 ")):
         [sms] = step_messages({**meta, "deadline_seconds": seconds}, game, [], [0], SUMMER + 30, directory)
         assert shown in sms["text"], sms["text"]
+
+
+def test_every_channel_words_a_time_alike_in_the_tables_zone_and_the_languages_format():
+    assert when(WINTER, "cs", "Europe/Prague").endswith(" 17:00 SEČ") and ". " in when(WINTER, "cs", "Europe/Prague")
+    assert when(WINTER, "en", "Europe/Prague").endswith(", 17:00 CET")  # not "+0100"
+    assert when(WINTER, "en", "Europe/London").endswith(", 16:00 GMT")
+    assert when(WINTER, "en", "UTC").endswith(", 16:00 UTC")
+    day = when(WINTER, "cs", "Europe/Prague").split(",")[0]
+    assert day.split()[1].endswith(".")  # "út 8. pro": Czech writes the day of the month with a dot
+    assert deadline_text(WINTER, "Europe/Prague", "en").split()[-1] == when(WINTER, "en", "Europe/Prague").split()[-1]
+    assert deadline_text(WINTER, "Europe/Prague", "cs").split()[-1] == when(WINTER, "cs", "Europe/Prague").split()[-1]

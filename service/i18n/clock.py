@@ -15,9 +15,28 @@ def zone(lang: str, tz: str | None = None) -> str:
     return tz or DEFAULT_TZ.get(lang, "UTC")
 
 
+# The day as each language writes it: Czech puts a dot after the day of the month ("út 8. pro").
+DAY_PATTERN = {"cs": "EEE d. MMM", "en": "EEE d MMM"}
+
+
 @lru_cache(maxsize=4096)  # a window's deadline is told to every seat, and on every press's reply (~30 µs each)
 def when(ts: float, lang: str, tz: str | None = None, precise: bool = False) -> str:
-    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET" ("18:30:15 CET" when
-    ``precise``: a short step, where a minute matters)."""
+    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET", "út 14. lis, 18:30
+    SEČ" ("18:30:15" when ``precise``: a short step, where a minute matters)."""
     moment = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(zone(lang, tz)))
-    return format_datetime(moment, "EEE d MMM, HH:mm:ss zzz" if precise else "EEE d MMM, HH:mm zzz", locale=lang)
+    day = format_datetime(moment, DAY_PATTERN.get(lang, DAY_PATTERN["en"]), locale=lang)
+    return f"{day}, {clock_time(moment, precise)} {zone_name(moment, lang)}"
+
+
+def clock_time(moment: datetime, precise: bool = False) -> str:
+    return moment.strftime("%H:%M:%S" if precise else "%H:%M")
+
+
+def zone_name(moment: datetime, lang: str) -> str:
+    """The zone's short name as the language says it (SEČ in Czech, CET in English, UTC, GMT, EST), never a bare
+    offset where a name exists ("+0100" is what English gets from the locale data for Central Europe)."""
+    named = format_datetime(moment, "zzz", locale=lang)
+    if named[:1].isalpha():
+        return named
+    own = moment.tzname() or ""
+    return own if own[:1].isalpha() else named

@@ -23,6 +23,7 @@ from babel.dates import format_datetime
 
 from service import commands
 from service.i18n import N_, translator
+from service.i18n.clock import clock_time, zone_name
 
 GSM_BASIC = set(
     "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿"
@@ -157,11 +158,10 @@ def _seat(seat: int, lang: str) -> str:
 
 
 def deadline_text(ts: float, tz: str, lang: str, precise: bool = False) -> str:
-    """An absolute local time with its zone: "Tue 18:05 CET" / "út 18:05 CET" ("18:05:30" when ``precise``: a
+    """An absolute local time with its zone: "Tue 18:05 CET" / "út 18:05 SEČ" ("18:05:30" when ``precise``: a
     step shorter than 10 minutes)."""
     local = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(tz))
-    clock = local.strftime("%H:%M:%S" if precise else "%H:%M")
-    return f"{format_datetime(local, 'EEE', locale=lang)} {clock} {local.tzname()}"
+    return f"{format_datetime(local, 'EEE', locale=lang)} {clock_time(local, precise)} {zone_name(local, lang)}"
 
 
 def news(events: list[dict], seat: int, lang: str) -> str:
