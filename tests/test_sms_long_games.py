@@ -1,6 +1,8 @@
 """Long games by SMS (issue 17): AWAY <until>, AWAY OFF and STATS [OFF] on the real app and pipeline (the SMS
 test world: fake Twilio, fakeredis, a hand-driven clock)."""
 
+from datetime import UTC, datetime
+
 from sms_support import world_fixtures
 
 from service.pipeline import absence
@@ -47,3 +49,19 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     assert world.reply(BEDA, "STATS") == "You have no finished game on record yet."  # he left before the end
     assert "deleted" in world.reply(ANNA, "STATS OFF")
     assert world.reply(ANNA, "stats").startswith("You keep no record")
+
+
+def test_away_by_sms_is_read_and_confirmed_in_the_tables_zone_as_the_table_is_told(world):
+    """A number abroad at an English table (its zone UTC): "AWAY 8.12. 18:00" is 18:00 UTC for the number and the
+    table alike (it was read in the number's default zone, Prague, and confirmed as "18:00 +0100")."""
+    uk, other = "+447700900011", "+447700900012"
+    code = world.reply(uk, "NEW 3").split()[1]
+    world.reply(other, f"JOIN {code}")
+    world.reply(uk, f"GO {code}")
+    world.pump()
+    soon = datetime.fromtimestamp(world.ctx.clock() + 2 * 86400, UTC)
+    said = world.reply(uk, f"AWAY {soon.day}.{soon.month}. 18:00")
+    assert said.startswith("Away until ") and ", 18:00 UTC:" in said, said
+    world.pump()
+    told = [text for text in world.twilio.to(other) if "is away until" in text]
+    assert told and ", 18:00 UTC" in told[-1], told

@@ -63,7 +63,7 @@ from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Held, Prefs, chat_of
 from service.game import Game, IllegalAction
 from service.i18n import N_, translator
-from service.pipeline import floods, scheduling, watch
+from service.pipeline import absence, floods, scheduling, watch
 from service.pipeline.ingest import Reason, Status
 from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
@@ -428,7 +428,8 @@ class Router:
             return None  # a paid reply to a number that plays nothing comes out of the strangers' budget
         if len(args) == 1 and fold(args[0]) in BACK_WORDS:
             return longplay.back(ctx, address, prefs.lang)
-        tz = prefs.tz or ctx.settings.sms_default_tz
+        # read and shown in the zone of the number's table, as the table is told it (as /away on Telegram)
+        tz = absence.zone_of_user(ctx, address, prefs.tz or ctx.settings.sms_default_tz)
         return longplay.away(ctx, address, " ".join(args), prefs.lang, "AWAY", tz)
 
     def _stats(self, number: str, args: list[str], prefs: Prefs) -> str | None:
