@@ -12,7 +12,7 @@ from service.cardnames import name
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram.tables import Tables
 from service.game import Game
-from service.pipeline import cancelling, ingest, watch
+from service.pipeline import cancelling, ingest, standins, watch
 from service.pipeline.botplay import bot_answer
 from service.pipeline.resolution import start_game
 from service.web import create_app
@@ -242,3 +242,25 @@ def test_the_page_names_its_icon_so_no_browser_asks_for_a_favicon_it_lacks(live)
     icon = client.get("/w/icon.svg")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
     assert icon.text.startswith("<svg") and "immutable" in icon.headers["cache-control"]
+
+
+def test_a_replay_names_each_seat_by_whoever_held_it_at_that_step():
+    """Seat 1 changes hands after a few windows: the steps before name its first player, the later ones the
+    stand-in; the page's list of players names who plays now."""
+    ctx = make_ctx(public_url=PUBLIC)
+    start_game(ctx, "swap1", {**CONFIG, "players": 3}, table(3, humans=[1, 2]))
+    run_jobs(ctx)
+    for _ in range(3):
+        answer_all(ctx, "swap1")
+    token, _ = standins.offer_own(ctx, "swap1", "user1")
+    standins.take(ctx, token, {"name": "Nova", "chat": "chat9", "user": "user9", "address": "user9", "lang": "en"})
+    for _ in range(3):
+        answer_all(ctx, "swap1")
+    client, watch_token = client_of(ctx), ctx.store.meta("swap1")["watch"]
+    steps = client.get(f"/w/{watch_token}/data.json").json()["steps"]
+    seen = [client.get(f"/w/{watch_token}/data.json?step={n}&lang=en").json() for n in range(steps)]
+    early, late = seen[1]["parts"], seen[-1]["parts"]
+    assert "P1" in early["head"] + early["board"] and "Nova" not in early["head"] + early["board"] + early["log"]
+    assert "Nova" in late["head"] + late["board"]
+    assert "P1" in late["log"] and "Nova" in late["log"]  # earlier turns' moves by P1, later ones by Nova
+    assert "Players: Bot0, Nova, P2" in client.get(f"/w/{watch_token}?step=1").text

@@ -60,12 +60,24 @@ class Frame:
     view: dict
     events: list[dict] = field(default_factory=list)  # the public events since the previous frame
     hidden: dict[int, dict] | None = None  # seat -> its private view, in frames made ``with_hidden`` only
+    applied: int = 0  # the actions of the log applied when it was made
 
 
-def frame(game: Game, events: list[dict], with_hidden: bool = False) -> Frame:
+def frame(game: Game, events: list[dict], with_hidden: bool = False, applied: int = 0) -> Frame:
     kind = game.window["kind"] if game.window is not None else OVER
     hidden = {seat: game.private_view(seat) for seat in range(game.players)} if with_hidden else None
-    return Frame(game.turn, kind, game.public_view(), list(events), hidden)
+    return Frame(game.turn, kind, game.public_view(), list(events), hidden, applied)
+
+
+def names_at(meta: dict, applied: int) -> dict[int, str]:
+    """Each seat's name as it was when ``applied`` actions had been played: a seat that changed hands since
+    (a stand-in, a player who left) is named by whoever held it then (meta ``"holders"``: each change, with the
+    number of actions applied at that moment)."""
+    names = {int(seat): player.get("name") or "" for seat, player in meta.get("players", {}).items()}
+    for change in reversed(meta.get("holders", [])):  # the earliest change after that moment names it last
+        if change["until"] > applied:
+            names[int(change["seat"])] = change["name"]
+    return names
 
 
 def hidden_shown(meta: dict, over: bool) -> bool:
@@ -114,7 +126,7 @@ def _advance(replay: _Replay, actions: list[tuple[int, dict]]) -> None:
     for seat, action in actions[replay.applied :]:
         window = game.window["id"] if game.window else None
         replay.pending += [e for e in game.apply(seat, action) if public(e)]
+        replay.applied += 1
         if (game.window["id"] if game.window else None) != window:
-            replay.frames.append(frame(game, replay.pending, replay.with_hidden))
+            replay.frames.append(frame(game, replay.pending, replay.with_hidden, replay.applied))
             replay.pending = []
-    replay.applied = len(actions)

@@ -510,7 +510,7 @@ class Store:
         racing the offer's withdrawal may win it."""
         meta_key = keys.meta(game_id)
         shared = self.at(game_id) is self.redis
-        watched = [meta_key] + ([keys.standin(token)] if token and shared else [])
+        watched = [meta_key, keys.actions(game_id)] + ([keys.standin(token)] if token and shared else [])
         then: list[Any] = []  # the index's writes, when they are not in the game's transaction
 
         def attempt(pipe):
@@ -531,6 +531,11 @@ class Store:
             if user and any(str(p.get("user")) == str(user) for p in players.values()):
                 return "SEATED", {}
             bots = set(meta.get("bots", []))
+            # who held the seat until now, for a replay of the moves made so far (`watch.names_at`): the number
+            # of actions applied when it changed hands (the log's first entry is the config)
+            applied = max(0, cast(int, pipe.llen(keys.actions(game_id))) - 1)
+            holders = meta.setdefault("holders", [])
+            holders.append({"seat": seat, "name": before.get("name", ""), "until": applied})
             if player is None:
                 players[str(seat)] = {"name": before.get("name", ""), "chat": None, "user": None}
                 bots.add(seat)

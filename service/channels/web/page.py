@@ -21,7 +21,7 @@ from service.i18n import translator
 from service.i18n.events import counters, winner
 from service.i18n.names import cards_text, seat_name
 from service.pipeline.news import names_of
-from service.pipeline.watch import OVER, Frame
+from service.pipeline.watch import OVER, Frame, names_at
 
 STYLE = """
 *{box-sizing:border-box}
@@ -81,7 +81,9 @@ class Shown:
 
     @property
     def names(self) -> dict[int, str]:
-        return names_of(self.meta)
+        """Each seat's name at the step shown: whoever held it then (a stand-in's seat, before it changed hands,
+        is named by its player of that time)."""
+        return names_at(self.meta, self.frame.applied)
 
     @property
     def live(self) -> bool:
@@ -161,24 +163,28 @@ def _tag(name: str, text: str, cls: str = "") -> str:
     return f"<{name}{attribute}>{escape(text)}</{name}>"
 
 
-def _sections(shown: Shown) -> list[tuple[int, list[dict]]]:
-    """The public events of the frames up to the step, cut at the engine's ``turn`` events: (turn, events)."""
-    out: list[tuple[int, list[dict]]] = [(shown.frames[0].turn, [])]
+def _sections(shown: Shown) -> list[tuple[int, list[tuple[dict, int]]]]:
+    """The public events of the frames up to the step, cut at the engine's ``turn`` events: (turn, [(event, the
+    actions applied when it happened)])."""
+    out: list[tuple[int, list[tuple[dict, int]]]] = [(shown.frames[0].turn, [])]
     for frame in shown.frames[: shown.step + 1]:
         for event in frame.events:
             if event["type"] == "turn":
                 out.append((event["turn"], []))
             else:
-                out[-1][1].append(event)
+                out[-1][1].append((event, frame.applied))
     return [(turn, events) for turn, events in out if events]
 
 
 def _log(shown: Shown) -> str:
     _ = translator(shown.lang).gettext
-    table = {"players": shown.meta.get("players", {})}
     out = [_tag("h2", _("Turn log"))]
     for turn, events in reversed(_sections(shown)):
-        lines = [text for event in events for text in plain.news_lines([event], table, shown.lang, "")]
+        lines = [
+            text
+            for event, applied in events
+            for text in plain.news_lines([event], {"players": _players_at(shown.meta, applied)}, shown.lang, "")
+        ]
         items = "".join(_tag("li", text) for text in lines)
         out.append("<section>" + _tag("h3", _("Turn {n}").format(n=turn)) + f"<ol>{items}</ol></section>")
     if len(out) == 1:
@@ -192,6 +198,12 @@ def parts(shown: Shown) -> dict[str, str]:
         "board": svg.render(shown.frame.view, shown.names, shown.lang),
         "log": _log(shown),
     }
+
+
+def _players_at(meta: dict, applied: int) -> dict[str, dict]:
+    """The table's players as `plain.news_lines` reads them, each seat named by its holder of that moment."""
+    names = names_at(meta, applied)
+    return {seat: {**player, "name": names[int(seat)]} for seat, player in meta.get("players", {}).items()}
 
 
 def _nav(shown: Shown, base: str) -> str:
@@ -230,7 +242,8 @@ def document(shown: Shown, base: str, data_url: str, script_url: str, icon_url: 
         badge = f'<span class="badge live" id="w-live">● {escape(live)}</span>'
     else:
         badge = _tag("span", _("Replay") if shown.over else _("Earlier step"), "badge")
-    players = ", ".join(seat_name(shown.names, seat, shown.lang) for seat in sorted(shown.names))
+    now = names_of(shown.meta)  # who plays the game now
+    players = ", ".join(seat_name(now, seat, shown.lang) for seat in sorted(now))
     nav = _nav(shown, base) if shown.over or not shown.live else ""
     if shown.live:
         note = _("This page follows the game by itself. Without JavaScript, reload it to see new moves.")
