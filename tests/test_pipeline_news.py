@@ -209,6 +209,30 @@ def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     assert after["turn"] == 2 and after["segment"]["start"] == 1
 
 
+def test_the_group_reads_who_won_once_in_each_message_of_the_games_end():
+    ctx = make_ctx(status_picture=False)
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
+    _, after = step(ctx, game, [], [1, 2])
+    game.s["winner"] = "hunted"
+    reached = {"type": "counter", "counter": "rescue", "distance": 0, "visible_to": None}
+    over = {"type": "game_over", "winner": "hunted", "visible_to": None}
+    out, _ = step(ctx, game, [reached, over], [], version=3, before=after)
+    closing, ending = [m for m in out if m["chat"] == "-100555"]
+    assert ending["text"].startswith("🏁 Game over. The Hunted win!")
+    assert closing["text"].count("win!") <= 1
+    # a group short of budget gets the closing status's news on top of the game-over message (`outbox.fold`)
+    ctx.store.write_batch("g1", "v3", [closing, ending])
+    head, following = ctx.store.lane("g1", "-100555")
+    assert outbox.fold(ctx.store, "g1", "-100555", closing, head, [following])
+    sent_as = outbox.with_prefix(ctx.store, "g1", "-100555", ending)["text"]
+    assert sent_as.startswith("Rescue counter: 0 to go.\n") and sent_as.count("win!") == 1, sent_as
+    # the game ends at a reveal: the reveal's status message tells the end too
+    reveal = {"type": "reveal", "turn": 1, "played": {"1": [2], "2": [4]}, "visible_to": None}
+    out, _ = step(ctx, game, [reveal, reached, over], [], version=3, before=after)
+    opened = [m for m in out if m["chat"] == "-100555"][-1]
+    assert "🏁 Game over. The Hunted win!" in opened["text"] and opened["text"].count("win!") == 1, opened["text"]
+
+
 def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
     ctx = make_ctx()
     ctx.store.redis.set("tg:blocked:7001", 1)

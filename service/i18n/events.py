@@ -90,8 +90,6 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
         return (
             _("Rescue counter: {n} to go.") if event["counter"] == "rescue" else _("Assimilation counter: {n} to go.")
         ).format(n=event["distance"])
-    if kind == "game_over":
-        return _("The Hunted win!") if event["winner"] == "hunted" else _("The Creature wins!")
     if kind == "will":
         return t.ngettext("{who} has {n} Will left.", "{who} has {n} Will left.", event["will"]).format(
             who=who, n=event["will"]
@@ -156,7 +154,9 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
             "You missed several deadlines in a row, so a bot plays your seat now. Press “I'm back” (or answer "
             "any question) to play again from the next question on."
         )
-    return None  # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line
+    # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line; game_over: every end of a
+    # game (`ended`, `game_over`, the status) says who won, and a line of its own would say it twice
+    return None
 
 
 def counters(view: dict, lang: str) -> str:

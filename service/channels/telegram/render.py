@@ -197,8 +197,10 @@ class TelegramChannel:
         asked = step.asked if game.window and not game.is_over else []
         lines = plain.news_lines(segment.items, meta, lang, news.bot_username)
         deadline = step.deadline if asked else None
-        text = status_text(view, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
-        if game.is_over and closed is not None:
+        ends_here = game.is_over and closed is not None  # the reveal's message tells the end: who won, once
+        shown = {**view, "winner": None} if ends_here else view
+        text = status_text(shown, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
+        if ends_here:
             text = "\n\n".join([text, game_over(view, names, lang)])
         slot = status_slot(step.game_id, segment.start)
         ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
