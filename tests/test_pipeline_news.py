@@ -80,7 +80,8 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     played = {"type": "played", "seat": 2, "cards": [1], "visible_to": [2]}
     out, _ = step(ctx, game, [played], [], version=5, before=ended)
     (petr,) = [m for m in out if m["chat"] == "7002"]
-    assert petr["slot"] == "g1:p2" and petr["text"].index("not caught") < petr["text"].index("\n\nYou play: 1 ")
+    # under turn 1's end, turn 2's own results have their own heading
+    assert petr["slot"] == "g1:p2" and "not caught this turn.\n\nTurn 2:\nYou play: 1 " in petr["text"]
 
 
 def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_away_a_new_one():
@@ -113,6 +114,7 @@ def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_
     out, later = step(ctx, game, [played], [], version=5, before=ended)
     (petr,) = [m for m in out if m["chat"] == "7002"]
     assert petr["slot"] == "g1:p1" and petr["text"].startswith("Turn 1:") and later["since"] == {"2": 1}
+    assert "\n\nTurn 2:\nYou play: 4 Beach." in petr["text"]  # turn 2's results under a heading of their own
     # ... and when turn 2 ends with Petr away, that message gets its last edit and turn 3 a new one
     ending = [{"type": "turn", "turn": 3, "visible_to": None}]
     out, third = step(ctx, game, ending, [2], version=6, before=later, closing=(2,))
