@@ -142,10 +142,14 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
     if kind == "fallback":
         return _("Your earlier answer was no longer possible; a default was played for you.")
     if kind == "timed_out":
+        if _no_card(event["actions"]):
+            return "⏰ " + _("Time ran out — I played no card for you this time.")
         return "⏰ " + _("Time ran out — I played {actions} for you.").format(
             actions=spoken.played_for(event["actions"], lang, names)
         )
     if kind == "bot_played":
+        if _no_card(event["actions"]):
+            return "🤖 " + _("The bot played no card for you this time.")
         return "🤖 " + _("The bot played {actions} for you.").format(
             actions=spoken.played_for(event["actions"], lang, names)
         )
@@ -157,6 +161,12 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
     # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line; game_over: every end of a
     # game (`ended`, `game_over`, the status) says who won, and a line of its own would say it twice
     return None
+
+
+def _no_card(actions: list[dict]) -> bool:
+    """Whether a move played for someone only passed: said as a sentence of its own ("played no card now for
+    you" does not read)."""
+    return bool(actions) and all(action["type"] == "pass" for action in actions)
 
 
 def counters(view: dict, lang: str) -> str:
