@@ -60,11 +60,18 @@ def away(ctx: Context, user: str, text: str, lang: str, word: str, tz: str) -> s
 
 
 def back(ctx: Context, user: str, lang: str) -> str:
+    return welcome_back(ctx, user, lang) or translator(lang).gettext("You were not away.")
+
+
+def welcome_back(ctx: Context, user: str, lang: str) -> str | None:
+    """The seats the bot plays for the player are theirs again (`absence.come_back`). -> the welcome, or None when
+    the bot played none."""
     games = absence.come_back(ctx, user)
-    _ = translator(lang).gettext
     if not games:
-        return _("You were not away.")
-    return _("Welcome back! The next question in {games} is yours.").format(games=" ".join(games))
+        return None
+    return (
+        translator(lang).gettext("Welcome back! The next question in {games} is yours.").format(games=" ".join(games))
+    )
 
 
 def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days_text: str, by: str, lang: str, word: str):

@@ -4,7 +4,7 @@
 "18:00", in the table's time zone; not in the past, at most ``away_max_days`` ahead). In every game they play
 that is still running, the bot plays their seat until then (`botplay.taken_seats`: the question open now is
 answered at once, later ones when they open) or until they answer (the submit script ends it), and the table is
-told "away until …". `come_back` ends it at once.
+told "away until …". `come_back` ends it at once, and so the bot's play of a seat whose player missed deadlines.
 
 **Pause.** The table's creator, or a majority of its players (each a vote, kept a day; the shortest pause asked
 wins), pauses the table for at most ``pause_max_days``: the open window's deadline moves by the pause (the pause
@@ -128,15 +128,22 @@ def go_away(ctx: Context, user: str, until: float) -> list[str]:
 
 
 def come_back(ctx: Context, user: str) -> list[str]:
-    """End the player's absence in every game: the next question asks them. -> the games where they were away."""
+    """The seats the bot plays for the player are theirs again in every game, whether they said they were away
+    or the bot took over after missed deadlines (or a blocked chat): the next question asks them. -> the games
+    where the bot played for them."""
     back = []
     for game_id, seat, meta in _running(ctx, user):
+        taken_over = ctx.store.streaks(game_id).get(seat, 0) >= ctx.settings.autoplay_bot_after
+        if taken_over:
+            ctx.store.set_streak(game_id, seat, 0)
         until = ctx.store.end_away(game_id, seat)
         if until is not None and until > ctx.clock():
             back.append(game_id)
             name = meta["players"][str(seat)].get("name", "")
             words = notices.words("👋", N_("{name} is back."), name=name)
             notices.tell_table(ctx, game_id, f"back{seat}t{scheduling.ms(until)}", meta, words)
+        elif taken_over:
+            back.append(game_id)
     return back
 
 

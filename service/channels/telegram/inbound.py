@@ -818,24 +818,16 @@ PRIVATE_COMMANDS = {
 # ---------------------------------------------------------------------------------------------- private
 
 
-def _take_back_seats(user_id: int, env: Env) -> None:
-    """Pressing Start again (after blocking the bot) ends bot play of this user's seats: the next window asks
-    them again, as answering would."""
-    store = env.ctx.store
-    for game_id, seat in store.games_of_user(str(user_id)):
-        store.set_streak(game_id, seat, 0)
-
-
 def on_private(message: SentMessage, command: str | None, args: list[str], lang: str, env: Env) -> dict:
     user = message.sender
-    if command == "start":
+    if command == "start":  # (again, after blocking the bot or missing deadlines: the seats are theirs again)
         env.tables.set_blocked(user.id, False)
-        _take_back_seats(user.id, env)
+        welcome = longplay.welcome_back(env.ctx, str(user.id), lang)
         if args and args[0].startswith("j"):
             return join_by_code(message, args[0][1:], lang, env)
         if args and args[0].startswith("s"):  # the deep link of a seat offered to a stand-in
             return take_seat(message, args[0][1:], lang, env)
-        return reply(message, help_text(lang))
+        return reply(message, welcome or help_text(lang))
     if command == "standin":
         if not args:
             raise Refused(_t(lang, "Usage: /standin <code>, with the code of the seat offered to you."))
