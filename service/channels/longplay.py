@@ -74,13 +74,13 @@ def welcome_back(ctx: Context, user: str, lang: str) -> str | None:
     )
 
 
-def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days_text: str, by: str, lang: str, word: str):
+def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, text: str, by: str, lang: str, word: str):
+    """``text``: how long, in days ("2") or until when as `away` reads it ("2d", "24.12. 18:00")."""
     _ = translator(lang).gettext
     meta = ctx.store.meta(game_id)
     try:
-        if days_text and not days_text.isdigit():
-            raise AbsenceError("too_long")
-        asked = absence.pause(ctx, game_id, seat, creator, int(days_text or 1), by)
+        seconds = absence.pause_seconds(text, ctx.clock(), absence.table_zone(meta), ctx.settings.pause_max_days)
+        asked = absence.pause(ctx, game_id, seat, creator, seconds, by)
     except AbsenceError as error:
         return refusal(error, ctx, lang, word, meta.get("tz"))
     if asked.until is None:

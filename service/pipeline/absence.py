@@ -7,7 +7,8 @@ answered at once, later ones when they open) or until they answer (the submit sc
 told "away until …". `come_back` ends it at once, and so the bot's play of a seat whose player missed deadlines.
 
 **Pause.** The table's creator, or a majority of its players (each a vote, kept a day; the shortest pause asked
-wins), pauses the table for at most ``pause_max_days``: the open window's deadline moves by the pause (the pause
+wins), pauses the table for 1 to ``pause_max_days`` days (`pause_seconds`: a number of days, or until when as
+away reads it): the open window's deadline moves by the pause (the pause
 script, atomic), a window opened during it gets its whole time after it, reminders wait, and the table is told
 at the pause and at its end. The pause ends by itself (a job at its end) or earlier by the creator's resume;
 either gives the open window back what is left of the pause. A pause asked twice is one pause.
@@ -89,6 +90,23 @@ def _absolute(words: list[str], now: float, tz: ZoneInfo) -> float:
     return day.timestamp()
 
 
+def pause_seconds(text: str, now: float, tz: str, max_days: int) -> float:
+    """How long a pause asked as ``text`` lasts: a number of days ("2"; nothing: 1), or until the moment
+    `parse_until` reads ("2d", "36h", "24.12. 18:00"). Raises AbsenceError: past; too_long (unreadable, or more
+    than ``max_days`` ahead: the refusal says how to ask)."""
+    words = text.split()
+    if not words:
+        return DAY
+    if len(words) == 1 and words[0].isdigit():
+        return int(words[0]) * DAY
+    try:
+        return parse_until(text, now, tz, max_days) - now
+    except AbsenceError as error:
+        if error.reason == "past":
+            raise
+        raise AbsenceError("too_long") from error
+
+
 def table_zone(meta: dict) -> str:
     return zone(meta.get("lang") or "en", meta.get("tz"))
 
@@ -163,28 +181,28 @@ class PauseAsked:
     needed: int = 0
 
 
-def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days: int, by: str) -> PauseAsked:
-    """A pause of ``days`` asked by ``seat`` (None: not a player) — the creator's pauses at once, a player's is a
-    vote. AbsenceError: not_player, too_long, paused_already, no_game."""
+def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, seconds: float, by: str) -> PauseAsked:
+    """A pause of ``seconds`` (1 to ``pause_max_days`` days) asked by ``seat`` (None: not a player) — the
+    creator's pauses at once, a player's is a vote. AbsenceError: not_player, too_long, paused_already, no_game."""
     store, now = ctx.store, ctx.clock()
     snap, meta = store.load_with_meta(game_id)
     if snap is None or snap.status == "over":
         raise AbsenceError("no_game")
     if seat is None and not creator:
         raise AbsenceError("not_player")
-    if not 1 <= days <= ctx.settings.pause_max_days:
+    if not DAY <= seconds <= ctx.settings.pause_max_days * DAY:
         raise AbsenceError("too_long")
     paused = store.paused_until(game_id)
     if paused is not None and paused > now:
         raise AbsenceError("paused_already", paused)
     if not creator and seat is not None:
         players = [int(s) for s, p in meta.get("players", {}).items() if p.get("user")]
-        votes = store.vote_pause(game_id, seat, days, VOTE_SECONDS)
+        votes = store.vote_pause(game_id, seat, round(seconds), VOTE_SECONDS)
         needed = len(players) // 2 + 1
         if len(votes) < needed:
             return PauseAsked(None, len(votes), needed)
-        days = min(votes.values())
-    until = now + days * DAY
+        seconds = min(votes.values())
+    until = now + seconds
     status, deadline = store.pause(game_id, now, until)
     if status == "ALREADY":
         raise AbsenceError("paused_already", deadline)

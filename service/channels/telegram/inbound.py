@@ -12,7 +12,7 @@ A Telegram player's address is ``tg:<user id>``; their private chat is where the
 In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
 seat from then on), /creature, /addbot [easy|normal|hard], /settings, /begin [anyway], /status, /board, /cancel, /reveal
 (after the game, its creator shows the hidden choices on the watch page), /help, /rules [card], and for long games
-(`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away, /back,
+(`service.channels.longplay`) /pause [days|until], /resume, /history, /handover, /replace <name|seat>, /away, /back,
 /stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here), /newgame
 [hunted|creature] [2-7] [easy|normal|hard] (a game against bots, begun at once), /join <code>, /standin <token>,
 /language, /status, /board [code], /help, /rules, /away <until>, /back, /stats [off|on], /forgetme,
