@@ -283,6 +283,13 @@ def test_a_finished_game_is_recorded_once_for_each_player_and_in_the_group_histo
     assert "1 finished game." in longplay.record_text(one, "en")
 
 
+def test_a_finished_game_is_not_paused_and_its_player_is_told_it_is_over(ctx, clock):
+    play_to_the_end(ctx, clock)
+    assert longplay.pause(ctx, G, 1, True, "2", "P1", "en", "/pause") == "This game is over."
+    assert longplay.pause(ctx, G, 2, False, "", "P2", "cs", "/pause") == "Tahle hra skončila."
+    assert ctx.store.paused_until(G) is None
+
+
 def test_stats_off_deletes_the_record_and_records_nothing_more(ctx, clock):
     assert "record is deleted" in longplay.stats(ctx, "user1", ["off"], "en", "/stats")
     play_to_the_end(ctx, clock)

@@ -33,6 +33,7 @@ def refusal(error: AbsenceError, ctx: Context, lang: str, word: str, tz: str | N
             n=settings.away_max_days
         ),
         "no_game": lambda: _("You play no running game."),
+        "over": lambda: _("This game is over."),
         "not_player": lambda: _("Only the table's players may pause it."),
         "too_long": lambda: _("A pause lasts 1 to {n} days, e.g. {word} 2.").format(
             n=settings.pause_max_days, word=word

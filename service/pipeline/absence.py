@@ -36,8 +36,8 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 
 
 class AbsenceError(Exception):
-    """A refused request; nothing changed. ``reason``: bad_time, past, too_far, no_game, not_player, too_long,
-    paused_already (``until``: till when), not_paused, not_creator."""
+    """A refused request; nothing changed. ``reason``: bad_time, past, too_far, no_game, over, not_player,
+    too_long, paused_already (``until``: till when), not_paused, not_creator."""
 
     def __init__(self, reason: str, until: float | None = None):
         super().__init__(reason)
@@ -183,11 +183,14 @@ class PauseAsked:
 
 def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, seconds: float, by: str) -> PauseAsked:
     """A pause of ``seconds`` (1 to ``pause_max_days`` days) asked by ``seat`` (None: not a player) — the
-    creator's pauses at once, a player's is a vote. AbsenceError: not_player, too_long, paused_already, no_game."""
+    creator's pauses at once, a player's is a vote. AbsenceError: not_player, too_long, paused_already, no_game,
+    over."""
     store, now = ctx.store, ctx.clock()
     snap, meta = store.load_with_meta(game_id)
-    if snap is None or snap.status == "over":
+    if snap is None:
         raise AbsenceError("no_game")
+    if snap.status == "over":
+        raise AbsenceError("over")
     if seat is None and not creator:
         raise AbsenceError("not_player")
     if not DAY <= seconds <= ctx.settings.pause_max_days * DAY:
@@ -207,7 +210,7 @@ def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, seconds: 
     if status == "ALREADY":
         raise AbsenceError("paused_already", deadline)
     if status != "PAUSED":
-        raise AbsenceError("no_game")
+        raise AbsenceError("over" if status == "OVER" else "no_game")
     _moved(ctx, game_id, deadline)
     scheduling.schedule(
         ctx.at(game_id).queue,
