@@ -300,6 +300,17 @@ def test_stats_off_deletes_the_record_and_records_nothing_more(ctx, clock):
     assert records.record(ctx, "user2").games == 0
 
 
+@pytest.mark.parametrize("args", [["bogus"], ["off", "now"]])
+def test_stats_with_an_argument_it_does_not_know_answers_the_usage_and_changes_nothing(ctx, args):
+    said = longplay.stats(ctx, "user1", args, "en", "/stats")
+    assert (
+        said
+        == "Usage: /stats shows your record, /stats off deletes it and records nothing more, /stats on records again."
+    )
+    assert longplay.stats(ctx, "user1", args, "cs", "STATS").startswith("Použití: STATS ")
+    assert not records.opted_out(ctx, "user1")
+
+
 def test_forgetme_removes_the_name_and_ids_from_finished_games(ctx, clock):
     play_to_the_end(ctx, clock)
     assert records.forget(ctx, "user2") == [G]

@@ -115,9 +115,14 @@ def status_lines(ctx: Context, game_id: str, meta: dict, lang: str) -> list[str]
 
 
 def stats(ctx: Context, user: str, args: list[str], lang: str, word: str) -> str:
-    """``args``: [] shows the record, ["off"] deletes it and records nothing more, ["on"] records again."""
+    """``args``: [] shows the record, ["off"] deletes it and records nothing more, ["on"] records again; anything
+    else gets the usage."""
     _ = translator(lang).gettext
-    choice = args[0].lower() if args else ""
+    choice = " ".join(args).lower()
+    if choice not in ("", "off", "on"):
+        return _(
+            "Usage: {word} shows your record, {word} off deletes it and records nothing more, {word} on records again."
+        ).format(word=word)
     if choice == "off":
         records.opt_out(ctx, user)
         return _("Your record is deleted and nothing more is recorded. {word} on starts a new one.").format(word=word)
