@@ -1,9 +1,9 @@
-"""Long games by SMS (issue 17): AWAY <until>, AWAY OFF and STATS [OFF] on the real app and pipeline (the SMS
-test world: fake Twilio, fakeredis, a hand-driven clock)."""
+"""Long games by SMS (issue 17): AWAY <until>, AWAY OFF, STATS [OFF] and FORGETME on the real app and pipeline
+(the SMS test world: fake Twilio, fakeredis, a hand-driven clock)."""
 
 from sms_support import world_fixtures
 
-from service.pipeline import absence
+from service.pipeline import absence, records
 
 ANNA, BEDA = "+420601000011", "+420601000012"
 
@@ -47,3 +47,12 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     assert world.reply(BEDA, "STATS") == "You have no finished game on record yet."  # he left before the end
     assert "deleted" in world.reply(ANNA, "STATS OFF")
     assert world.reply(ANNA, "stats").startswith("You keep no record")
+
+    # FORGETME (ZAPOMEN), as /forgetme on Telegram: her name and number are gone from the finished game
+    assert "FORGETME" in world.reply(BEDA, "HELP")
+    [name] = [p["name"] for p in store.meta(code)["players"].values() if p.get("user") == f"sms:{ANNA}"]
+    assert ANNA in str(world.lobby.get(code))
+    assert world.reply(ANNA, "FORGETME").startswith("Done: your name and ids are gone from ")
+    assert store.games_of_user(f"sms:{ANNA}") == [] and records.FORGOTTEN in str(store.meta(code)["players"])
+    assert name not in str(store.meta(code)["players"]) and ANNA not in str(store.meta(code)["players"])
+    assert ANNA not in str(world.lobby.get(code))  # nor at its table

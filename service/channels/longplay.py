@@ -15,6 +15,7 @@ from service.i18n.names import cards_text
 from service.pipeline import absence, records, standins
 from service.pipeline.absence import AbsenceError
 from service.pipeline.context import Context
+from service.pipeline.lobby import Lobby, user_of
 from service.pipeline.standins import StandInError
 
 HISTORY_SHOWN = 10
@@ -175,13 +176,15 @@ def history(ctx: Context, place: str, lang: str, tz: str | None) -> str:
     return "\n".join(lines)
 
 
-def forget(ctx: Context, user: str, lang: str) -> tuple[str, list[str]]:
-    """-> (the reply, the games forgotten: their lobby tables are the channel's to scrub too)."""
-    games = records.forget(ctx, user)
+def forget(lobby: Lobby, address: str, lang: str) -> str:
+    """The player's name and ids out of their finished games (`records.forget`) and those games' tables."""
+    games = records.forget(lobby.ctx, user_of(address))
+    for game_id in games:
+        lobby.forget(game_id, address, records.FORGOTTEN)
     _ = translator(lang).gettext
     return _("Done: your name and ids are gone from {n} finished games, and your record is deleted.").format(
         n=len(games)
-    ), games
+    )
 
 
 # ---------------------------------------------------------------------------------------------- stand-ins

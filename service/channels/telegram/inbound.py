@@ -37,7 +37,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins, watch
+from service.pipeline import absence, cancelling, floods, ingest, news, screens, standins, watch
 from service.pipeline.botplay import vanished_answer
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
@@ -676,10 +676,7 @@ def cmd_stats(message, args, lang, env):
 
 
 def cmd_forgetme(message, args, lang, env):
-    said, games = longplay.forget(env.ctx, str(message.sender.id), lang)
-    for game_id in games:
-        env.lobby.forget(game_id, telegram_address(message.sender.id), records.FORGOTTEN)
-    return reply(message, said)
+    return reply(message, longplay.forget(env.lobby, telegram_address(message.sender.id), lang))
 
 
 def standin_link(env: Env, token: str) -> str:
