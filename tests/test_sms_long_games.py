@@ -27,12 +27,18 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     assert world.reply(ANNA, "AWAY 2d").startswith("Away until")
     assert len(absence.away_seats(world.ctx, code)) == 1
     world.pump()
-    assert any("is away until" in text for text in world.twilio.to(BEDA))  # the table is told, by SMS too
+    told = [text for text in world.twilio.to(BEDA) if "is away until" in text]  # the table is told, by SMS too
+    assert told and told[0].startswith("SMS 0011 is away until")  # with no emoji: one would make it cost more
+    assert not [text for text in world.twilio.to(ANNA) if "away" in text]  # she has her reply: no paid text more
     assert world.reply(ANNA, "PRYC KONEC").startswith("Welcome back")  # AWAY OFF, in Czech
     assert absence.away_seats(world.ctx, code) == {}
 
     # LEAVE of a game that has begun: the bot plays the seat, the game goes on
     assert world.reply(BEDA, f"LEAVE {code}").startswith(f"You left game {code}")
+    world.pump()
+    left = [text for text in world.twilio.to(ANNA) if "left the game" in text]
+    assert left and left[0].startswith("SMS 0012 left the game")
+    assert not [text for text in world.twilio.to(BEDA) if "left the game" in text]
     assert store.games_of_user(f"sms:{BEDA}") == [] and len(store.meta(code)["bots"]) == 2
     assert "do not play" in world.reply(BEDA, f"LEAVE {code}")
 

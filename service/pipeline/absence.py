@@ -138,10 +138,11 @@ def go_away(ctx: Context, user: str, until: float) -> list[str]:
         # its follow-up: `resolution.answer_taken`), then the question open now
         ctx.store.set_away(game_id, seat, until)
         seats.answer_now(ctx, game_id, seat)
-        name = meta["players"][str(seat)].get("name", "")
+        player = meta["players"][str(seat)]
         away = N_("{name} is away until {time}: the bot plays their seat until then, or until they answer.")
-        words = notices.words("💤", away, until, meta.get("tz"), name=name)
-        notices.tell_table(ctx, game_id, f"away{seat}t{scheduling.ms(until)}", meta, words)
+        words = notices.words(away, until, meta.get("tz"), name=player.get("name", ""))
+        batch = f"away{seat}t{scheduling.ms(until)}"
+        notices.tell_table(ctx, game_id, batch, meta, words, "💤", by=player.get("chat"))
     return [game_id for game_id, _, _ in running]
 
 
@@ -157,9 +158,10 @@ def come_back(ctx: Context, user: str) -> list[str]:
         until = ctx.store.end_away(game_id, seat)
         if until is not None and until > ctx.clock():
             back.append(game_id)
-            name = meta["players"][str(seat)].get("name", "")
-            words = notices.words("👋", N_("{name} is back."), name=name)
-            notices.tell_table(ctx, game_id, f"back{seat}t{scheduling.ms(until)}", meta, words)
+            player = meta["players"][str(seat)]
+            words = notices.words(N_("{name} is back."), name=player.get("name", ""))
+            batch = f"back{seat}t{scheduling.ms(until)}"
+            notices.tell_table(ctx, game_id, batch, meta, words, "👋", by=player.get("chat"))
         elif taken_over:
             back.append(game_id)
     return back
@@ -223,8 +225,8 @@ def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, seconds: 
     text = N_(
         "The table is paused until {time} ({name}). Every deadline moves by the pause; answers are still welcome."
     )
-    words = notices.words("⏸", text, until, meta.get("tz"), name=by)
-    notices.tell_table(ctx, game_id, f"pause{scheduling.ms(until)}", meta, words)
+    words = notices.words(text, until, meta.get("tz"), name=by)
+    notices.tell_table(ctx, game_id, f"pause{scheduling.ms(until)}", meta, words, "⏸")
     return PauseAsked(until)
 
 
@@ -242,9 +244,9 @@ def resume(ctx: Context, game_id: str, until: float | None = None) -> bool:
         said = _("The pause is over: the game goes on.")
         if deadline is not None:
             said += " " + _("Answer by {time}.").format(time=when(deadline, lang, meta.get("tz")))
-        return "▶️ " + said
+        return said
 
-    notices.tell_table(ctx, game_id, f"resume{scheduling.ms(was_until)}", meta, words)
+    notices.tell_table(ctx, game_id, f"resume{scheduling.ms(was_until)}", meta, words, "▶️")
     return True
 
 
