@@ -4,14 +4,15 @@
 "18:00", in the table's time zone; not in the past, at most ``away_max_days`` ahead). In every game they play
 that is still running, the bot plays their seat until then (`botplay.taken_seats`: the question open now is
 answered at once, later ones when they open) or until they answer (the submit script ends it), and the table is
-told "away until …". `come_back` ends it at once, and so the bot's play of a seat whose player missed deadlines.
+told "away until …". `come_back` ends it at once, and ends the bot's play of a seat whose player missed deadlines
+too.
 
 **Pause.** The table's creator, or a majority of its players (each a vote, kept a day; the shortest pause asked
 wins), pauses the table for 1 to ``pause_max_days`` days (`pause_seconds`: a number of days, or until when as
-away reads it): the open window's deadline moves by the pause (the pause
-script, atomic), a window opened during it gets its whole time after it, reminders wait, and the table is told
-at the pause and at its end. The pause ends by itself (a job at its end) or earlier by the creator's resume;
-either gives the open window back what is left of the pause. A pause asked twice is one pause.
+away reads it): the open window's deadline moves by the pause (the pause script, atomic), a window opened during
+it gets its whole time after it, reminders wait, and the table is told at the pause and at its end. The pause
+ends by itself (a job at its end) or earlier by the creator's resume; either gives the open window back what is
+left of the pause. A pause asked twice is one pause.
 
 A refusal raises `AbsenceError` (its ``reason`` a key the channel words) and changes nothing.
 """
