@@ -10,6 +10,7 @@ from rq.registry import ScheduledJobRegistry
 from service.channels import longplay
 from service.channels.sms import text as sms_text
 from service.game import Game
+from service.i18n.clock import when
 from service.pipeline import absence, ingest, records, resolution, standins, upkeep
 from service.pipeline.absence import AbsenceError, parse_until
 from service.pipeline.botplay import bot_answer
@@ -172,13 +173,13 @@ def test_away_without_a_running_game_is_refused_and_changes_nothing(ctx, clock):
 
 def test_the_creator_pauses_the_table_and_deadlines_move_by_the_pause(ctx, clock):
     before = ctx.store.load(G).deadline
-    asked = absence.pause(ctx, G, seat=1, creator=True, days=2, by="P1")
+    asked = absence.pause(ctx, G, seat=1, creator=True, seconds=2 * DAY, by="P1")
     assert asked.until == clock.now + 2 * DAY
     assert ctx.store.load(G).deadline == before + 2 * DAY
     assert "paused until" in texts(ctx, f"pause{ms(asked.until)}")[0]
     assert f"pause-{G}-{ms(asked.until)}" in ScheduledJobRegistry(queue=ctx.queue).get_job_ids()  # its end
     with pytest.raises(AbsenceError) as again:  # pressed twice: one pause
-        absence.pause(ctx, G, seat=1, creator=True, days=2, by="P1")
+        absence.pause(ctx, G, seat=1, creator=True, seconds=2 * DAY, by="P1")
     assert again.value.reason == "paused_already" and ctx.store.load(G).deadline == before + 2 * DAY
     # a window opened during the pause gets its whole time after it
     answer(ctx, 1)
@@ -193,7 +194,7 @@ def test_the_creator_pauses_the_table_and_deadlines_move_by_the_pause(ctx, clock
 
 
 def test_the_pause_ends_by_its_job_and_an_old_job_does_not_end_a_newer_pause(ctx, clock):
-    first = absence.pause(ctx, G, seat=1, creator=True, days=1, by="P1").until
+    first = absence.pause(ctx, G, seat=1, creator=True, seconds=DAY, by="P1").until
     clock.advance(DAY)
     job_id = f"pause-{G}-{ms(first)}"  # the scheduled end, run by a worker when it is due
     ScheduledJobRegistry(queue=ctx.queue).remove(job_id)
@@ -201,18 +202,18 @@ def test_the_pause_ends_by_its_job_and_an_old_job_does_not_end_a_newer_pause(ctx
     run_jobs(ctx)
     assert ctx.store.paused_until(G) is None
     assert [m["text"] for m in ctx.sender.sent() if m["chat"] == "grp"][-1] == "▶️ The pause is over: the game goes on."
-    second = absence.pause(ctx, G, seat=1, creator=True, days=3, by="P1").until
+    second = absence.pause(ctx, G, seat=1, creator=True, seconds=3 * DAY, by="P1").until
     assert absence.resume(ctx, G, first) is False
     assert ctx.store.paused_until(G) == second
 
 
 def test_a_majority_of_the_players_pauses_for_the_shortest_pause_asked(ctx, clock):
     before = ctx.store.load(G).deadline
-    first = absence.pause(ctx, G, seat=1, creator=False, days=3, by="P1")
+    first = absence.pause(ctx, G, seat=1, creator=False, seconds=3 * DAY, by="P1")
     assert first.until is None and (first.votes, first.needed) == (1, 2)
-    assert absence.pause(ctx, G, seat=1, creator=False, days=3, by="P1").votes == 1  # a vote again: one vote
+    assert absence.pause(ctx, G, seat=1, creator=False, seconds=3 * DAY, by="P1").votes == 1  # a vote again: one vote
     assert ctx.store.load(G).deadline == before
-    second = absence.pause(ctx, G, seat=2, creator=False, days=2, by="P2")
+    second = absence.pause(ctx, G, seat=2, creator=False, seconds=2 * DAY, by="P2")
     assert second.until == clock.now + 2 * DAY
     assert ctx.store.load(G).deadline == before + 2 * DAY
 
@@ -223,13 +224,28 @@ def test_a_majority_of_the_players_pauses_for_the_shortest_pause_asked(ctx, cloc
 def test_a_bad_pause_is_refused_and_changes_nothing(ctx, seat, creator, days, reason):
     before = ctx.store.load(G).deadline
     with pytest.raises(AbsenceError) as refused:
-        absence.pause(ctx, G, seat=seat, creator=creator, days=days, by="X")
+        absence.pause(ctx, G, seat=seat, creator=creator, seconds=days * DAY, by="X")
     assert refused.value.reason == reason
     assert ctx.store.load(G).deadline == before and ctx.store.paused_until(G) is None
 
 
+@pytest.mark.parametrize(
+    ("said", "seconds"), [("", DAY), ("2", 2 * DAY), ("2d", 2 * DAY), ("1d12h", 1.5 * DAY), ("36h", 1.5 * DAY)]
+)
+def test_a_pause_is_asked_in_days_or_as_away_is(ctx, clock, said, seconds):
+    until = clock.now + seconds
+    assert longplay.pause(ctx, G, 1, True, said, "P1", "en", "/pause") == f"Paused until {when(until, 'en', None)}."
+    assert ctx.store.paused_until(G) == until
+
+
+@pytest.mark.parametrize("said", ["12h", "8d", "soon", "0"])
+def test_a_pause_shorter_than_a_day_longer_than_a_week_or_unreadable_says_how_long_it_may_be(ctx, said):
+    assert longplay.pause(ctx, G, 1, True, said, "P1", "en", "/pause") == "A pause lasts 1 to 7 days, e.g. /pause 2."
+    assert ctx.store.paused_until(G) is None
+
+
 def test_reminders_wait_during_a_pause(ctx, clock):
-    absence.pause(ctx, G, seat=1, creator=True, days=1, by="P1")
+    absence.pause(ctx, G, seat=1, creator=True, seconds=DAY, by="P1")
     clock.advance(1800)
     assert upkeep.remind(ctx, G, 1, 0) is False
     assert not ctx.store.batch_size(G, "w1r0")
@@ -268,6 +284,13 @@ def test_a_finished_game_is_recorded_once_for_each_player_and_in_the_group_histo
     assert "1 finished game." in longplay.record_text(one, "en")
 
 
+def test_a_finished_game_is_not_paused_and_its_player_is_told_it_is_over(ctx, clock):
+    play_to_the_end(ctx, clock)
+    assert longplay.pause(ctx, G, 1, True, "2", "P1", "en", "/pause") == "This game is over."
+    assert longplay.pause(ctx, G, 2, False, "", "P2", "cs", "/pause") == "Tahle hra skončila."
+    assert ctx.store.paused_until(G) is None
+
+
 def test_stats_off_deletes_the_record_and_records_nothing_more(ctx, clock):
     assert "record is deleted" in longplay.stats(ctx, "user1", ["off"], "en", "/stats")
     play_to_the_end(ctx, clock)
@@ -276,6 +299,17 @@ def test_stats_off_deletes_the_record_and_records_nothing_more(ctx, clock):
     assert "You keep no record" in longplay.stats(ctx, "user1", [], "en", "/stats")
     longplay.stats(ctx, "user2", ["off"], "en", "/stats")
     assert records.record(ctx, "user2").games == 0
+
+
+@pytest.mark.parametrize("args", [["bogus"], ["off", "now"]])
+def test_stats_with_an_argument_it_does_not_know_answers_the_usage_and_changes_nothing(ctx, args):
+    said = longplay.stats(ctx, "user1", args, "en", "/stats")
+    assert (
+        said
+        == "Usage: /stats shows your record, /stats off deletes it and records nothing more, /stats on records again."
+    )
+    assert longplay.stats(ctx, "user1", args, "cs", "STATS").startswith("Použití: STATS ")
+    assert not records.opted_out(ctx, "user1")
 
 
 def test_forgetme_removes_the_name_and_ids_from_finished_games(ctx, clock):

@@ -80,7 +80,8 @@ def test_each_seat_gets_one_private_message_per_turn_edited_as_the_turn_goes():
     played = {"type": "played", "seat": 2, "cards": [1], "visible_to": [2]}
     out, _ = step(ctx, game, [played], [], version=5, before=ended)
     (petr,) = [m for m in out if m["chat"] == "7002"]
-    assert petr["slot"] == "g1:p2" and petr["text"].index("not caught") < petr["text"].index("\n\nYou play: 1 ")
+    # under turn 1's end, turn 2's own results have their own heading
+    assert petr["slot"] == "g1:p2" and "not caught this turn.\n\nTurn 2:\nYou play: 1 " in petr["text"]
 
 
 def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_away_a_new_one():
@@ -113,6 +114,7 @@ def test_a_seat_reading_its_chat_gets_the_next_turn_on_the_same_message_and_one_
     out, later = step(ctx, game, [played], [], version=5, before=ended)
     (petr,) = [m for m in out if m["chat"] == "7002"]
     assert petr["slot"] == "g1:p1" and petr["text"].startswith("Turn 1:") and later["since"] == {"2": 1}
+    assert "\n\nTurn 2:\nYou play: 4 Beach." in petr["text"]  # turn 2's results under a heading of their own
     # ... and when turn 2 ends with Petr away, that message gets its last edit and turn 3 a new one
     ending = [{"type": "turn", "turn": 3, "visible_to": None}]
     out, third = step(ctx, game, ending, [2], version=6, before=later, closing=(2,))
@@ -207,6 +209,30 @@ def test_the_reveal_is_a_new_status_message_that_lives_until_the_next_reveal():
     assert [(m["slot"], m["seq"]) for m in group] == [("g1:s1", 400)]
     assert "Reveal" in group[0]["text"] and "Turn 2" in group[0]["text"]
     assert after["turn"] == 2 and after["segment"]["start"] == 1
+
+
+def test_the_group_reads_who_won_once_in_each_message_of_the_games_end():
+    ctx = make_ctx(status_picture=False)
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
+    _, after = step(ctx, game, [], [1, 2])
+    game.s["winner"] = "hunted"
+    reached = {"type": "counter", "counter": "rescue", "distance": 0, "visible_to": None}
+    over = {"type": "game_over", "winner": "hunted", "visible_to": None}
+    out, _ = step(ctx, game, [reached, over], [], version=3, before=after)
+    closing, ending = [m for m in out if m["chat"] == "-100555"]
+    assert ending["text"].startswith("🏁 Game over. The Hunted win!")
+    assert closing["text"].count("win!") <= 1
+    # a group short of budget gets the closing status's news on top of the game-over message (`outbox.fold`)
+    ctx.store.write_batch("g1", "v3", [closing, ending])
+    head, following = ctx.store.lane("g1", "-100555")
+    assert outbox.fold(ctx.store, "g1", "-100555", closing, head, [following])
+    sent_as = outbox.with_prefix(ctx.store, "g1", "-100555", ending)["text"]
+    assert sent_as.startswith("Rescue counter: 0 to go.\n") and sent_as.count("win!") == 1, sent_as
+    # the game ends at a reveal: the reveal's status message tells the end too
+    reveal = {"type": "reveal", "turn": 1, "played": {"1": [2], "2": [4]}, "visible_to": None}
+    out, _ = step(ctx, game, [reveal, reached, over], [], version=3, before=after)
+    opened = [m for m in out if m["chat"] == "-100555"][-1]
+    assert "🏁 Game over. The Hunted win!" in opened["text"] and opened["text"].count("win!") == 1, opened["text"]
 
 
 def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():

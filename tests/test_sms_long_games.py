@@ -1,11 +1,11 @@
-"""Long games by SMS (issue 17): AWAY <until>, AWAY OFF and STATS [OFF] on the real app and pipeline (the SMS
-test world: fake Twilio, fakeredis, a hand-driven clock)."""
+"""Long games by SMS (issue 17): AWAY <until>, AWAY OFF, STATS [OFF] and FORGETME on the real app and pipeline
+(the SMS test world: fake Twilio, fakeredis, a hand-driven clock)."""
 
 from datetime import UTC, datetime
 
 from sms_support import world_fixtures
 
-from service.pipeline import absence
+from service.pipeline import absence, records
 
 ANNA, BEDA = "+420601000011", "+420601000012"
 
@@ -29,12 +29,18 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     assert world.reply(ANNA, "AWAY 2d").startswith("Away until")
     assert len(absence.away_seats(world.ctx, code)) == 1
     world.pump()
-    assert any("is away until" in text for text in world.twilio.to(BEDA))  # the table is told, by SMS too
+    told = [text for text in world.twilio.to(BEDA) if "is away until" in text]  # the table is told, by SMS too
+    assert told and told[0].startswith("SMS 0011 is away until")  # with no emoji: one would make it cost more
+    assert not [text for text in world.twilio.to(ANNA) if "away" in text]  # she has her reply: no paid text more
     assert world.reply(ANNA, "PRYC KONEC").startswith("Welcome back")  # AWAY OFF, in Czech
     assert absence.away_seats(world.ctx, code) == {}
 
     # LEAVE of a game that has begun: the bot plays the seat, the game goes on
     assert world.reply(BEDA, f"LEAVE {code}").startswith(f"You left game {code}")
+    world.pump()
+    left = [text for text in world.twilio.to(ANNA) if "left the game" in text]
+    assert left and left[0].startswith("SMS 0012 left the game")
+    assert not [text for text in world.twilio.to(BEDA) if "left the game" in text]
     assert store.games_of_user(f"sms:{BEDA}") == [] and len(store.meta(code)["bots"]) == 2
     assert "do not play" in world.reply(BEDA, f"LEAVE {code}")
 
@@ -49,6 +55,15 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     assert world.reply(BEDA, "STATS") == "You have no finished game on record yet."  # he left before the end
     assert "deleted" in world.reply(ANNA, "STATS OFF")
     assert world.reply(ANNA, "stats").startswith("You keep no record")
+
+    # FORGETME (ZAPOMEN), as /forgetme on Telegram: her name and number are gone from the finished game
+    assert "FORGETME" in world.reply(BEDA, "HELP")
+    [name] = [p["name"] for p in store.meta(code)["players"].values() if p.get("user") == f"sms:{ANNA}"]
+    assert ANNA in str(world.lobby.get(code))
+    assert world.reply(ANNA, "FORGETME").startswith("Done: your name and ids are gone from ")
+    assert store.games_of_user(f"sms:{ANNA}") == [] and records.FORGOTTEN in str(store.meta(code)["players"])
+    assert name not in str(store.meta(code)["players"]) and ANNA not in str(store.meta(code)["players"])
+    assert ANNA not in str(world.lobby.get(code))  # nor at its table
 
 
 def test_away_by_sms_is_read_and_confirmed_in_the_tables_zone_as_the_table_is_told(world):

@@ -236,6 +236,19 @@ def test_reveal_and_game_end_texts():
     assert "Vyhráli Lovení!" in events.game_over(view, NAMES, "cs")
 
 
+def test_a_move_played_for_a_player_that_plays_no_card_is_said_plainly():
+    def said(kind: str, actions: list[dict], lang: str) -> str | None:
+        return events.line({"type": kind, "seat": 1, "actions": actions, "visible_to": [1]}, NAMES, lang, me=1)
+
+    passed = [{"type": "pass"}]
+    assert said("bot_played", passed, "en") == "🤖 The bot played no card for you this time."
+    assert said("timed_out", passed, "en") == "⏰ Time ran out — I played no card for you this time."
+    assert said("bot_played", passed, "cs") == "🤖 Bot za tebe tentokrát nezahrál žádnou kartu."
+    assert said("timed_out", passed, "cs") == "⏰ Čas vypršel — tentokrát jsem za tebe nezahrál žádnou kartu."
+    played = [{"type": "play", "cards": [2]}]
+    assert said("bot_played", played, "en") == "🤖 The bot played 2 Jungle for you."
+
+
 def test_no_cards_this_turn_is_one_tap_that_answers_every_card_question_of_the_turn():
     game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
     assert (

@@ -377,7 +377,12 @@ def test_start_again_takes_a_bot_played_seat_back(chat, env):
     seat = next(int(s) for s, p in meta["players"].items() if p.get("user"))
     user = int(meta["players"][str(seat)]["user"]) - 1000
     env.ctx.store.set_streak(game_id, seat, 3)  # as after three missed deadlines or a block
-    chat.say(user, "/start", chat=private(user))
+    said = chat.say(user, "/start", chat=private(user))["text"]
+    assert said == f"Welcome back! The next question in {game_id} is yours."
+    assert env.ctx.store.streaks(game_id)[seat] == 0
+    assert chat.say(user, "/start", chat=private(user))["text"].startswith("Not Alone by message.")  # help, again
+    env.ctx.store.set_streak(game_id, seat, 3)
+    assert chat.say(user, "/back", chat=private(user))["text"] == said  # /back does the same
     assert env.ctx.store.streaks(game_id)[seat] == 0
 
 

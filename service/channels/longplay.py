@@ -15,6 +15,7 @@ from service.i18n.names import cards_text
 from service.pipeline import absence, records, standins, watch
 from service.pipeline.absence import AbsenceError
 from service.pipeline.context import Context
+from service.pipeline.lobby import Lobby, user_of
 from service.pipeline.standins import StandInError
 
 HISTORY_SHOWN = 10
@@ -33,6 +34,7 @@ def refusal(error: AbsenceError, ctx: Context, lang: str, word: str, tz: str | N
             n=settings.away_max_days
         ),
         "no_game": lambda: _("You play no running game."),
+        "over": lambda: _("This game is over."),
         "not_player": lambda: _("Only the table's players may pause it."),
         "too_long": lambda: _("A pause lasts 1 to {n} days, e.g. {word} 2.").format(
             n=settings.pause_max_days, word=word
@@ -60,20 +62,27 @@ def away(ctx: Context, user: str, text: str, lang: str, word: str, tz: str) -> s
 
 
 def back(ctx: Context, user: str, lang: str) -> str:
+    return welcome_back(ctx, user, lang) or translator(lang).gettext("You were not away.")
+
+
+def welcome_back(ctx: Context, user: str, lang: str) -> str | None:
+    """The seats the bot plays for the player are theirs again (`absence.come_back`). -> the welcome, or None when
+    the bot played none."""
     games = absence.come_back(ctx, user)
-    _ = translator(lang).gettext
     if not games:
-        return _("You were not away.")
-    return _("Welcome back! The next question in {games} is yours.").format(games=" ".join(games))
+        return None
+    return (
+        translator(lang).gettext("Welcome back! The next question in {games} is yours.").format(games=" ".join(games))
+    )
 
 
-def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days_text: str, by: str, lang: str, word: str):
+def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, text: str, by: str, lang: str, word: str):
+    """``text``: how long, in days ("2") or until when as `away` reads it ("2d", "24.12. 18:00")."""
     _ = translator(lang).gettext
     meta = ctx.store.meta(game_id)
     try:
-        if days_text and not days_text.isdigit():
-            raise AbsenceError("too_long")
-        asked = absence.pause(ctx, game_id, seat, creator, int(days_text or 1), by)
+        seconds = absence.pause_seconds(text, ctx.clock(), absence.table_zone(meta), ctx.settings.pause_max_days)
+        asked = absence.pause(ctx, game_id, seat, creator, seconds, by)
     except AbsenceError as error:
         return refusal(error, ctx, lang, word, meta.get("tz"))
     if asked.until is None:
@@ -107,9 +116,14 @@ def status_lines(ctx: Context, game_id: str, meta: dict, lang: str) -> list[str]
 
 
 def stats(ctx: Context, user: str, args: list[str], lang: str, word: str) -> str:
-    """``args``: [] shows the record, ["off"] deletes it and records nothing more, ["on"] records again."""
+    """``args``: [] shows the record, ["off"] deletes it and records nothing more, ["on"] records again; anything
+    else gets the usage."""
     _ = translator(lang).gettext
-    choice = args[0].lower() if args else ""
+    choice = " ".join(args).lower()
+    if choice not in ("", "off", "on"):
+        return _(
+            "Usage: {word} shows your record, {word} off deletes it and records nothing more, {word} on records again."
+        ).format(word=word)
     if choice == "off":
         records.opt_out(ctx, user)
         return _("Your record is deleted and nothing more is recorded. {word} on starts a new one.").format(word=word)
@@ -162,13 +176,15 @@ def history(ctx: Context, place: str, lang: str, tz: str | None) -> str:
     return "\n".join(lines)
 
 
-def forget(ctx: Context, user: str, lang: str) -> tuple[str, list[str]]:
-    """-> (the reply, the games forgotten: their lobby tables are the channel's to scrub too)."""
-    games = records.forget(ctx, user)
+def forget(lobby: Lobby, address: str, lang: str) -> str:
+    """The player's name and ids out of their finished games (`records.forget`) and those games' tables."""
+    games = records.forget(lobby.ctx, user_of(address))
+    for game_id in games:
+        lobby.forget(game_id, address, records.FORGOTTEN)
     _ = translator(lang).gettext
     return _("Done: your name and ids are gone from {n} finished games, and your record is deleted.").format(
         n=len(games)
-    ), games
+    )
 
 
 # ---------------------------------------------------------------------------------------------- stand-ins

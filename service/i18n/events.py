@@ -90,8 +90,6 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
         return (
             _("Rescue counter: {n} to go.") if event["counter"] == "rescue" else _("Assimilation counter: {n} to go.")
         ).format(n=event["distance"])
-    if kind == "game_over":
-        return _("The Hunted win!") if event["winner"] == "hunted" else _("The Creature wins!")
     if kind == "will":
         return t.ngettext("{who} has {n} Will left.", "{who} has {n} Will left.", event["will"]).format(
             who=who, n=event["will"]
@@ -144,10 +142,14 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
     if kind == "fallback":
         return _("Your earlier answer was no longer possible; a default was played for you.")
     if kind == "timed_out":
+        if _no_card(event["actions"]):
+            return "⏰ " + _("Time ran out — I played no card for you this time.")
         return "⏰ " + _("Time ran out — I played {actions} for you.").format(
             actions=spoken.played_for(event["actions"], lang, names)
         )
     if kind == "bot_played":
+        if _no_card(event["actions"]):
+            return "🤖 " + _("The bot played no card for you this time.")
         return "🤖 " + _("The bot played {actions} for you.").format(
             actions=spoken.played_for(event["actions"], lang, names)
         )
@@ -156,7 +158,15 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
             "You missed several deadlines in a row, so a bot plays your seat now. Press “I'm back” (or answer "
             "any question) to play again from the next question on."
         )
-    return None  # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line
+    # locked_in, reveal, plan, survival_detail: shown elsewhere or not worth a line; game_over: every end of a
+    # game (`ended`, `game_over`, the status) says who won, and a line of its own would say it twice
+    return None
+
+
+def _no_card(actions: list[dict]) -> bool:
+    """Whether a move played for someone only passed: said as a sentence of its own ("played no card now for
+    you" does not read)."""
+    return bool(actions) and all(action["type"] == "pass" for action in actions)
 
 
 def counters(view: dict, lang: str) -> str:

@@ -4,13 +4,15 @@
 "18:00", in the table's time zone; not in the past, at most ``away_max_days`` ahead). In every game they play
 that is still running, the bot plays their seat until then (`botplay.taken_seats`: the question open now is
 answered at once, later ones when they open) or until they answer (the submit script ends it), and the table is
-told "away until …". `come_back` ends it at once.
+told "away until …". `come_back` ends it at once, and ends the bot's play of a seat whose player missed deadlines
+too.
 
 **Pause.** The table's creator, or a majority of its players (each a vote, kept a day; the shortest pause asked
-wins), pauses the table for at most ``pause_max_days``: the open window's deadline moves by the pause (the pause
-script, atomic), a window opened during it gets its whole time after it, reminders wait, and the table is told
-at the pause and at its end. The pause ends by itself (a job at its end) or earlier by the creator's resume;
-either gives the open window back what is left of the pause. A pause asked twice is one pause.
+wins), pauses the table for 1 to ``pause_max_days`` days (`pause_seconds`: a number of days, or until when as
+away reads it): the open window's deadline moves by the pause (the pause script, atomic), a window opened during
+it gets its whole time after it, reminders wait, and the table is told at the pause and at its end. The pause
+ends by itself (a job at its end) or earlier by the creator's resume; either gives the open window back what is
+left of the pause. A pause asked twice is one pause.
 
 A refusal raises `AbsenceError` (its ``reason`` a key the channel words) and changes nothing.
 """
@@ -35,8 +37,8 @@ _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 
 
 class AbsenceError(Exception):
-    """A refused request; nothing changed. ``reason``: bad_time, past, too_far, no_game, not_player, too_long,
-    paused_already (``until``: till when), not_paused, not_creator."""
+    """A refused request; nothing changed. ``reason``: bad_time, past, too_far, no_game, over, not_player,
+    too_long, paused_already (``until``: till when), not_paused, not_creator."""
 
     def __init__(self, reason: str, until: float | None = None):
         super().__init__(reason)
@@ -89,6 +91,23 @@ def _absolute(words: list[str], now: float, tz: ZoneInfo) -> float:
     return day.timestamp()
 
 
+def pause_seconds(text: str, now: float, tz: str, max_days: int) -> float:
+    """How long a pause asked as ``text`` lasts: a number of days ("2"; nothing: 1), or until the moment
+    `parse_until` reads ("2d", "36h", "24.12. 18:00"). Raises AbsenceError: past; too_long (unreadable, or more
+    than ``max_days`` ahead: the refusal says how to ask)."""
+    words = text.split()
+    if not words:
+        return DAY
+    if len(words) == 1 and words[0].isdigit():
+        return int(words[0]) * DAY
+    try:
+        return parse_until(text, now, tz, max_days) - now
+    except AbsenceError as error:
+        if error.reason == "past":
+            raise
+        raise AbsenceError("too_long") from error
+
+
 def table_zone(meta: dict) -> str:
     return zone(meta.get("lang") or "en", meta.get("tz"))
 
@@ -120,23 +139,32 @@ def go_away(ctx: Context, user: str, until: float) -> list[str]:
         # its follow-up: `resolution.answer_taken`), then the question open now
         ctx.store.set_away(game_id, seat, until)
         seats.answer_now(ctx, game_id, seat)
-        name = meta["players"][str(seat)].get("name", "")
+        player = meta["players"][str(seat)]
         away = N_("{name} is away until {time}: the bot plays their seat until then, or until they answer.")
-        words = notices.words("💤", away, until, meta.get("tz"), name=name)
-        notices.tell_table(ctx, game_id, f"away{seat}t{scheduling.ms(until)}", meta, words)
+        words = notices.words(away, until, meta.get("tz"), name=player.get("name", ""))
+        batch = f"away{seat}t{scheduling.ms(until)}"
+        notices.tell_table(ctx, game_id, batch, meta, words, "💤", by=player.get("chat"))
     return [game_id for game_id, _, _ in running]
 
 
 def come_back(ctx: Context, user: str) -> list[str]:
-    """End the player's absence in every game: the next question asks them. -> the games where they were away."""
+    """The seats the bot plays for the player are theirs again in every game, whether they said they were away
+    or the bot took over after missed deadlines (or a blocked chat): the next question asks them. -> the games
+    where the bot played for them."""
     back = []
     for game_id, seat, meta in _running(ctx, user):
+        taken_over = ctx.store.streaks(game_id).get(seat, 0) >= ctx.settings.autoplay_bot_after
+        if taken_over:
+            ctx.store.set_streak(game_id, seat, 0)
         until = ctx.store.end_away(game_id, seat)
         if until is not None and until > ctx.clock():
             back.append(game_id)
-            name = meta["players"][str(seat)].get("name", "")
-            words = notices.words("👋", N_("{name} is back."), name=name)
-            notices.tell_table(ctx, game_id, f"back{seat}t{scheduling.ms(until)}", meta, words)
+            player = meta["players"][str(seat)]
+            words = notices.words(N_("{name} is back."), name=player.get("name", ""))
+            batch = f"back{seat}t{scheduling.ms(until)}"
+            notices.tell_table(ctx, game_id, batch, meta, words, "👋", by=player.get("chat"))
+        elif taken_over:
+            back.append(game_id)
     return back
 
 
@@ -156,33 +184,36 @@ class PauseAsked:
     needed: int = 0
 
 
-def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days: int, by: str) -> PauseAsked:
-    """A pause of ``days`` asked by ``seat`` (None: not a player) — the creator's pauses at once, a player's is a
-    vote. AbsenceError: not_player, too_long, paused_already, no_game."""
+def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, seconds: float, by: str) -> PauseAsked:
+    """A pause of ``seconds`` (1 to ``pause_max_days`` days) asked by ``seat`` (None: not a player) — the
+    creator's pauses at once, a player's is a vote. AbsenceError: not_player, too_long, paused_already, no_game,
+    over."""
     store, now = ctx.store, ctx.clock()
     snap, meta = store.load_with_meta(game_id)
-    if snap is None or snap.status == "over":
+    if snap is None:
         raise AbsenceError("no_game")
+    if snap.status == "over":
+        raise AbsenceError("over")
     if seat is None and not creator:
         raise AbsenceError("not_player")
-    if not 1 <= days <= ctx.settings.pause_max_days:
+    if not DAY <= seconds <= ctx.settings.pause_max_days * DAY:
         raise AbsenceError("too_long")
     paused = store.paused_until(game_id)
     if paused is not None and paused > now:
         raise AbsenceError("paused_already", paused)
     if not creator and seat is not None:
         players = [int(s) for s, p in meta.get("players", {}).items() if p.get("user")]
-        votes = store.vote_pause(game_id, seat, days, VOTE_SECONDS)
+        votes = store.vote_pause(game_id, seat, round(seconds), VOTE_SECONDS)
         needed = len(players) // 2 + 1
         if len(votes) < needed:
             return PauseAsked(None, len(votes), needed)
-        days = min(votes.values())
-    until = now + days * DAY
+        seconds = min(votes.values())
+    until = now + seconds
     status, deadline = store.pause(game_id, now, until)
     if status == "ALREADY":
         raise AbsenceError("paused_already", deadline)
     if status != "PAUSED":
-        raise AbsenceError("no_game")
+        raise AbsenceError("over" if status == "OVER" else "no_game")
     _moved(ctx, game_id, deadline)
     scheduling.schedule(
         ctx.at(game_id).queue,
@@ -195,8 +226,8 @@ def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, days: int
     text = N_(
         "The table is paused until {time} ({name}). Every deadline moves by the pause; answers are still welcome."
     )
-    words = notices.words("⏸", text, until, meta.get("tz"), name=by)
-    notices.tell_table(ctx, game_id, f"pause{scheduling.ms(until)}", meta, words)
+    words = notices.words(text, until, meta.get("tz"), name=by)
+    notices.tell_table(ctx, game_id, f"pause{scheduling.ms(until)}", meta, words, "⏸")
     return PauseAsked(until)
 
 
@@ -214,9 +245,9 @@ def resume(ctx: Context, game_id: str, until: float | None = None) -> bool:
         said = _("The pause is over: the game goes on.")
         if deadline is not None:
             said += " " + _("Answer by {time}.").format(time=when(deadline, lang, meta.get("tz")))
-        return "▶️ " + said
+        return said
 
-    notices.tell_table(ctx, game_id, f"resume{scheduling.ms(was_until)}", meta, words)
+    notices.tell_table(ctx, game_id, f"resume{scheduling.ms(was_until)}", meta, words, "▶️")
     return True
 
 

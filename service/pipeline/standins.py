@@ -110,12 +110,12 @@ def take(ctx: Context, token: str, player: dict) -> Taken:
     Lobby(ctx).reseat(game_id, before.get("address") or "", newcomer)
     old, new = before.get("name", ""), player.get("name", "")
     meta = ctx.store.meta(game_id)
-    notices.tell_table(
-        ctx, game_id, f"standin{seat}{token.upper()}", meta, notices.words("🔁", TAKES, old=old, new=new)
-    )
+    words = notices.words(TAKES, old=old, new=new)
+    notices.tell_table(ctx, game_id, f"standin{seat}{token.upper()}", meta, words, "🔁", by=player.get("chat"))
     if before.get("chat"):  # the old player, privately (no seat: a message that fails must not touch the seat)
         text = translator(before.get("lang") or meta.get("lang") or "en").gettext(HANDED).format(code=game_id, new=new)
-        message = {"chat": before["chat"], "text": "🔁 " + text, "buttons": None, "seat": None, "group": False}
+        text = notices.marked("🔁", text, before["chat"])
+        message = {"chat": before["chat"], "text": text, "buttons": None, "seat": None, "group": False}
         ctx.store.write_batch(game_id, f"handed{seat}{token.upper()}", [message])
         scheduling.deliveries(ctx, game_id, f"handed{seat}{token.upper()}")
     return Taken(game_id, seat, before)
@@ -134,7 +134,7 @@ def leave(ctx: Context, game_id: str, user: str) -> int:
     seats.answer_now(ctx, game_id, seat)
     name = before.get("name", "")
     batch = f"left{seat}t{scheduling.ms(ctx.clock())}"
-    notices.tell_table(ctx, game_id, batch, meta, notices.words("🚪", LEFT, old=name))
+    notices.tell_table(ctx, game_id, batch, meta, notices.words(LEFT, old=name), "🚪", by=before.get("chat"))
     return seat
 
 

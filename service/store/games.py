@@ -639,10 +639,10 @@ class Store:
         raw = cast(bytes | None, self.at(game_id).hget(keys.pause(game_id), "until"))
         return float(raw) if raw else None
 
-    def vote_pause(self, game_id: str, seat: int, days: int, ttl: int) -> dict[int, int]:
-        """Record a player's vote for a pause of ``days`` (a vote again replaces it). -> every vote so far."""
+    def vote_pause(self, game_id: str, seat: int, seconds: int, ttl: int) -> dict[int, int]:
+        """Record a player's vote for a pause of ``seconds`` (a vote again replaces it). -> every vote so far."""
         pipe = self.at(game_id).pipeline(transaction=True)
-        pipe.hset(keys.pause_votes(game_id), seat, days)
+        pipe.hset(keys.pause_votes(game_id), seat, seconds)
         pipe.expire(keys.pause_votes(game_id), ttl)
         pipe.hgetall(keys.pause_votes(game_id))
         return {int(s): int(d) for s, d in pipe.execute()[2].items()}

@@ -37,7 +37,7 @@ Per game ``G``:
                                 space-separated) of the seats a window asked in person (written by the commits)
     {g:G}:away            hash  seat -> until when its player is away (the bot plays it; answering ends it)
     {g:G}:pause           hash  until, since: the table is paused (deadlines shifted by the pause)
-    {g:G}:pausevotes      hash  seat -> days: the players' votes for a pause (a majority pauses)
+    {g:G}:pausevotesecs   hash  seat -> seconds: the players' votes for a pause (a majority pauses)
 Per shard (with a single Redis, on it):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
@@ -180,7 +180,8 @@ def pause(game_id: str) -> str:
 
 
 def pause_votes(game_id: str) -> str:
-    return f"{_g(game_id)}:pausevotes"
+    # votes were in days under the name "pausevotes": a new name, so that none left by then is read as seconds
+    return f"{_g(game_id)}:pausevotesecs"
 
 
 DUE = "artemia:due"

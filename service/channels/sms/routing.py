@@ -29,6 +29,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
     AWAY | PRYC <until> | OFF                    away until then (3d, 12h, 24.12. 18:00): the bot plays the
                                                  number's seats; AWAY OFF (PRYC KONEC) is back at once
     STATS | STATISTIKA [OFF|ON]                  the number's record across tables; OFF deletes it
+    FORGETME | ZAPOMEN                           the number's name and ids out of its finished games, its record
+                                                 deleted (on Telegram: /forgetme)
     STANDIN | ZASKOK <code>                      take the seat a player offered (on Telegram: /handover)
     ASCII ON|OFF|AUTO  LANG | JAZYK EN|CS      settings of the number (AUTO, the default: accents only where they
                                                  cost nothing more; LANG CS offers ASCII ON)
@@ -94,6 +96,7 @@ SET_WORDS = {"SET", "NASTAV"}
 NAME_WORDS = {"NAME", "JMENO"}
 AWAY_WORDS = {"AWAY", "PRYC"}
 STATS_WORDS = {"STATS", "STATISTIKA"}
+FORGET_WORDS = {"FORGETME", "ZAPOMEN"}
 BACK_WORDS = {"OFF", "KONEC", "BACK", "ZPET"}  # after AWAY: back at once
 STANDIN_WORDS = {"STANDIN", "ZASKOK"}
 # A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
@@ -118,7 +121,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "help": N_(
         "Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill seats). "
         "Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no accents, "
-        "LANG CS. STOP ends messages, START resumes."
+        "LANG CS. STOP ends messages, START resumes. FORGETME erases you from finished games."
     ),
     "contact": N_("Help: {contact}."),
     "rates": N_("Msg & data rates may apply."),
@@ -237,6 +240,7 @@ class Router:
             (NAME_WORDS, self._name),
             (AWAY_WORDS, self._away),
             (STATS_WORDS, self._stats),
+            (FORGET_WORDS, self._forget),
             (STANDIN_WORDS, self._standin),
             ({"ASCII"}, self._ascii),
             (CONFIRM_WORDS, self._confirm),
@@ -436,6 +440,11 @@ class Router:
         if not self._plays(number) and not floods.stranger_reply_allowed(self.lobby.ctx):
             return None  # as for AWAY
         return longplay.stats(self.lobby.ctx, sms_address(number), args, prefs.lang, "STATS")
+
+    def _forget(self, number: str, args: list[str], prefs: Prefs) -> str | None:
+        if not self._plays(number) and not floods.stranger_reply_allowed(self.lobby.ctx):
+            return None  # as for AWAY
+        return longplay.forget(self.lobby, sms_address(number), prefs.lang)
 
     def _standin(self, number: str, args: list[str], prefs: Prefs) -> str:
         """STANDIN <code>: take an offered seat; the reply is the seat's recap."""

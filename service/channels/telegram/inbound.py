@@ -12,7 +12,7 @@ A Telegram player's address is ``tg:<user id>``; their private chat is where the
 In a group (one table per group, or per forum topic): /newgame, /join, /leave (in a begun game: a bot plays the
 seat from then on), /creature, /addbot [easy|normal|hard], /settings, /begin [anyway], /status, /board, /cancel, /reveal
 (after the game, its creator shows the hidden choices on the watch page), /help, /rules [card], and for long games
-(`service.channels.longplay`) /pause [days], /resume, /history, /handover, /replace <name|seat>, /away, /back,
+(`service.channels.longplay`) /pause [days|until], /resume, /history, /handover, /replace <name|seat>, /away, /back,
 /stats. In private: /start (the Join deep link ``j<code>`` and a stand-in's ``s<token>`` land here), /newgame
 [hunted|creature] [2-7] [easy|normal|hard] (a game against bots, begun at once), /join <code>, /standin <token>,
 /language, /status, /board [code], /help, /rules, /away <until>, /back, /stats [off|on], /forgetme,
@@ -37,7 +37,7 @@ from service.game import Game
 from service.game.cards import CARDS
 from service.i18n import N_
 from service.i18n.events import duration
-from service.pipeline import absence, cancelling, floods, ingest, news, records, screens, standins, watch
+from service.pipeline import absence, cancelling, floods, ingest, news, screens, standins, watch
 from service.pipeline.botplay import vanished_answer
 from service.pipeline.context import Context
 from service.pipeline.lobby import (
@@ -683,10 +683,7 @@ def cmd_stats(message, args, lang, env):
 
 
 def cmd_forgetme(message, args, lang, env):
-    said, games = longplay.forget(env.ctx, str(message.sender.id), lang)
-    for game_id in games:
-        env.lobby.forget(game_id, telegram_address(message.sender.id), records.FORGOTTEN)
-    return reply(message, said)
+    return reply(message, longplay.forget(env.lobby, telegram_address(message.sender.id), lang))
 
 
 def standin_link(env: Env, token: str) -> str:
@@ -825,24 +822,16 @@ PRIVATE_COMMANDS = {
 # ---------------------------------------------------------------------------------------------- private
 
 
-def _take_back_seats(user_id: int, env: Env) -> None:
-    """Pressing Start again (after blocking the bot) ends bot play of this user's seats: the next window asks
-    them again, as answering would."""
-    store = env.ctx.store
-    for game_id, seat in store.games_of_user(str(user_id)):
-        store.set_streak(game_id, seat, 0)
-
-
 def on_private(message: SentMessage, command: str | None, args: list[str], lang: str, env: Env) -> dict:
     user = message.sender
-    if command == "start":
+    if command == "start":  # (again, after blocking the bot or missing deadlines: the seats are theirs again)
         env.tables.set_blocked(user.id, False)
-        _take_back_seats(user.id, env)
+        welcome = longplay.welcome_back(env.ctx, str(user.id), lang)
         if args and args[0].startswith("j"):
             return join_by_code(message, args[0][1:], lang, env)
         if args and args[0].startswith("s"):  # the deep link of a seat offered to a stand-in
             return take_seat(message, args[0][1:], lang, env)
-        return reply(message, help_text(lang))
+        return reply(message, welcome or help_text(lang))
     if command == "standin":
         if not args:
             raise Refused(_t(lang, "Usage: /standin <code>, with the code of the seat offered to you."))

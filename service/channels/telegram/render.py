@@ -82,10 +82,12 @@ def text_lines(lines: list[str]) -> int:
     return "\n".join(lines).count("\n") + 1 if lines else 0
 
 
-def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view: dict, ended: bool) -> list[str]:
-    """A seat's result lines of a turn, in the second person: the end of the turn before (or all of it) when it
-    was carried here (`news.carry_turn_ends`), what happened to it (its own events, public ones about it included:
-    `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
+def results(
+    items: list[dict], names: dict[int, str], lang: str, seat: int, view: dict, ended: bool, turn: int
+) -> list[str]:
+    """A seat's result lines of turn ``turn``, in the second person: the end of the turn before (or all of it)
+    when it was carried here (`news.carry_turn_ends`), what happened to it (its own events, public ones about it
+    included: `news.about`), whether it was caught once the turn is over (a Hunted), then the counters."""
     _ = translator(lang).gettext
     lines = []
     for item in items:
@@ -96,7 +98,9 @@ def results(items: list[dict], names: dict[int, str], lang: str, seat: int, view
             lines += [_("You were not caught this turn.")] if item["not_caught"] else []
     own = [item for item in items if item["type"] != TURN_OVER]
     mine = plain.lines(own, names, lang, seat)
-    lines += [""] + mine if lines and mine else mine  # a blank line between the turn before and this one
+    if lines and mine:  # under the turn before: a blank line, and this turn's heading
+        mine = ["", _("Turn {n}:").format(n=turn), *mine]
+    lines += mine
     if ended and not_caught_in(own, seat):
         lines.append(_("You were not caught this turn."))
     return lines + [counters(view, lang)] if lines else []
@@ -197,8 +201,10 @@ class TelegramChannel:
         asked = step.asked if game.window and not game.is_over else []
         lines = plain.news_lines(segment.items, meta, lang, news.bot_username)
         deadline = step.deadline if asked else None
-        text = status_text(view, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
-        if game.is_over and closed is not None:
+        ends_here = game.is_over and closed is not None  # the reveal's message tells the end: who won, once
+        shown = {**view, "winner": None} if ends_here else view
+        text = status_text(shown, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
+        if ends_here:
             text = "\n\n".join([text, game_over(view, names, lang)])
         slot = status_slot(step.game_id, segment.start)
         ending = game.is_over and closed is None  # the status message closes, and "game over" comes as a new one
@@ -221,7 +227,7 @@ class TelegramChannel:
         view = game.public_view()
         for part in parts:
             current = part is parts[-1]
-            lines = results(part.items, names, lang, seat, view, part.ended)
+            lines = results(part.items, names, lang, seat, view, part.ended, part.turn)
             screen = None
             if current and game.is_over:  # every seat's last message says how the game ended
                 screen = ui.Screen(ended(view, lang), None)
@@ -264,7 +270,7 @@ class TelegramChannel:
         in" version was still held back), or the answer with a button to change it, on a window now closed."""
         step, lang, names = news.step, news.readers.lang(seat), names_of(news.step.meta)
         said = ui.locked_in_lines(step.answered[seat], step.deadline, lang, names=names, final=True)
-        lines = results(part.items, names, lang, seat, step.game.public_view(), part.ended)
+        lines = results(part.items, names, lang, seat, step.game.public_view(), part.ended, part.turn)
         return message(
             chat,
             above(lines, "\n".join(said)),
@@ -333,7 +339,9 @@ class TelegramChannel:
             out.append(
                 message(
                     chat,
-                    above(results(private, names_of(meta), lang, seat, game.public_view(), False), screen.text),
+                    above(
+                        results(private, names_of(meta), lang, seat, game.public_view(), False, game.turn), screen.text
+                    ),
                     seat,
                     False,
                     buttons=screen.keyboard,
