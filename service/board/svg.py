@@ -25,7 +25,7 @@ from xml.sax.saxutils import escape
 
 from service.cardnames import name, word
 from service.i18n import translator
-from service.i18n.events import seat_name
+from service.i18n.events import seat_name, to_the_star
 
 WIDTH = 1000
 MARGIN = 24
@@ -201,7 +201,7 @@ def _track(view: dict, lang: str) -> list[str]:
             _text(
                 MARGIN,
                 top + 28,
-                _("Rescue:") + " " + (_("{n} spaces to the star").format(n=rescue) if rescue else _("on the star")),
+                _("Rescue:") + " " + to_the_star(rescue, lang),
                 24,
                 "bold",
                 HUNTED,
@@ -243,7 +243,7 @@ def _track(view: dict, lang: str) -> list[str]:
                 + "</g>"
             )
         )
-    label = _("{n} spaces to the star").format(n=assimilation) if assimilation else _("on the star")
+    label = to_the_star(assimilation, lang)
     out.append(_text(MARGIN, assim_y + 20, _("Assimilation:"), 20, "bold", CREATURE))
     out.append(
         _live(

@@ -899,9 +899,13 @@ def solo_game(message: SentMessage, args: list[str], lang: str, env: Env) -> dic
     role = _t(lang, "the Creature") if as_creature else _t(lang, "a Hunted")
     return reply(
         message,
-        _t(lang, "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.").format(
-            code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
-        ),
+        i18n.translator(lang)
+        .ngettext(
+            "Game {code} begins: you are {role}, against {bots} bot ({level}). Your questions come here.",
+            "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.",
+            players - 1,
+        )
+        .format(code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])),
     )
 
 
