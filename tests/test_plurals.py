@@ -91,6 +91,33 @@ def test_the_status_track_says_each_counters_spaces(lang, n, expected):
     assert track({"rescue": n, "assimilation": n}, lang).splitlines()[1] == expected
 
 
+# ---------------------------------------------------------------------------------------------- the discard pile
+
+
+@pytest.mark.parametrize(
+    "lang, n, expected",
+    forms(
+        ("Discard: empty", "Discard: 1 card", "Discard: 2 cards", "Discard: 5 cards"),
+        ("Odhozené: nic", "Odhozené: 1 karta", "Odhozené: 2 karty", "Odhozené: 5 karet"),
+    ),
+)
+def test_a_discard_pile_too_long_to_name_is_counted(lang, n, expected):
+    assert svg._discard_line(list(range(1, n + 1)), lang, room=0) == expected
+
+
+def test_the_board_names_the_discarded_cards_and_counts_them_where_names_do_not_fit():
+    hunted = {"seat": 1, "will": 3, "hand": 4, "survival": 0, "played": [2], "discard": [1, 5]}
+    view = {"turn": 3, "rescue": 9, "assimilation": 7, "hunted": [hunted], "creature": {"hunt_cards": 3}}
+
+    def drawn(lang: str) -> list[str]:
+        return [t.text for t in ET.fromstring(svg.render(view, {}, lang)).iter("{http://www.w3.org/2000/svg}text")]
+
+    assert "Discard: 1 Lair, 5 Rover" in drawn("en")
+    assert "Odhozené: 2 karty (1, 5)" in drawn("cs")  # "5 Průzkumné vozidlo" leaves no room for "Zahráno: 2 Džungle"
+    view["hunted"] = [{**hunted, "discard": [1, 5, 10, 4, 3, 6, 7, 8, 9]}]
+    assert "Discard: 9 cards" in drawn("en") and "Odhozené: 9 karet" in drawn("cs")
+
+
 # ---------------------------------------------------------------------------------------------- notices
 
 
