@@ -24,6 +24,11 @@ def forms(en: tuple[str, ...], cs: tuple[str, ...]) -> list[tuple[str, int, str]
     ]
 
 
+def board_texts(view: dict, lang: str) -> list[str]:
+    """Every text drawn on the board picture of ``view``."""
+    return [t.text or "" for t in ET.fromstring(svg.render(view, {}, lang)).iter("{http://www.w3.org/2000/svg}text")]
+
+
 def settings_ctx(days: int) -> SimpleNamespace:
     """Just what the refusals read: the longest absence and pause allowed."""
     return SimpleNamespace(settings=SimpleNamespace(away_max_days=days, pause_max_days=days))
@@ -62,8 +67,7 @@ def test_a_counters_way_to_the_star(lang, n, expected):
 )
 def test_the_board_labels_the_rescue_counter_with_its_plural(lang, n, rescue):
     view = {"turn": 3, "rescue": n, "assimilation": 7, "hunted": [], "creature": {"hunt_cards": 3}}
-    drawn = [t.text for t in ET.fromstring(svg.render(view, {}, lang)).iter("{http://www.w3.org/2000/svg}text")]
-    assert rescue in drawn
+    assert rescue in board_texts(view, lang)
 
 
 @pytest.mark.parametrize(
@@ -108,14 +112,11 @@ def test_a_discard_pile_too_long_to_name_is_counted(lang, n, expected):
 def test_the_board_names_the_discarded_cards_and_counts_them_where_names_do_not_fit():
     hunted = {"seat": 1, "will": 3, "hand": 4, "survival": 0, "played": [2], "discard": [1, 5]}
     view = {"turn": 3, "rescue": 9, "assimilation": 7, "hunted": [hunted], "creature": {"hunt_cards": 3}}
-
-    def drawn(lang: str) -> list[str]:
-        return [t.text for t in ET.fromstring(svg.render(view, {}, lang)).iter("{http://www.w3.org/2000/svg}text")]
-
-    assert "Discard: 1 Lair, 5 Rover" in drawn("en")
-    assert "Odhozené: 2 karty (1, 5)" in drawn("cs")  # "5 Průzkumné vozidlo" leaves no room for "Zahráno: 2 Džungle"
+    assert "Discard: 1 Lair, 5 Rover" in board_texts(view, "en")
+    # "5 Průzkumné vozidlo" is too long to stand left of "Zahráno: 2 Džungle"
+    assert "Odhozené: 2 karty (1, 5)" in board_texts(view, "cs")
     view["hunted"] = [{**hunted, "discard": [1, 5, 10, 4, 3, 6, 7, 8, 9]}]
-    assert "Discard: 9 cards" in drawn("en") and "Odhozené: 9 karet" in drawn("cs")
+    assert "Discard: 9 cards" in board_texts(view, "en") and "Odhozené: 9 karet" in board_texts(view, "cs")
 
 
 # ---------------------------------------------------------------------------------------------- notices
