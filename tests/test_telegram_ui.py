@@ -205,7 +205,7 @@ def test_status_says_who_answered_not_what_and_speaks_czech():
     czech = ui.status(view, NAMES, [1, 2, 3], {1}, DEADLINE, "cs")
     assert "Odpověz do" in czech and "Pláž" in czech
     assert "SEČ" in czech or "SELČ" in czech
-    assert "Ukazatel záchrany: do ⭐ zbývá políček: 15" in czech
+    assert "🔵 Ukazatel záchrany: do ⭐ zbývá 15 políček · 🔴 Ukazatel asimilace: do ⭐ zbývá 9 políček" in czech
 
 
 def test_times_of_a_short_step_show_the_seconds():

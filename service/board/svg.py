@@ -25,7 +25,8 @@ from xml.sax.saxutils import escape
 
 from service.cardnames import name, word
 from service.i18n import translator
-from service.i18n.events import seat_name
+from service.i18n.events import seat_name, to_the_star
+from service.i18n.names import cards_text
 
 WIDTH = 1000
 MARGIN = 24
@@ -50,6 +51,7 @@ TRACK_TOP = 76
 PLANET_TOP = 300
 PLACE_W, PLACE_H, PLACE_GAP = 180, 200, 10
 ROW_H = 78
+PLAYED_END = WIDTH - MARGIN - 14  # a Hunted's row: the right end of the cards played, the discard left of them
 
 LIVE = '<g class="live">'
 NEWLINE = {"\n": "&#10;"}  # a newline in a name stays in its line (drawn the same: SVG drops it either way)
@@ -201,7 +203,7 @@ def _track(view: dict, lang: str) -> list[str]:
             _text(
                 MARGIN,
                 top + 28,
-                _("Rescue:") + " " + (_("{n} spaces to the star").format(n=rescue) if rescue else _("on the star")),
+                _("Rescue:") + " " + to_the_star(rescue, lang),
                 24,
                 "bold",
                 HUNTED,
@@ -243,7 +245,7 @@ def _track(view: dict, lang: str) -> list[str]:
                 + "</g>"
             )
         )
-    label = _("{n} spaces to the star").format(n=assimilation) if assimilation else _("on the star")
+    label = to_the_star(assimilation, lang)
     out.append(_text(MARGIN, assim_y + 20, _("Assimilation:"), 20, "bold", CREATURE))
     out.append(
         _live(
@@ -379,26 +381,40 @@ def _hunted_rows(view: dict, names: dict[int, str], lang: str, top: float) -> li
         out.append(_live(_text(info_x, y + 31, hand, 20)))
         played = h["played"]
         if isinstance(played, list):
-            shown = _("Played: {cards}").format(cards=", ".join(f"{p} {name(p, lang)}" for p in played))
+            shown = _("Played: {cards}").format(cards=cards_text(played, lang))
             if len(played) > 1 and _width(shown, 20, True) > 300:  # their numbers (the discs on the planet)
                 shown = _("Played: {cards}").format(cards=", ".join(map(str, played)))
         elif played:
             shown = _("Played: {n} face down").format(n=played)
         else:
             shown = ""
-        discard = h["discard"]
-        if discard is None:
-            pile = _("Discard: hidden")
-        elif discard:
-            pile = _("Discard: {cards}").format(cards=" ".join(map(str, discard)))
-        else:
-            pile = _("Discard: empty")
-        out.append(_live(_text(info_x, y + 60, _fit(pile, 20, 290), 20, "normal", MUTED)))
+        shown = _fit(shown, 20, 340, True)
+        room = PLAYED_END - info_x - (_width(shown, 20, True) + 24 if shown else 0)
+        out.append(
+            _live(_text(info_x, y + 60, _fit(_discard_line(h["discard"], lang, room), 20, room), 20, "normal", MUTED))
+        )
         if shown:
-            out.append(_live(_text(WIDTH - MARGIN - 14, y + 60, _fit(shown, 20, 340, True), 20, "bold", HUNTED, "end")))
+            out.append(_live(_text(PLAYED_END, y + 60, shown, 20, "bold", HUNTED, "end")))
         out.append("</g>")
         y += ROW_H
     return out
+
+
+def _discard_line(discard: list[int] | None, lang: str, room: float) -> str:
+    """A Hunted's discard pile in ``room`` pixels: the cards by name ("Discard: 4 Beach, 7 Shelter"), else their
+    count and numbers ("Discard: 3 cards (10, 4, 5)"), else their count. Never bare numbers: beside "Places in
+    hand: 4" they read as counts."""
+    t = translator(lang)
+    if discard is None:
+        return t.gettext("Discard: hidden")
+    if not discard:
+        return t.gettext("Discard: empty")
+    named = t.gettext("Discard: {cards}").format(cards=cards_text(discard, lang))
+    if _width(named, 20) <= room:
+        return named
+    count = t.ngettext("Discard: {n} card", "Discard: {n} cards", len(discard)).format(n=len(discard))
+    numbered = f"{count} ({', '.join(map(str, discard))})"
+    return numbered if _width(numbered, 20) <= room else count
 
 
 def _creature_row(view: dict, names: dict[int, str], lang: str, top: float) -> list[str]:

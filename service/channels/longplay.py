@@ -22,7 +22,7 @@ HISTORY_SHOWN = 10
 
 
 def refusal(error: AbsenceError, ctx: Context, lang: str, word: str, tz: str | None = None) -> str:
-    _ = translator(lang).gettext
+    _, ngettext = translator(lang).gettext, translator(lang).ngettext
     settings = ctx.settings
     return {
         "bad_time": lambda: _(
@@ -30,15 +30,19 @@ def refusal(error: AbsenceError, ctx: Context, lang: str, word: str, tz: str | N
             "zone)."
         ).format(word=word),
         "past": lambda: _("That time has passed: say a time to come."),
-        "too_far": lambda: _("You may be away for at most {n} days: say an earlier time.").format(
-            n=settings.away_max_days
-        ),
+        "too_far": lambda: ngettext(
+            "You may be away for at most {n} day: say an earlier time.",
+            "You may be away for at most {n} days: say an earlier time.",
+            settings.away_max_days,
+        ).format(n=settings.away_max_days),
         "no_game": lambda: _("You play no running game."),
         "over": lambda: _("This game is over."),
         "not_player": lambda: _("Only the table's players may pause it."),
-        "too_long": lambda: _("A pause lasts 1 to {n} days, e.g. {word} 2.").format(
-            n=settings.pause_max_days, word=word
-        ),
+        "too_long": lambda: ngettext(
+            "A pause lasts 1 to {n} day, e.g. {word} 2.",
+            "A pause lasts 1 to {n} days, e.g. {word} 2.",
+            settings.pause_max_days,
+        ).format(n=settings.pause_max_days, word=word),
         "paused_already": lambda: _("The table is paused already, until {time}.").format(
             time=when(error.until or 0.0, lang, tz)
         ),
@@ -78,7 +82,7 @@ def welcome_back(ctx: Context, user: str, lang: str) -> str | None:
 
 def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, text: str, by: str, lang: str, word: str):
     """``text``: how long, in days ("2") or until when as `away` reads it ("2d", "24.12. 18:00")."""
-    _ = translator(lang).gettext
+    _, ngettext = translator(lang).gettext, translator(lang).ngettext
     meta = ctx.store.meta(game_id)
     try:
         seconds = absence.pause_seconds(text, ctx.clock(), absence.table_zone(meta), ctx.settings.pause_max_days)
@@ -86,9 +90,11 @@ def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, text: str
     except AbsenceError as error:
         return refusal(error, ctx, lang, word, meta.get("tz"))
     if asked.until is None:
-        return _("{name} votes for a pause: {votes} of the {needed} votes it needs.").format(
-            name=by, votes=asked.votes, needed=asked.needed
-        )
+        return ngettext(
+            "{name} votes for a pause: {votes} of the {needed} vote it needs.",
+            "{name} votes for a pause: {votes} of the {needed} votes it needs.",
+            asked.needed,
+        ).format(name=by, votes=asked.votes, needed=asked.needed)
     return _("Paused until {time}.").format(time=when(asked.until, lang, meta.get("tz")))
 
 
@@ -141,8 +147,16 @@ def record_text(record: records.Record, lang: str) -> str:
         return _("You have no finished game on record yet.")
     lines = [
         "📊 " + ngettext("{n} finished game.", "{n} finished games.", record.games).format(n=record.games),
-        _("As the Creature: {wins} won of {games}.").format(wins=record.creature_wins, games=record.creature_games),
-        _("As the Hunted: {wins} won of {games}.").format(wins=record.hunted_wins, games=record.hunted_games),
+        ngettext(
+            "As the Creature: won {wins} of {games} game.",
+            "As the Creature: won {wins} of {games} games.",
+            record.creature_games,
+        ).format(wins=record.creature_wins, games=record.creature_games),
+        ngettext(
+            "As the Hunted: won {wins} of {games} game.",
+            "As the Hunted: won {wins} of {games} games.",
+            record.hunted_games,
+        ).format(wins=record.hunted_wins, games=record.hunted_games),
     ]
     if record.missed_share is not None:
         lines.append(
@@ -181,9 +195,14 @@ def forget(lobby: Lobby, address: str, lang: str) -> str:
     games = records.forget(lobby.ctx, user_of(address))
     for game_id in games:
         lobby.forget(game_id, address, records.FORGOTTEN)
-    _ = translator(lang).gettext
-    return _("Done: your name and ids are gone from {n} finished games, and your record is deleted.").format(
-        n=len(games)
+    return (
+        translator(lang)
+        .ngettext(
+            "Done: your name and ids are gone from {n} finished game, and your record is deleted.",
+            "Done: your name and ids are gone from {n} finished games, and your record is deleted.",
+            len(games),
+        )
+        .format(n=len(games))
     )
 
 

@@ -178,11 +178,20 @@ def counters(view: dict, lang: str) -> str:
     )
 
 
+def to_the_star(distance: int, lang: str) -> str:
+    """A counter's way to the star, as the board picture and the watch page label it: "3 spaces to the star"."""
+    t = translator(lang)
+    if not distance:
+        return t.gettext("on the star")
+    return t.ngettext("{n} space to the star", "{n} spaces to the star", distance).format(n=distance)
+
+
 def track(view: dict, lang: str) -> str:
     """The track drawn and explained, from ``game.public_view()``: the Rescue counter 🔵 comes from the left, the
     Assimilation counter 🔴 from the right, toward the star ⭐ between them; "Ⓐ" marks the Rescue spaces with the
     Artemia symbol (of the board side chosen). E.g. "🔵·Ⓐ·Ⓐ·Ⓐ⭐···🔴" and the lines that say what it means."""
-    _ = translator(lang).gettext
+    t = translator(lang)
+    _ = t.gettext
     rescue, assimilation = view["rescue"], view["assimilation"]
     spaces = set(view.get("artemia_spaces") or [])
     left = "".join("Ⓐ" if d in spaces else "·" for d in range(rescue - 1, 0, -1))
@@ -190,10 +199,13 @@ def track(view: dict, lang: str) -> str:
     drawn = ("🔵" if rescue else "") + left + "⭐" + right + ("🔴" if assimilation else "")
     lines = [
         drawn,
-        _(
-            "🔵 Rescue counter: {rescue} spaces to ⭐ · 🔴 Assimilation counter: {assimilation} spaces to ⭐ — "
-            "the first to reach ⭐ wins."
-        ).format(rescue=rescue, assimilation=assimilation),
+        t.ngettext("🔵 Rescue counter: {n} space to ⭐", "🔵 Rescue counter: {n} spaces to ⭐", rescue).format(n=rescue)
+        + " · "
+        + t.ngettext(
+            "🔴 Assimilation counter: {n} space to ⭐", "🔴 Assimilation counter: {n} spaces to ⭐", assimilation
+        ).format(n=assimilation)
+        + " — "
+        + _("the first to reach ⭐ wins."),
     ]
     if spaces:
         lines.append(
@@ -251,17 +263,22 @@ def duration(seconds: float, lang: str) -> str:
 
 def notice_text(notice: dict, names: dict[int, str], lang: str, bot_username: str = "") -> str:
     """A structured notice of the pipeline (``{"type": "_notice", "kind": ...}``) in ``lang``."""
-    _ = translator(lang).gettext
+    t = translator(lang)
+    _ = t.gettext
     kind = notice["kind"]
     if kind == "start":
-        return _("A game of Not Alone begins: {n} players, {time} to answer each step.").format(
-            n=notice["players"], time=duration(notice["seconds"], lang)
-        )
+        return t.ngettext(
+            "A game of Not Alone begins: {n} player, {time} to answer each step.",
+            "A game of Not Alone begins: {n} players, {time} to answer each step.",
+            notice["players"],
+        ).format(n=notice["players"], time=duration(notice["seconds"], lang))
     who = seat_name(names, notice["seat"], lang)
     if kind == "bot":
-        return _("{who} missed {n} deadlines in a row: a bot plays for them until they answer again.").format(
-            who=who, n=notice["misses"]
-        )
+        return t.ngettext(
+            "{who} missed {n} deadline in a row: a bot plays for them until they answer again.",
+            "{who} missed {n} deadlines in a row: a bot plays for them until they answer again.",
+            notice["misses"],
+        ).format(who=who, n=notice["misses"])
     if kind == "unreachable":
         bot = f"@{bot_username}" if bot_username else _("the bot")
         return _(

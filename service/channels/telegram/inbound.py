@@ -893,9 +893,14 @@ def solo_game(message: SentMessage, args: list[str], lang: str, env: Env) -> dic
         raise Refused(_t(lang, "Usage: /newgame [hunted|creature] [2-7] [easy|normal|hard], e.g. /newgame creature 4"))
     started = _lobby_call(lang, env.lobby.solo, _player(message.sender), lang, players, as_creature, level)
     role = _t(lang, "the Creature") if as_creature else _t(lang, "a Hunted")
-    said = _t(lang, "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.")
-    said = said.format(
-        code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level])
+    said = (
+        i18n.translator(lang)
+        .ngettext(
+            "Game {code} begins: you are {role}, against {bots} bot ({level}). Your questions come here.",
+            "Game {code} begins: you are {role}, against {bots} bots ({level}). Your questions come here.",
+            players - 1,
+        )
+        .format(code=started.table.code, role=role, bots=players - 1, level=_t(lang, plain.BOT_LEVEL_WORDS[level]))
     )
     return reply(message, _with_watch_link(said, started.table.code, lang, env))
 

@@ -18,7 +18,7 @@ from service.board import svg
 from service.cardnames import word
 from service.channels import plain
 from service.i18n import translator
-from service.i18n.events import counters, winner
+from service.i18n.events import counters, to_the_star, winner
 from service.i18n.names import cards_text, seat_name
 from service.pipeline.news import names_of
 from service.pipeline.watch import OVER, Frame, names_at
@@ -116,16 +116,8 @@ def _head(shown: Shown) -> str:
         who = ", ".join(seat_name(shown.names, seat, lang) for seat in waiting)
         line = escape(label(shown)) + (" — " + escape(_("Waiting for: {who}").format(who=who)) if who else "")
         status = f'<p class="status">{line}</p>'
-    rescue = (
-        _("Rescue:")
-        + " "
-        + (_("{n} spaces to the star").format(n=view["rescue"]) if view["rescue"] else _("on the star"))
-    )
-    assimilation = (
-        _("Assimilation:")
-        + " "
-        + (_("{n} spaces to the star").format(n=view["assimilation"]) if view["assimilation"] else _("on the star"))
-    )
+    rescue = _("Rescue:") + " " + to_the_star(view["rescue"], lang)
+    assimilation = _("Assimilation:") + " " + to_the_star(view["assimilation"], lang)
     return (
         status
         + f'<div class="counters" title="{escape(counters(view, lang))}">'
