@@ -451,3 +451,22 @@ def test_the_recap_names_the_role_links_the_game_so_far_and_is_short_by_text(clo
     assert "Rescue counter:" in by_text and "⭐" not in by_text and "🔁" not in by_text
     sent = sms_text.outgoing(by_text, ascii=False, accents=False)  # as the SMS router sends it
     assert sms_text.cost(sent).encoding == "GSM-7" and sms_text.cost(sent).segments <= 3, sent
+
+
+def test_answering_while_away_ends_the_absence_in_every_game_and_each_table_hears_it(ctx, clock):
+    start_game(ctx, "long2", CONFIG, table(3, humans=[1, 2], deadline=3600))
+    assert sorted(absence.go_away(ctx, "user1", clock.now + 2 * DAY)) == [G, "long2"]
+    run_jobs(ctx)
+    snap = ctx.store.load(G)
+    mine = bot_answer(Game.from_json(snap.json), 1)
+    assert ingest.submit(ctx, G, 1, mine, snap.window).stored  # the player's own answer, over the bot's
+    run_jobs(ctx)
+    assert absence.away_seats(ctx, G) == {} and absence.away_seats(ctx, "long2") == {}
+    for game_id in (G, "long2"):
+        batches = [k.decode().split(":out:")[1] for k in ctx.store.redis.keys(f"{{g:{game_id}}}:out:back1*")]
+        words = [
+            ctx.store.message(game_id, batch, i)["text"]
+            for batch in batches
+            for i in range(ctx.store.batch_size(game_id, batch))
+        ]
+        assert words and all(text == "👋 P1 is back." for text in words), (game_id, words)

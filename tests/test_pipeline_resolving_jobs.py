@@ -34,7 +34,7 @@ def close_first_windows(ctx, ids: list[str]) -> None:
         snap = ctx.store.load(g)
         game = Game.from_json(snap.json)
         for seat in sorted(ctx.store.expected(g) - set(ctx.store.answers(g))):
-            status, _, _ = ctx.store.submit(g, snap.window, seat, bot_answer(game, seat), None, ctx.clock())
+            status, *_ = ctx.store.submit(g, snap.window, seat, bot_answer(game, seat), None, ctx.clock())
         assert status == "RESOLVE"
         scheduling.resolve(ctx, g, snap.window)
 

@@ -45,17 +45,17 @@ def test_scripts_follow_the_window_model(ops):
             _, seat, w, dedup = op
             got = store.submit(G, w, seat, [{"type": "x", "n": len(answers)}], dedup, 1.0)
             if dedup is not None and dedup in seen:  # recorded before in this window
-                want = ("DUP", 0, False)
+                want = ("DUP", 0, False, False)
             elif w != window:
-                want = ("STALE", 0, False)
+                want = ("STALE", 0, False, False)
             elif status != "collecting":
-                want = ("CLOSED", 0, False)
+                want = ("CLOSED", 0, False, False)
             else:
                 answers[seat] = True
                 if dedup is not None:
                     seen.add(dedup)
                 missing = len({1, 2} - set(answers))
-                want = ("ACCEPTED", missing, not refresh_pending) if missing else ("RESOLVE", 0, False)
+                want = ("ACCEPTED", missing, not refresh_pending, False) if missing else ("RESOLVE", 0, False, False)
                 refresh_pending = refresh_pending or bool(missing)
                 if not missing:
                     status = "resolving"

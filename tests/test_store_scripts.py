@@ -42,16 +42,16 @@ def close(store):
 def test_submit_counts_expected_answers_and_resolves_once(store):
     open_game(store)
     # the first accepted answer asks for a status refresh (no job pending), the next one joins it
-    assert store.submit(G, 5, 1, [{"type": "pass"}], "u1", 101.0) == ("ACCEPTED", 1, True)
-    assert store.submit(G, 5, 1, [{"type": "play"}], "u2", 102.0) == ("ACCEPTED", 1, False)  # replaced, 1 left
+    assert store.submit(G, 5, 1, [{"type": "pass"}], "u1", 101.0) == ("ACCEPTED", 1, True, False)
+    assert store.submit(G, 5, 1, [{"type": "play"}], "u2", 102.0) == ("ACCEPTED", 1, False, False)  # replaced, 1 left
     assert store.answers(G) == {1: [{"type": "play"}]}
     assert store.take_refresh(G) == {1}  # the refresh job starts: the next accepted answer asks again
     assert store.redis.ttl(keys.refresh_mark(G)) == -2
-    assert store.submit(G, 5, 2, [{"type": "pass"}], "u3", 103.0) == ("RESOLVE", 0, False)
+    assert store.submit(G, 5, 2, [{"type": "pass"}], "u3", 103.0) == ("RESOLVE", 0, False, False)
     assert not store.redis.exists(keys.refresh_mark(G), keys.refresh_seats(G))  # the step's messages show it
     snap = store.load(G)
     assert (snap.status, snap.closed) == ("resolving", 103.0)
-    assert store.submit(G, 5, 2, [{"type": "pass"}], "u4", 104.0) == ("CLOSED", 0, False)
+    assert store.submit(G, 5, 2, [{"type": "pass"}], "u4", 104.0) == ("CLOSED", 0, False, False)
 
 
 def test_the_window_notes_whose_latest_answer_in_person_was_typed(store):
@@ -65,19 +65,19 @@ def test_the_window_notes_whose_latest_answer_in_person_was_typed(store):
 
 
 def test_submit_refuses_wrong_window_unknown_game_and_duplicates(store):
-    assert store.submit(G, 5, 1, [], None, 1.0) == ("NOGAME", 0, False)
+    assert store.submit(G, 5, 1, [], None, 1.0) == ("NOGAME", 0, False, False)
     open_game(store)
-    assert store.submit(G, 4, 1, [{"type": "pass"}], "a", 1.0) == ("STALE", 0, False)
-    assert store.submit(G, 5, 1, [{"type": "pass"}], "a", 1.0) == ("ACCEPTED", 1, True)
-    assert store.submit(G, 5, 1, [{"type": "other"}], "a", 1.0) == ("DUP", 0, False)
+    assert store.submit(G, 4, 1, [{"type": "pass"}], "a", 1.0) == ("STALE", 0, False, False)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], "a", 1.0) == ("ACCEPTED", 1, True, False)
+    assert store.submit(G, 5, 1, [{"type": "other"}], "a", 1.0) == ("DUP", 0, False, False)
     assert store.answers(G) == {1: [{"type": "pass"}]}
     assert store.redis.ttl(keys.dedup(G)) > 80000
 
 
 def test_answer_ahead_from_a_seat_not_asked_is_kept_but_not_counted(store):
     open_game(store, expected=(1,))
-    assert store.submit(G, 5, 0, [{"type": "plan", "orders": []}], None, 1.0) == ("ACCEPTED", 1, True)
-    assert store.submit(G, 5, 1, [{"type": "pass"}], None, 1.0) == ("RESOLVE", 0, False)
+    assert store.submit(G, 5, 0, [{"type": "plan", "orders": []}], None, 1.0) == ("ACCEPTED", 1, True, False)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], None, 1.0) == ("RESOLVE", 0, False, False)
 
 
 def test_answering_resets_the_autoplay_streak(store):
@@ -126,7 +126,7 @@ def test_deadline_close_only_after_the_deadline_and_only_while_collecting(store)
     assert store.close_at_deadline(G, 4, 1001.0) == ("NOOP", None)
     assert store.close_at_deadline(G, 5, 1001.0) == ("CLOSED", None)
     assert store.close_at_deadline(G, 5, 1002.0) == ("NOOP", None)
-    assert store.submit(G, 5, 1, [{"type": "pass"}], None, 1003.0) == ("CLOSED", 0, False)
+    assert store.submit(G, 5, 1, [{"type": "pass"}], None, 1003.0) == ("CLOSED", 0, False, False)
 
 
 def test_extend_deadline_moves_only_an_open_window(store):

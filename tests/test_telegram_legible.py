@@ -13,7 +13,7 @@ from sms_support import world_fixtures
 from service import commands
 from service.game import Game
 from service.game.bots import whole_answer
-from service.pipeline import upkeep
+from service.pipeline import absence, upkeep
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
 TG_A, TG_B, TG_C = 621, 622, 623
@@ -240,3 +240,28 @@ def test_my_cards_button_shows_the_cards_texts_in_the_players_language_and_back(
     assert world.telegram.press(user, back["callback_data"], message_id=mid) is None
     world.pump()
     assert "🎯" in chat_texts(world, user)[mid]["text"]  # the question again
+
+
+def test_an_away_player_sees_what_the_bot_played_with_a_way_back_and_the_table_hears_when_they_answer(world):
+    code = open_table(world)
+    say(world, TG_A, "/begin", group=True)
+    world.pump()
+    rng, seats = random.Random(5), seats_of(world, code)
+    away = min(s for s in seats if s != 0)
+    user = seats[away]
+    awake = {s: u for s, u in seats.items() if s != away}
+    assert say(world, user, "/away 2d").startswith("Away until")
+    for _ in range(4):
+        step(world, code, awake, rng)
+    told = [m for m in chat_texts(world, user).values() if "🤖 The bot played " in m["text"]]
+    assert told and buttons(told[-1]) == [{"text": "🙋 I'm back", "callback_data": f"r:{code}"}]
+    assert away in world.ctx.store.answers(code)  # the bot has answered the question open now
+
+    answer_typed(world, code, away, user, rng)  # the player answers it all the same: they are back
+    world.pump()
+    assert absence.away_seats(world.ctx, code) == {}
+    store = world.ctx.store
+    [batch] = [k.decode().split(":out:")[1] for k in store.redis.keys(f"{{g:{code}}}:out:back{away}a*")]
+    told = [store.message(code, batch, i) for i in range(store.batch_size(code, batch))]
+    # the group is told (its send budget may hold the message a while); the player, whose news it is, is not
+    assert [(m["chat"], m["text"]) for m in told] == [(str(GROUP["id"]), f"👋 {NAMES[user]} is back.")]

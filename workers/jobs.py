@@ -50,3 +50,7 @@ def sweep() -> dict[str, int]:
 
 def end_pause(game_id: str, until: float) -> bool:
     return absence.resume(current(), game_id, until)
+
+
+def came_back(game_id: str, seat: int) -> list[str]:
+    return absence.answered_while_away(current(), game_id, seat)

@@ -168,6 +168,18 @@ def come_back(ctx: Context, user: str) -> list[str]:
     return back
 
 
+def answered_while_away(ctx: Context, game_id: str, seat: int) -> list[str]:
+    """The seat's player answered while away (their answer ended the absence in this game: the submit script):
+    the table is told they are back, and their absence ends in their other games too (`come_back`, each table
+    told). -> the games they came back to."""
+    meta = ctx.store.meta(game_id)
+    player = meta.get("players", {}).get(str(seat), {})
+    words = notices.words(N_("{name} is back."), name=player.get("name", ""))
+    batch = f"back{seat}a{scheduling.ms(ctx.clock())}"
+    notices.tell_table(ctx, game_id, batch, meta, words, "👋", by=player.get("chat"))
+    return [game_id] + (come_back(ctx, str(player["user"])) if player.get("user") else [])
+
+
 def away_seats(ctx: Context, game_id: str) -> dict[int, float]:
     """Seat -> until when, of the seats whose players are away now."""
     now = ctx.clock()

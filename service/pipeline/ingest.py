@@ -112,7 +112,7 @@ def submit(
         return SubmitResult(Status.INVALID, reason=problem.reason, params=problem.params)
 
     now = ctx.clock()
-    status, missing, asked = store.submit(
+    status, missing, asked, back = store.submit(
         game_id,
         window_id,
         seat,
@@ -123,6 +123,8 @@ def submit(
         by_bot=by_bot,
         typed=typed,
     )
+    if back:  # the table is told, and the player's other games end their absence too: a job, off this path
+        scheduling.came_back(ctx, game_id, seat)
     if status == "ACCEPTED":
         metrics.answer_stored(store.redis, counts=ctx.counts)
         if asked:

@@ -109,6 +109,12 @@ def resolvers(ctx: Context, member: str = "", now: float | None = None) -> bool:
     return enqueue(ctx.queue, ctx, "workers.jobs.resolve_ready", (lease, token), f"resolve-{lease}-{token}")
 
 
+def came_back(ctx: Context, game_id: str, seat: int) -> bool:
+    """The seat's player answered while away (`absence.answered_while_away`): one job per answer that did so."""
+    job_id = f"back-{game_id}-{seat}-{ms(ctx.clock())}"
+    return enqueue(ctx.at(game_id).queue, ctx, "workers.jobs.came_back", (game_id, seat), job_id)
+
+
 def deadline(ctx: Context, game_id: str, window: int, at: float) -> bool:
     return schedule(
         ctx.at(game_id).queue,

@@ -264,14 +264,15 @@ class Store:
         due: float | None = None,
         by_bot: bool = False,
         typed: bool = False,
-    ) -> tuple[str, int, bool]:
+    ) -> tuple[str, int, bool, bool]:
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing, whether the
-        answer asked for a status refresh). The answer that completes the window also makes the game due for the
+        answer asked for a status refresh, whether the player's own answer ended their absence: they said they were
+        away, and are back). The answer that completes the window also makes the game due for the
         sweeper at ``due`` (default: ``now``). One that does not (ACCEPTED) notes that the next status refresh is to
         show it; True when no refresh job was pending: the caller queues one then (or `drop_refresh`).
         ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are);
         ``typed``: the player typed it in a chat of living messages (its reply comes below the turn message)."""
-        status, missing, *asked = self._acknowledged(
+        status, missing, *rest = self._acknowledged(
             self.at(game_id),
             self._submit,
             keys=[
@@ -300,7 +301,8 @@ class Store:
                 "1" if typed else "0",
             ],
         )
-        return status.decode(), int(missing), bool(asked and asked[0])
+        asked, back = (rest + [0, 0])[:2]
+        return status.decode(), int(missing), bool(asked), bool(back)
 
     def close_at_deadline(self, game_id: str, window: int, now: float) -> tuple[str, float | None]:
         """Flip the window to resolving if its deadline has passed. -> ("CLOSED"|"EARLY"|"NOOP", deadline)."""

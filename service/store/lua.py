@@ -21,7 +21,8 @@ end
 # ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
 #       "1" when the bot answers for the seat's player ("0": the player answers), how long a refresh mark lasts,
 #       "1" when the player typed the answer in a chat of living messages ("0": a button, or another channel)
-# -> {status, missing, asked}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly once).
+# -> {status, missing, asked, back}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly
+# once); back is 1 when the player's own answer ended an absence still running (they said they were away).
 # ACCEPTED also notes that the next status refresh is to show the seat's answer (its tick): the seat joins the
 # refresh seats, and asked is 1 when this answer set the refresh mark (no refresh job was pending: the caller
 # queues one), else 0.
@@ -43,7 +44,10 @@ if not st[1] then return {'NOGAME', 0} end
 if st[1] ~= ARGV[1] then return {'STALE', 0} end
 if st[2] ~= 'collecting' then return {'CLOSED', 0} end
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[3])
+local back = 0
 if ARGV[9] ~= '1' then
+  local away = redis.call('HGET', KEYS[7], ARGV[2])
+  if away and tonumber(away) > tonumber(ARGV[6]) then back = 1 end
   redis.call('HDEL', KEYS[4], ARGV[2])
   redis.call('HDEL', KEYS[7], ARGV[2])
   redis.call('HSETNX', KEYS[8], ARGV[2], ARGV[6])
@@ -65,11 +69,11 @@ if missing > 0 then
   redis.call('SADD', KEYS[9], ARGV[2])
   redis.call('EXPIRE', KEYS[9], ARGV[10])
   local asked = redis.call('SET', KEYS[10], ARGV[1], 'NX', 'EX', ARGV[10])
-  return {'ACCEPTED', missing, asked and 1 or 0}
+  return {'ACCEPTED', missing, asked and 1 or 0, back}
 end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[6])
 redis.call('ZADD', KEYS[6], ARGV[7], ARGV[8])
-return {'RESOLVE', 0}
+return {'RESOLVE', 0, 0, back}
 """
 
 # KEYS: dedup set of the open window, of the window closed last      ARGV: dedup id, dedup ttl

@@ -245,8 +245,8 @@ class TelegramChannel:
                 continue  # nothing new for this turn's message
             text = above(lines, screen.text if screen else "")
             keyboard = screen.keyboard if screen else None
-            if keyboard is None and any(e["type"] == "taken_over" for e in part.items):
-                keyboard = ui.back_keyboard(step.game_id, lang)  # a bot plays the seat: the way back
+            if keyboard is None and any(e["type"] in ("taken_over", "bot_played") for e in part.items):
+                keyboard = ui.back_keyboard(step.game_id, lang)  # a bot plays the seat (away, or taken): the way back
             if text:
                 out.append(
                     message(
