@@ -95,22 +95,22 @@ def test_cancel_ends_the_game_tells_the_table_and_refuses_later_answers(ctx):
 
 def test_cancel_tells_each_sms_player_when_there_is_no_group(ctx):
     meta = table(2, humans=[0, 1], group=None, deadline=600)
-    meta["players"]["0"]["chat"], meta["players"]["1"]["chat"] = "sms:+420600000001", "sms:+420600000002"
+    meta["players"]["0"]["chat"], meta["players"]["1"]["chat"] = "sms:+447600000001", "sms:+447600000002"
     start_game(ctx, "adm2", {**CONFIG, "players": 2}, meta)
     run_jobs(ctx)
     messages = cancelling.cancel_messages(ctx.store.meta("adm2"), "")
-    assert [m["chat"] for m in messages] == ["sms:+420600000001", "sms:+420600000002"]
+    assert [m["chat"] for m in messages] == ["sms:+447600000001", "sms:+447600000002"]
 
 
 def test_a_player_cancelling_tells_the_sms_players_by_name_and_the_group_by_its_reply(ctx):
     meta = table(3, humans=[0, 1, 2], group="-100777", deadline=600)
-    meta["players"]["2"]["chat"], meta["players"]["2"]["lang"] = "sms:+420600000003", "cs"
+    meta["players"]["2"]["chat"], meta["players"]["2"]["lang"] = "sms:+447600000003", "cs"
     start_game(ctx, "adm3", CONFIG, meta)
     run_jobs(ctx)
     assert cancelling.cancel(ctx, "adm3", by="Anna", told_already="-100777") == "cancelled"
     batch = [ctx.store.message("adm3", "cancel", i) for i in range(ctx.store.batch_size("adm3", "cancel"))]
     assert [(m["chat"], m["text"]) for m in batch if not m.get("slot")] == [
-        ("sms:+420600000003", "Anna zrušil(a) tuto hru Nejsme tu sami. Díky za hru.")
+        ("sms:+447600000003", "Anna zrušil(a) tuto hru Nejsme tu sami. Díky za hru.")
     ]
     # the group's living status message no longer waits for anyone: it says the game was cancelled
     assert [(m["chat"], m["slot"], m["text"]) for m in batch if m.get("slot")] == [

@@ -13,7 +13,7 @@ from service.game import new_game
 from service.store import keys
 
 served, world = world_fixtures("flood-token", seed=2)
-ANNA, BEDA, CYRIL = "+420601000101", "+420601000102", "+420601000103"
+ANNA, BEDA, CYRIL = "+447700000101", "+447700000102", "+447700000103"
 SLOW = "Artemia: too many texts at once. Wait a few minutes; until then your texts are not read."
 
 
@@ -105,14 +105,14 @@ def test_the_senders_text_is_echoed_at_most_twenty_characters(world):
 def test_what_a_stranger_leaves_expires(world):
     connection = world.ctx.store.redis
     for n in range(5):
-        number = f"+42060100020{n}"
+        number = f"+44770000020{n}"
         world.reply(number, "LANG CS")
         world.reply(number, "ASCII ON")
         world.reply(number, "hello")
         world.reply(number, "STOP")
         world.telegram.say(900 + n, "/language cs")
     assert keys_without_ttl(connection) == []
-    stranger = connection.ttl(keys.sms_number("+420601000200"))
+    stranger = connection.ttl(keys.sms_number("+447700000200"))
     assert 0 < stranger <= world.ctx.settings.sms_stranger_ttl_seconds
     code = world.reply(ANNA, "NEW").split()[1]
     world.reply(BEDA, "LANG CS")
@@ -124,15 +124,15 @@ def test_what_a_stranger_leaves_expires(world):
 
 def test_strangers_share_one_hourly_budget_of_replies(world):
     limits(world, sms_stranger_replies_per_hour=2)
-    said = [world.reply(f"+42060100030{n}", "hello") for n in range(4)]
+    said = [world.reply(f"+44770000030{n}", "hello") for n in range(4)]
     assert [s.startswith("You are in no game") for s in said] == [True, True, False, False]
     assert world.reply(CYRIL, "JOIN ZZ99") == ""  # an unknown code from a stranger: the same budget
     assert world.reply(CYRIL, "NEW").startswith("Game ")  # what does something is answered
     assert world.reply(CYRIL, "JOIN ZZ99").startswith("There is no game ZZ99")  # a player is no stranger
-    assert world.reply("+420601000398", "LANG CS") == ""  # a setting of a stranger: stored, not confirmed
-    assert world.endpoint.directory.prefs("+420601000398").lang == "cs"
+    assert world.reply("+447700000398", "LANG CS") == ""  # a setting of a stranger: stored, not confirmed
+    assert world.endpoint.directory.prefs("+447700000398").lang == "cs"
     world.clock.advance(1800)  # one reply back (2 an hour)
-    assert world.reply("+420601000399", "hello").startswith("You are in no game")
+    assert world.reply("+447700000399", "hello").startswith("You are in no game")
 
 
 def test_a_telegram_user_gets_one_slow_down_then_silence(world):

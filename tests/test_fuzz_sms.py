@@ -49,8 +49,8 @@ from service.web import create_app
 PUBLIC = "https://game.example"
 URL = PUBLIC + "/sms/twilio"
 TOKEN = "fuzz-token"
-PLAYERS = ["+420601100001", "+420601100002", "+420601100003"]
-STRANGERS = ["+420777000001", "+15005550123"]
+PLAYERS = ["+447700100001", "+447700100002", "+447700100003"]
+STRANGERS = ["+447777000001", "+15005550123"]
 KEYWORDS = {
     "STOP",
     "STOPALL",

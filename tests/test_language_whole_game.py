@@ -32,7 +32,7 @@ from service.i18n import compile as catalogues
 from service.pipeline import upkeep
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
-SMS_A, SMS_B = "+420601000021", "+420601000022"
+SMS_A, SMS_B = "+447700000021", "+447700000022"
 TG_A, TG_B = 611, 612
 NAMES = {TG_A: "Cyril", TG_B: "Dana"}
 GROUP = {"id": -100911, "type": "supergroup", "title": "Ctvrtek"}
@@ -602,7 +602,7 @@ def test_a_whole_czech_game_by_sms_and_telegram_has_no_english_line(world):
     assert len({who for who, _ in got}) >= 6 and len(got) > 200  # both SMS numbers, both private chats, the group
     english = [(who, line, english_in(line)) for who, line in got if english_in(line)]
     assert not english, "\n".join(f"{who}: {line}  <- {found}" for who, line, found in english[:40])
-    assert any("Zaznamenáno" in line for who, line in got if who.startswith("+420"))
+    assert any("Zaznamenáno" in line for who, line in got if who.startswith("+44"))
     assert any(line.startswith("🎯") for _, line in got)  # the Telegram decision messages
     said_all(got, "cs")
 
@@ -623,7 +623,7 @@ def test_a_whole_english_game_by_sms_and_telegram_has_no_czech_line(world):
     assert len({who for who, _ in got}) >= 6 and len(got) > 200
     czech = [(who, line, czech_in(line)) for who, line in got if czech_in(line)]
     assert not czech, "\n".join(f"{who}: {line}  <- {found}" for who, line, found in czech[:40])
-    assert any("Locked in" in line for who, line in got if who.startswith("+420"))
+    assert any("Locked in" in line for who, line in got if who.startswith("+44"))
     said_all(got, "en")
 
 

@@ -9,7 +9,7 @@ from service.channels.telegram import ui
 from service.game import Game
 from service.pipeline.botplay import bot_answer
 
-ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000009"
+ANNA, BEDA, CYRIL = "+447700000001", "+447700000002", "+447700000009"
 TG_A, TG_B, STRANGER = 601, 602, 699
 GROUP = {"id": -100800, "type": "supergroup", "title": "Friday"}
 OTHER_GROUP = {"id": -100801, "type": "group", "title": "Other"}

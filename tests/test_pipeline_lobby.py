@@ -25,7 +25,7 @@ def tg(n: int) -> Player:
 
 
 def sms(n: int) -> Player:
-    number = f"+42060100{n:04d}"
+    number = f"+44770000{n:04d}"
     return Player(sms_address(number), f"S{n}", "cs", chat=sms_address(number))
 
 
@@ -49,7 +49,7 @@ def test_codes_are_short_unambiguous_and_never_a_word_or_a_number():
 
 
 def test_a_table_round_trips_through_json():
-    table = Table("K7QX", "tg:1", "cs", [tg(1), sms(2)], creature="sms:+420601000002", size=4, place="-5/7")
+    table = Table("K7QX", "tg:1", "cs", [tg(1), sms(2)], creature="sms:+447700000002", size=4, place="-5/7")
     assert Table.from_json(table.to_json()) == table
     assert table.players[1].channel == "sms" and table.capacity == 4
 

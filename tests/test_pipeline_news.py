@@ -309,7 +309,7 @@ def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fail
 def test_routing_sender_picks_the_channel_by_chat_kind_and_configuration():
     ctx = make_ctx(telegram_bot_token="1:x", twilio_account_sid="AC1")
     router = RoutingSender(ctx.store.redis, ctx.settings)
-    assert [router.channel(c) for c in ("-100123", "-100123/7", "42", "sms:+420777", "console:you")] == [
+    assert [router.channel(c) for c in ("-100123", "-100123/7", "42", "sms:+447777", "console:you")] == [
         "telegram",
         "telegram",
         "telegram",

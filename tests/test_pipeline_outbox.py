@@ -453,7 +453,7 @@ def test_the_topics_of_a_forum_share_their_group_budget(ctx):
 
 
 # ---------------------------------------------------------------------------------------------- held SMS news
-SMS = "sms:+420601000001"
+SMS = "sms:+447700000001"
 
 
 def sms_news(text, news, until):

@@ -14,7 +14,7 @@ from service.channels.sms.text import cost
 from service.game import Game, new_game
 from service.game.bots import whole_answer
 
-ANNA, BEDA = "+420601000001", "+420601000002"
+ANNA, BEDA = "+447700000001", "+447700000002"
 TG_A, TG_B = 501, 502
 GROUP = {"id": -100900, "type": "supergroup", "title": "Pátek"}
 
@@ -76,7 +76,7 @@ def test_a_table_opened_in_a_telegram_group_and_joined_by_sms(world):
     assert f"JOIN {code} to +15005550006" in lobby
     assert "Tg501, Tg502" in tg.say(TG_B, "/join", chat=GROUP)
     assert world.reply(ANNA, f"JOIN {code} Anna").startswith(f"You joined {code} (3/7)")
-    assert world.reply(BEDA, f"PŘIPOJ {code.lower()} Beda").startswith(f"You joined {code} (4/7)")
+    assert world.reply(BEDA, f"PŘIPOJ {code.lower()} Beda").startswith(f"Jsi ve hře {code} (4/7)")  # asked in Czech
     assert "Beda will be the Creature" not in (tg.say(TG_B, "/creature", chat=GROUP) or "")
     assert "Only the player who opened" in tg.say(TG_B, "/begin", chat=GROUP)
     # the bot may not write first to the Telegram players: /begin names them and waits until they press Join
@@ -103,10 +103,10 @@ def test_a_table_opened_in_a_telegram_group_and_joined_by_sms(world):
 
 
 def test_a_table_opened_by_sms_and_joined_on_telegram(world):
-    opened = world.reply(ANNA, "NOVÁ fast")
+    opened = world.reply(ANNA, "NOVÁ fast")  # a Czech keyword: a Czech answer
     code = opened.split()[1]
-    assert f"JOIN {code}" in opened and f"/join {code}" in opened
-    assert world.reply(BEDA, f"PRIPOJ {code}").startswith(f"You joined {code} (2/7)")
+    assert f"PRIPOJ {code}" in opened and f"/join {code}" in opened
+    assert world.reply(BEDA, f"PRIPOJ {code}").startswith(f"Jsi ve hře {code} (2/7)")
     assert world.telegram.say(TG_A, f"/join {code.lower()}").startswith(f"You are in game {code}!")
     assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")
     assert world.telegram.say(TG_B, f"/join {code}").startswith(f"You are in game {code}!")  # twice: the same
@@ -116,7 +116,7 @@ def test_a_table_opened_by_sms_and_joined_on_telegram(world):
         f"{code} starts when SMS {ANNA[-4:]}, who opened it, texts GO (on Telegram: /begin). Players so far: 4/7."
     )
     assert world.reply(BEDA, f"GO {code}").startswith(f"{code} starts when SMS {ANNA[-4:]}, who opened it, texts GO")
-    assert world.reply(ANNA, "ZAČNI") == f"{code} has begun. You are the Creature; your questions come by SMS."
+    assert world.reply(ANNA, "GO") == f"{code} has begun. You are the Creature; your questions come by SMS."
     assert world.telegram.say(TG_A, f"/join {code}").startswith(f"Your seat in game {code} is yours")
     meta = world.ctx.store.meta(code)
     assert meta["group"] is None and meta["deadline_seconds"] == 3600 and len(meta["players"]) == 4

@@ -7,7 +7,7 @@ from sms_support import world_fixtures
 
 from service.pipeline import absence, records
 
-ANNA, BEDA = "+420601000011", "+420601000012"
+ANNA, BEDA = "+447700000011", "+447700000012"
 
 served, world = world_fixtures("long-token", seed=5)
 
@@ -32,7 +32,7 @@ def test_away_by_sms_covers_the_seats_and_stats_shows_the_finished_game(world):
     told = [text for text in world.twilio.to(BEDA) if "is away until" in text]  # the table is told, by SMS too
     assert told and told[0].startswith("SMS 0011 is away until")  # with no emoji: one would make it cost more
     assert not [text for text in world.twilio.to(ANNA) if "away" in text]  # she has her reply: no paid text more
-    assert world.reply(ANNA, "PRYC KONEC").startswith("Welcome back")  # AWAY OFF, in Czech
+    assert world.reply(ANNA, "PRYC KONEC").startswith("Vítej zpět")  # AWAY OFF, in Czech: answered in Czech
     assert absence.away_seats(world.ctx, code) == {}
 
     # LEAVE of a game that has begun: the bot plays the seat, the game goes on

@@ -9,7 +9,7 @@ from service.channels.sms.text import cost
 from service.game import new_game
 from service.pipeline.outbox import fold_into
 
-ANNA, BEDA = "+420601000001", "+420601000002"
+ANNA, BEDA = "+447700000001", "+447700000002"
 DEADLINE = 1_900_000_000.0
 
 

@@ -13,7 +13,7 @@ from service.pipeline import outbox
 from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
 from service.store import Store
 
-ANNA, BEDA = "+420601000001", "+420601000002"
+ANNA, BEDA = "+447700000001", "+447700000002"
 
 
 @pytest.fixture(scope="module")

@@ -59,8 +59,8 @@ def test_explicit_default_port_either_way():
 
 def test_sha256_with_a_shared_key_named_by_the_settings_header():
     url = "https://game.example/sms/twilio"
-    params = {"Body": ["NEW"], "From": ["+420601000001"]}
-    signed = by_hand("shared-secret", url + "BodyNEW" + "From+420601000001", hashlib.sha256)
+    params = {"Body": ["NEW"], "From": ["+447700000001"]}
+    signed = by_hand("shared-secret", url + "BodyNEW" + "From+447700000001", hashlib.sha256)
     header = "key=KS123,algorithm=HMAC_SHA256"
     keys = {"KS123": "shared-secret"}
     assert is_valid(url, signed, auth_token=TOKEN, params=params, settings_header=header, shared_keys=keys)

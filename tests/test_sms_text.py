@@ -76,10 +76,10 @@ def test_by_default_accents_go_only_where_they_cost_no_more_segments():
 
 def test_the_ascii_setting_of_a_number_is_auto_until_it_says_on_or_off():
     directory = Directory(fakeredis.FakeRedis())
-    assert (directory.prefs("+420601000001").ascii, directory.prefs("+420601000001").accents) == (False, False)
+    assert (directory.prefs("+447700000001").ascii, directory.prefs("+447700000001").accents) == (False, False)
     for value, expected in (("0", (False, True)), ("1", (True, False)), ("auto", (False, False))):
-        directory.set_prefs("+420601000001", 60, ascii=value)
-        prefs = directory.prefs("+420601000001")
+        directory.set_prefs("+447700000001", 60, ascii=value)
+        prefs = directory.prefs("+447700000001")
         assert (prefs.ascii, prefs.accents) == expected, value
 
 
@@ -134,7 +134,7 @@ def test_a_bot_game_fits_two_segments_per_message_in_ascii_mode():
 
 def test_the_sms_of_a_live_table_shows_its_deadline_to_the_second():
     game = new_game({"players": 2, "seed": 1, "side": None, "expert": False})
-    meta = {"players": {"0": {"chat": "sms:+420601000099"}, "1": {"chat": None}}, "code": "AB23"}
+    meta = {"players": {"0": {"chat": "sms:+447700000099"}, "1": {"chat": None}}, "code": "AB23"}
     directory = Directory(fakeredis.FakeRedis())
     for seconds, shown in ((120, "18:00:30"), (3600, "18:00 ")):
         [sms] = step_messages({**meta, "deadline_seconds": seconds}, game, [], [0], SUMMER + 30, directory)

@@ -6,7 +6,7 @@ from sms_support import URL, redis_state, world_fixtures
 from service.channels.sms.inbound import inbound_from_twilio, twiml
 from service.store import keys
 
-ANNA, BEDA, CYRIL = "+420601000001", "+420601000002", "+420601000003"
+ANNA, BEDA, CYRIL = "+447700000001", "+447700000002", "+447700000003"
 
 
 served, world = world_fixtures("webhook-token", seed=1)
@@ -24,7 +24,7 @@ def test_twiml_is_escaped_xml_and_empty_when_there_is_no_reply():
 
 def test_inbound_is_normalised():
     message = inbound_from_twilio(
-        {"From": ["+420 601-000-001"], "Body": ["  play 3 "], "MessageSid": ["SM1"]}, 1_900_000_000.0
+        {"From": ["+44 7700-000-001"], "Body": ["  play 3 "], "MessageSid": ["SM1"]}, 1_900_000_000.0
     )
     assert (message.channel, message.sender, message.text, message.provider_msg_id) == ("sms", ANNA, "play 3", "SM1")
     assert message.received_at.tzinfo is not None
@@ -163,7 +163,7 @@ def test_czech_keywords_with_or_without_diacritics(world):
     assert opened.startswith(f"Hra {code} je zalozena pro 3") and f"PRIPOJ {code}" in opened  # cheaper so
     world.reply(BEDA, "LANG CS")
     assert world.reply(BEDA, f"PŘIPOJ {code}").startswith(f"Jsi ve hře {code} (2/3)")
-    assert world.reply(CYRIL, f"pripoj {code}").startswith(f"{code} has begun. You are ")  # full: it begins
+    assert world.reply(CYRIL, f"pripoj {code}").startswith(f"{code} zacala. Hrajes za: ")  # full: it begins
     assert world.ctx.store.meta(code)["deadline_seconds"] == 3600
     assert world.reply(ANNA, "ZAČNI").startswith(f"Hra {code} už začala")
     assert world.reply(ANNA, "NOVA").startswith("Hra ")
@@ -187,3 +187,15 @@ def test_join_with_a_name_and_leave(world):
     assert [p.name for p in world.lobby.get(code).players] == ["Anna", "Beda Nováková"]
     assert world.reply(BEDA, f"LEAVE {code}") == f"You left {code}."
     assert world.reply(ANNA, "GO").startswith(f"{code} needs 2 to 7 players")
+
+
+def test_a_stranger_is_answered_in_the_language_of_their_number_or_of_their_words(world):
+    """A Czech number gets Czech until it chooses (LANG); a number abroad gets English, but a Czech keyword from
+    it ("NÁPOVĚDA") is answered in Czech."""
+    assert world.reply("+420601999001", "HELP").startswith("Artemia, Nejsme tu sami po SMS.")
+    assert world.reply("+420601999001", "NEW").startswith("Hra ")
+    assert world.reply("+420601999002", "LANG EN") == "OK: English."
+    assert world.reply("+420601999002", "HELP").startswith("Artemia, Not Alone by SMS.")
+    assert world.reply("+447700999003", "HELP").startswith("Artemia, Not Alone by SMS.")
+    assert world.reply("+447700999003", "NÁPOVĚDA").startswith("Artemia, Nejsme tu sami po SMS.")
+    assert world.reply("+447700999003", "HELP").startswith("Artemia, Not Alone by SMS.")  # nothing was stored

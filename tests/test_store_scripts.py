@@ -191,16 +191,16 @@ def test_every_key_of_a_game_shares_one_hash_tag():
 def test_the_player_indexes_of_older_versions_fold_into_the_one_index(store):
     """Games stored by the code before the restructure kept three player indexes (a set per Telegram user, the
     lobby's zset and hash per address); the first look-up folds them into `keys.player_games` and deletes them."""
-    for game_id, seat, user in ((G, 2, "42"), ("g2", 1, "42"), ("g3", 0, "sms:+420777000111")):
+    for game_id, seat, user in ((G, 2, "42"), ("g2", 1, "42"), ("g3", 0, "sms:+447777000111")):
         store.redis.hset(keys.meta(game_id), "json", json.dumps({"players": {str(seat): {"user": user}}}))
     store.redis.sadd("artemia:user:42", G, "g2")
     store.redis.zadd("artemia:joined:tg:42", {"g2": 5.0})
     store.redis.hset("artemia:seats:tg:42", "g2", 1)
-    store.redis.sadd("artemia:user:sms:+420777000111", "g3")
-    store.redis.zadd("artemia:joined:sms:+420777000111", {"g3": 7.0})
-    store.redis.hset("artemia:seats:sms:+420777000111", "g3", 0)
+    store.redis.sadd("artemia:user:sms:+447777000111", "g3")
+    store.redis.zadd("artemia:joined:sms:+447777000111", {"g3": 7.0})
+    store.redis.hset("artemia:seats:sms:+447777000111", "g3", 0)
     assert store.games_of_user("42") == [("g2", 1), (G, 2)]
-    assert store.games_of_user("sms:+420777000111") == [("g3", 0)]
+    assert store.games_of_user("sms:+447777000111") == [("g3", 0)]
     assert not store.redis.keys("artemia:user:*") and not store.redis.keys("artemia:joined:*")
     assert not store.redis.keys("artemia:seats:*")
     assert store.games_of_user("42") == [("g2", 1), (G, 2)]  # from the one index now

@@ -41,7 +41,7 @@ def test_a_streamed_body_over_the_cap_is_413_and_changes_nothing(world):
 
 
 def test_bodies_up_to_the_cap_are_handled_as_before(world):
-    form = {"MessageSid": "SMcap", "From": "+420601000001", "Body": "HELP", "Pad": "p" * (CAP - 200)}
+    form = {"MessageSid": "SMcap", "From": "+447700000001", "Body": "HELP", "Pad": "p" * (CAP - 200)}
     signed = twilio_signature(world.twilio.auth_token, URL, form)
     response = world.post(form, signed)
     assert response.status_code == 200 and "<Message>" in response.text

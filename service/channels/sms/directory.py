@@ -32,6 +32,14 @@ def number_of(chat: str) -> str | None:
     return chat[len(CHAT_PREFIX) :] if chat.startswith(CHAT_PREFIX) else None
 
 
+# Numbers whose people read Czech: a number that has not chosen a language (LANG) is answered in Czech.
+CZECH_PREFIXES = ("+420",)
+
+
+def default_lang(number: str) -> str:
+    return "cs" if number.startswith(CZECH_PREFIXES) else "en"
+
+
 @dataclass(frozen=True)
 class Prefs:
     stopped: bool = False
@@ -43,6 +51,7 @@ class Prefs:
     held: "Held | None" = None  # the first part of an answer, kept until the rest comes
     confirm: bool = False  # CONFIRM ON: each accepted answer is confirmed by a reply of its own
     accents: bool = False  # ASCII OFF: always with diacritics (default: without them when that saves a segment)
+    lang_chosen: bool = False  # the number chose its language (LANG); else ``lang`` is its prefix's (`default_lang`)
 
 
 @dataclass(frozen=True)
@@ -80,13 +89,14 @@ class Directory:
         return Prefs(
             stopped=raw.get("stopped") == "1",
             ascii=raw.get("ascii") == "1",
-            lang=raw.get("lang", "en"),
+            lang=raw.get("lang", default_lang(number)),
             tz=raw.get("tz", self.default_tz),
             joined=raw.get("joined", ""),
             name=raw.get("name", ""),
             held=Held.from_json(raw["held"]) if raw.get("held") else None,
             confirm=raw.get("confirm") == "1",
             accents=raw.get("ascii") == "0",
+            lang_chosen="lang" in raw,
         )
 
     def set_prefs(self, number: str, ttl: int, **fields: bool | str) -> None:

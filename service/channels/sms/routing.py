@@ -57,6 +57,7 @@ that message and data rates may apply.
 
 import unicodedata
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from service import commands
 from service.channels import longplay, plain
@@ -90,6 +91,11 @@ BOT_LEVEL_NAMES = {
     "TEZKY": "hard",
 }
 LANG_WORDS = {"LANG", "JAZYK"}
+# The keywords only a Czech speaker says: a number that has not chosen a language is answered in Czech for them.
+CZECH_KEYWORDS = {
+    "NAPOVEDA", "NOVA", "PRIPOJ", "ZACNI", "ZACIT", "BYTOST", "ODEJDI", "NASTAV", "JMENO", "PRYC", "STATISTIKA",
+    "ZASKOK", "ZAPOMEN", "JAZYK",
+}  # fmt: skip
 CONFIRM_WORDS = {"CONFIRM", "POTVRZENI", "POTVRZUJ"}
 ON_WORDS = {"ON", "YES", "ANO", "ZAP", "1"}
 SET_WORDS = {"SET", "NASTAV"}
@@ -206,6 +212,8 @@ class Router:
         """The carrier keywords and the flood bucket, before anything else is read."""
         words = text.split()
         prefs = self.directory.prefs(number)
+        if not prefs.lang_chosen and words and fold(words[0]) in CZECH_KEYWORDS:
+            prefs = replace(prefs, lang="cs")  # "NÁPOVĚDA" from a number abroad: answered as it asks
         keyword = fold(words[0]) if len(words) == 1 else ""
         admission = floods.admit(self.lobby.ctx, "sms", sms_address(number))
         if keyword in STOP_WORDS:  # always recorded; confirmed once, and only within the bucket
