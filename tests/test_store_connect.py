@@ -98,7 +98,7 @@ def test_an_answer_no_replica_confirmed_is_not_acknowledged():
     with pytest.raises(NotReplicated):
         waiting.submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0)
     # without the setting the primary's word is enough
-    assert Store(connection).submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0) == ("DUP", 0, False)
+    assert Store(connection).submit("g1", 5, 1, [{"type": "pass"}], "u1", 2.0) == ("DUP", 0, False, False)
     assert connection.ttl(keys.dedup("g1")) > 0
     # a retry that finds its window closed asks whether the answer was recorded: no more acknowledged than that
     with pytest.raises(NotReplicated):

@@ -78,7 +78,7 @@ def test_away_players_are_covered_and_the_finished_game_is_recorded(redis_url, b
     # /stats off deletes the record; /forgetme takes a name out of the history
     assert "deleted" in users.say(petr, "/stats off", private=True)["text"]
     assert "You keep no record" in petr_stats()
-    assert "1 finished games" in users.say(eva, "/forgetme", private=True)["text"]
+    assert "gone from 1 finished game," in users.say(eva, "/forgetme", private=True)["text"]
     history = users.say(anna, "/history")["text"]
     assert game_id in history and "Eva" not in history and records.FORGOTTEN in history
 
