@@ -74,7 +74,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from fake_bot_api import FakeBotAPI, serve  # noqa: E402
-from sentinel_cluster import redis_server_bin  # noqa: E402
+from real_redis import server_binary  # noqa: E402
 from serving import free_port  # noqa: E402
 
 from service.channels.telegram import ui  # noqa: E402
@@ -238,7 +238,7 @@ def shard_servers(n: int):
     try:
         for i in range(n):
             port = free_port()
-            args = [redis_server_bin(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(where)]
+            args = [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(where)]
             procs.append(subprocess.Popen([*args, "--logfile", str(where / f"{i}.log")]))
             urls.append(f"redis://127.0.0.1:{port}/0")
         for url in urls:

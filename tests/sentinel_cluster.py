@@ -7,31 +7,17 @@ three sentinels, each a real ``redis-server`` process with its own port and dire
 The sentinels monitor the primary under SERVICE with a quorum of 2 and declare it down after DOWN_AFTER_MS.
 """
 
-import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
 import redis
+from real_redis import free_port, server_binary
 
 SERVICE = "artemia"
 DOWN_AFTER_MS = 1000
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def redis_server_bin() -> str:
-    found = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
-    if not found:
-        raise RuntimeError("redis-server is not installed (make test installs it)")
-    return found
 
 
 def _wait(predicate, timeout: float, what: str):
@@ -59,7 +45,7 @@ class Cluster:
     def _start_data_node(self, port: int, replica_of: int | None = None) -> None:
         node_dir = self.dir / str(port)
         node_dir.mkdir(exist_ok=True)
-        args = [redis_server_bin(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir)]
+        args = [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir)]
         args += ["--appendonly", "yes", "--appendfsync", "always", "--save", ""]
         if replica_of is not None:
             args += ["--replicaof", "127.0.0.1", str(replica_of)]
@@ -75,7 +61,7 @@ class Cluster:
                 f"sentinel failover-timeout {SERVICE} 10000\n"
                 f"sentinel parallel-syncs {SERVICE} 1\n"
             )
-        self._spawn(port, [redis_server_bin(), str(conf), "--sentinel"])
+        self._spawn(port, [server_binary(), str(conf), "--sentinel"])
 
     def _spawn(self, port: int, args: list[str]) -> None:
         log = (self.dir / f"{port}.log").open("a")

@@ -11,8 +11,8 @@ import pytest
 import redis
 from conftest import ROOT, WORKER_ENV
 from pipeline_support import CONFIG, table
+from real_redis import free_port, server_binary
 from rq.registry import ScheduledJobRegistry, StartedJobRegistry
-from sentinel_cluster import free_port, redis_server_bin
 from shard_support import ids_on, placement
 
 from service.game import Game
@@ -34,7 +34,7 @@ def shard_urls():
     with tempfile.TemporaryDirectory(prefix="artemia-shards-") as where:
         for n in range(2):
             port = free_port()
-            args = [redis_server_bin(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", where]
+            args = [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", where]
             procs.append(subprocess.Popen(args + ["--logfile", f"{where}/{n}.log"]))
             urls.append(f"redis://127.0.0.1:{port}/0")
             wait_for(lambda port=port: _pings(port), 10, f"redis-server on port {port}")
