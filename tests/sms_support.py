@@ -1,6 +1,7 @@
 """The SMS test world: the pipeline on fakeredis with a hand-driven clock, the real app (``service.web``: the
-Telegram and the SMS webhooks on one shared lobby) served by uvicorn on 127.0.0.1 behind the public URL
-``https://game.example`` (``SMS_PUBLIC_URL``: Twilio signs that URL), the fake Twilio on 127.0.0.1 for sending,
+Telegram and the SMS webhooks on one shared lobby) called in process, or served by uvicorn on 127.0.0.1
+(`world_of`), behind the public URL ``https://game.example`` (``SMS_PUBLIC_URL``: Twilio signs that URL), the
+fake Twilio on 127.0.0.1 for sending,
 and Telegram users posting updates to the same app.
 
 Outbound is the pipeline's own: ``service.pipeline.news`` words each chat for its channel (SMS seats through
@@ -20,6 +21,7 @@ import pytest
 from fake_twilio import FakeTwilio, serve
 from pipeline_support import NO_HOLDS, UNLIMITED_INBOUND, Clock, make_ctx, run_jobs
 from redis_state import redis_state as snapshot_keys
+from starlette.testclient import TestClient
 
 from service import wiring
 from service.channels.recording import RecordingSender
@@ -129,7 +131,10 @@ class World:
 
 
 @contextlib.contextmanager
-def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
+def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1, over_http: bool = False):
+    """A fresh game world: the real app, its pipeline on fakeredis, its SMS sent to ``twilio``. The app is called
+    in this process (Starlette's TestClient: the requests and answers of HTTP, without a socket), or with
+    ``over_http`` served by uvicorn on a loopback port, for the tests of the HTTP layer itself (bodies, sizes)."""
     clock = Clock()
     ctx = make_ctx(clock=clock, rate_private_per_second=1.0)
     ctx.sleep = clock.advance  # a short send-budget wait passes on the test clock
@@ -148,8 +153,18 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1):
     recording = RecordingSender(ctx.store.redis)
     ctx.settings = ctx.settings.model_copy(update={name: getattr(settings, name) for name in Settings.model_fields})
     ctx.sender = wiring.RoutingSender(ctx.store.redis, ctx.settings, fallback=recording)
-    with serve(create_app(env, TG_SECRET, endpoint)) as our_url, httpx.Client(base_url=our_url) as client:
+    app = create_app(env, TG_SECRET, endpoint)
+    with _client(app, over_http) as client:
         yield World(ctx, clock, twilio, client, endpoint, recording, lobby, Telegram(client))
+
+
+@contextlib.contextmanager
+def _client(app, over_http: bool):
+    if not over_http:  # the lifespan stays off, as under serve()
+        yield TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False, client=("127.0.0.1", 50000))
+        return
+    with serve(app) as our_url, httpx.Client(base_url=our_url) as client:
+        yield client
 
 
 # the records of what was handled, who wrote to the bot, the senders' inbound flood buckets and the ops counters:
@@ -162,7 +177,7 @@ def redis_state(connection, ignore=DEDUP_KEYS) -> dict:
     return snapshot_keys(connection, ignore)
 
 
-def world_fixtures(auth_token: str, seed: int = 1):
+def world_fixtures(auth_token: str, seed: int = 1, over_http: bool = False):
     """The two fixtures of an SMS test module: ``served`` (a fake Twilio on loopback, once per module) and
     ``world`` (a fresh game world talking to it). Use: ``served, world = world_fixtures("token")``."""
 
@@ -176,7 +191,7 @@ def world_fixtures(auth_token: str, seed: int = 1):
     def world(served):
         fake, base_url = served
         fake.sent.clear()
-        with world_of(fake, base_url, seed=seed) as world:
+        with world_of(fake, base_url, seed=seed, over_http=over_http) as world:
             yield world
 
     return served, world

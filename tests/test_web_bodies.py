@@ -7,7 +7,7 @@ from sms_support import URL, redis_state, world_fixtures
 
 from service.web import SECRET_HEADER
 
-served, world = world_fixtures("bodies-token", seed=1)
+served, world = world_fixtures("bodies-token", seed=1, over_http=True)
 CAP = 65536
 
 
