@@ -31,6 +31,8 @@ def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys
     assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
     out = capsys.readouterr().out
     assert "[you] Your move" in out
+    # its deadline worded as every channel words it: "Sat 5 Dec, 17:31:06 UTC" (was "Sat 05 Dec 17:31:06 UTC")
+    assert re.search(r"\[you\] Your move \(turn 1, step \d+\), answer by \w{3} \d{1,2} \w{3}, \d\d:\d\d:\d\d UTC:", out)
     assert "play 1-5" in out  # the help
     assert "-> Locked in: play 1 (Lair)" in out
     assert "[you] You play: 1 Lair." in out  # resolved by the in-process worker, delivered to you

@@ -4,13 +4,9 @@ living message to edit (a game without a group tells each player what the table 
 Shared by the channels (which never import each other); worded with `service.i18n.events`.
 """
 
-from datetime import UTC, datetime
-
-from babel.dates import format_datetime
-
 from service import commands
 from service.game import Game
-from service.i18n import N_, translator
+from service.i18n import N_, clock, translator
 from service.i18n.events import game_over, line, notice_text, reveal
 from service.i18n.names import cards_text, seat_name
 from service.pipeline.ingest import Reason, Status, SubmitResult
@@ -25,9 +21,10 @@ SECRECY_WORDS = {
 BOT_LEVEL_WORDS = {"easy": N_("easy"), "normal": N_("normal"), "hard": N_("hard")}
 
 
-def when(ts: float, lang: str = "en") -> str:
-    """A moment in UTC, in the reader's language: "Tue 01 Dec 18:30:00 UTC" / "út 01 pro 18:30:00 UTC"."""
-    return format_datetime(datetime.fromtimestamp(ts, UTC), "EEE dd MMM HH:mm:ss 'UTC'", locale=lang)
+def when(ts: float, lang: str, meta: dict) -> str:
+    """A deadline as every channel words it (`service.i18n.clock.when`), in the table's zone, to the second: the
+    plain lines serve the sandbox, whose steps last seconds."""
+    return clock.when(ts, lang, meta.get("tz"), precise=True)
 
 
 def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep: str = "\n") -> str:
@@ -137,7 +134,7 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
         who = ", ".join(seat_name(names, s, lang) for s in step.asked)
         out.append(
             _("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
-                who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)
+                who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang, step.meta)
             )
         )
     return [message(chat, text, seat, seat is None) for text in chunks(out)]
@@ -152,7 +149,7 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
         _ = translator(lang).gettext
         out.append(
             _("Your move (turn {turn}, step {step}), answer by {time}:").format(
-                turn=game.turn, step=game.window["id"], time=when(step.deadline, lang)
+                turn=game.turn, step=game.window["id"], time=when(step.deadline, lang, step.meta)
             )
         )
         out.append("\n".join(commands.summary(game, seat, lang)))

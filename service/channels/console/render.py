@@ -34,7 +34,7 @@ class ConsoleChannel:
                 text = (
                     translator(lang)
                     .gettext("Reminder: step {step} needs your answer by {time}; after that a move is played for you.")
-                    .format(step=reminder.window, time=plain.when(reminder.deadline, lang))
+                    .format(step=reminder.window, time=plain.when(reminder.deadline, lang, reminder.meta))
                 )
                 out.append(message(chat, text, seat, False))
         return out
