@@ -159,10 +159,7 @@ def come_back(ctx: Context, user: str) -> list[str]:
         until = ctx.store.end_away(game_id, seat)
         if until is not None and until > ctx.clock():
             back.append(game_id)
-            player = meta["players"][str(seat)]
-            words = notices.words(N_("{name} is back."), name=player.get("name", ""))
-            batch = f"back{seat}t{scheduling.ms(until)}"
-            notices.tell_table(ctx, game_id, batch, meta, words, "👋", by=player.get("chat"))
+            _tell_back(ctx, game_id, seat, meta, f"back{seat}t{scheduling.ms(until)}")
         elif taken_over:
             back.append(game_id)
     return back
@@ -174,10 +171,15 @@ def answered_while_away(ctx: Context, game_id: str, seat: int) -> list[str]:
     told). -> the games they came back to."""
     meta = ctx.store.meta(game_id)
     player = meta.get("players", {}).get(str(seat), {})
-    words = notices.words(N_("{name} is back."), name=player.get("name", ""))
-    batch = f"back{seat}a{scheduling.ms(ctx.clock())}"
-    notices.tell_table(ctx, game_id, batch, meta, words, "👋", by=player.get("chat"))
+    _tell_back(ctx, game_id, seat, meta, f"back{seat}a{scheduling.ms(ctx.clock())}")
     return [game_id] + (come_back(ctx, str(player["user"])) if player.get("user") else [])
+
+
+def _tell_back(ctx: Context, game_id: str, seat: int, meta: dict, batch: str) -> None:
+    """The table hears that the seat's player is back (the player, whose news it is, is not sent it)."""
+    player = meta.get("players", {}).get(str(seat), {})
+    words = notices.words(N_("{name} is back."), name=player.get("name", ""))
+    notices.tell_table(ctx, game_id, batch, meta, words, "👋", by=player.get("chat"))
 
 
 def away_seats(ctx: Context, game_id: str) -> dict[int, float]:
