@@ -2,12 +2,15 @@
 
     python -m bench.pace --players 4 --games 1000 [--secrecy strict|fast] [--json]
 
-Plays ``games`` bot games (seeds 0..games-1). A seat is *sent a question* when a window waits for it; it answers
-with the options of that question only (``game.legal_actions``), one at a time as the chat's screens offer them,
-and never sends a plan or any other answer ahead. Counted per turn (the setup window is not part of a turn):
+Plays ``games`` bot games (seeds 0..games-1). A seat is *sent a question* when a window asks it (waits for it, or
+offers it a question it need not answer: ``game.may_answer``); at a random moment among the seats asked, it
+answers with the options of that question only (``game.legal_actions``), screen after screen in one sitting as
+the chat shows them (a follow-up such as the place's question ahead comes at once), and never sends a plan. Counted per turn (the setup window is not part of a turn):
 
 * a *wait*: a window that stopped for somebody;
-* a *question*: a seat a window waited for (once per window and seat, however many screens its answer took);
+* a *question*: a seat a window asked, waited for or not (``may_answer``: the Creature's phase-1 card during the
+  exploration under strict secrecy, a Hunted's question ahead during the hunt), once per window and seat however
+  many screens its answer took;
 * a *pass-only question*: one whose options, when the seat was first asked in that window, were all ``pass``.
 
 A *player-turn* is one seat in one turn (turns x players). The last line printed is the JSON summary
@@ -48,7 +51,7 @@ def play(players: int, seed: int, secrecy: str, tally: Tally) -> None:
         windows.setdefault(window["id"], (game.turn, window["kind"]))
         if window["kind"] == "setup":
             return
-        for seat in game.waiting_for():
+        for seat in game.waiting_for() + game.may_answer():
             if (window["id"], seat) not in asked:
                 asked.add((window["id"], seat))
                 tally.questions += 1
@@ -57,21 +60,30 @@ def play(players: int, seed: int, secrecy: str, tally: Tally) -> None:
 
     look()
     while not game.is_over:
-        waiting = game.waiting_for()
+        waiting = game.waiting_for() + game.may_answer()
         seat = waiting[rng.randrange(len(waiting))]
-        for action in choose(game, seat, rng, eager=False):
-            if action["type"] == "plan":
-                continue  # an answer ahead: not what this bench's players do
-            game.apply(seat, action)
-            if game.is_over:
-                break
-            look()
+        window = game.window["id"]
+        # One sitting: the seat answers every screen of its question, follow-ups included (its place's question
+        # ahead comes at once, in the next window when its place was the last one chosen).
+        while not game.is_over and game.answering(seat) and (game.window["id"] == window or ahead_only(game, seat)):
+            for action in choose(game, seat, rng, eager=False):
+                if action["type"] == "plan":
+                    continue  # an answer ahead of its question: not what this bench's players do
+                game.apply(seat, action)
+                if game.is_over:
+                    break
+                look()
     per_turn: dict[int, int] = {}
     for turn, kind in windows.values():
         if kind != "setup":
             per_turn[turn] = per_turn.get(turn, 0) + 1
     tally.waits += per_turn.values()
     tally.player_turns += game.turn * players
+
+
+def ahead_only(game, seat: int) -> bool:
+    """Whether all the seat is asked now is its place's question ahead (rules/ahead.py)."""
+    return all(option["type"] == "ahead" for option in game.legal_actions(seat))
 
 
 def percentile(sorted_values: list[int], fraction: float) -> int:

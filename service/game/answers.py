@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Final
 
 from service.game.autoplay import pick, power_score
 from service.game.cards import SURVIVAL_CARDS
-from service.game.rules.common import NeedAnswer
+from service.game.rules.common import NeedAnswer, creature_places
 from service.game.rules.secrecy import asks
 from service.game.state import Action, Event
 
@@ -46,17 +46,35 @@ def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) ->
 
 def order_answer(g: "Game", seat: int, order: Action, options: list[Action]) -> Action | None:
     """The option a planned action answers: itself, or for a bare "use my place's power" order (``power``
-    with at most ``place``/``use``) the best plain power of that place, details chosen as auto-play would."""
+    with at most ``place``/``use``, or ``via: "lair"``: copy the power of the Creature's place) the best such
+    power, details chosen as auto-play would."""
     if order in options:
         return order
-    if order["type"] != "power" or set(order) - {"type", "place", "use"}:
+    if order["type"] == "keep" and order.get("safe"):
+        return _safe_keep(g, order["card"], options)
+    if order["type"] != "power" or set(order) - {"type", "place", "use", "via"} or order.get("via", "lair") != "lair":
         return None
     fitting = [
         o
         for o in options
-        if o["type"] == "power" and "via" not in o and all(o[k] == v for k, v in order.items() if k != "type")
+        if o["type"] == "power"
+        and o.get("via") == order.get("via")
+        and all(o[k] == v for k, v in order.items() if k not in ("type", "via"))
     ]
     return max(fitting, key=lambda o: power_score(g, seat, o)) if fitting else None
+
+
+def _safe_keep(g: "Game", card: int, options: list[Action]) -> Action | None:
+    """The River's conditional order: keep ``card`` unless the Creature token (or the Target under Clone) is on it
+    and not on the other card played."""
+    hunted = set(creature_places(g))
+    keep = {o["card"]: o for o in options if o["type"] == "keep"}
+    if card not in keep:
+        return None
+    others = [c for c in keep if c != card]
+    if card in hunted and others and others[0] not in hunted:
+        return keep[others[0]]
+    return keep[card]
 
 
 def matches_orders(g: "Game", seat: int, key: str, options: list[Action]) -> bool:

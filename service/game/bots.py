@@ -4,6 +4,8 @@
 Hunted bot also answers ahead, as a player using the bot's "answer ahead" buttons would: right after choosing
 its place it sends a plan (how to use that place's power, no cards unless they protect it, what to discard); an
 eager Creature holding no card for after the hunt says "no cards this turn" with its tokens.
+Under strict secrecy a bot asks to be asked about its cards later in the turn (``call``) as a player would when
+it might play one; during the hunt a Hunted bot answers its place's question ahead (rules/ahead.py).
 Bots see only what their seat may see: they read the game through ``legal_actions`` and their own hand.
 """
 
@@ -12,11 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 from service.game.autoplay import power_score
-from service.game.cards import PLACE_NUMBERS
+from service.game.cards import LAIR, PLACE_NUMBERS
 from service.game.engine import Game
 from service.game.registry import CARD_RULES
 from service.game.rules.common import CREATURE, PLACE_VALUE
+from service.game.rules.ahead import LAIR_COPY
 from service.game.rules.reckoning import resolve_question
+from service.game.rules.secrecy import CALL
 
 Action = dict[str, Any]
 
@@ -29,17 +33,44 @@ def choose(game: Game, seat: int, rng: random.Random, eager: bool = False) -> li
     window = game.window
     assert window is not None
     kind = window["kind"]
+    if CALL in options and _calls(game, seat, rng):
+        return [CALL]
     if seat == CREATURE:
         action = _creature(game, options, kind, rng)
         if eager and action["type"] == "tokens" and not _later_cards(game):
             return [action, {"type": "plan", "orders": [{"type": "pass"}]}]  # no cards for the rest of the turn
         return [action]
+    if options[0]["type"] == "ahead":
+        return [_ahead(game, seat, options, rng)]
     if kind == "explore":
         action = _explore(game, seat, options, rng)
         if eager and action["type"] == "play":
             return [action, {"type": "plan", "orders": _plan_after_play(game, seat, action["cards"])}]
         return [action]
     return [_hunted_question(game, seat, options, rng)]
+
+
+def _calls(game: Game, seat: int, rng: random.Random) -> bool:
+    """Whether the bot asks to be asked about its cards later this turn (strict secrecy's ``call``): a Hunted
+    holding a card that protects it always, otherwise about as often as it plays a card when asked."""
+    if seat == CREATURE:
+        return rng.random() < 0.5
+    held = game.private_view(seat)["survival"]
+    return any(c in ("dodge", "detector") for c in held) or rng.random() < 0.4
+
+
+def _ahead(game: Game, seat: int, options: list[Action], rng: random.Random) -> Action:
+    """A question ahead (rules/ahead.py): the better card to keep at the River (unless the Creature hunts there),
+    the best way to use the place, or the least useful card for the Artemia token; at the Lair, copying the Creature's place when its own power takes back at most one card. It never
+    says "decide after the reveal" (the last option): it answers what it is asked."""
+    if options[0].get("place") == LAIR and len(game.s["players"][seat]["discard"]) <= 1:
+        return options[-2]
+    if "river" in options[0]:  # the River: the better card, unless the Creature hunts there
+        return max(options[:-1], key=lambda o: PLACE_VALUE[o["answer"]["card"]] + rng.random())
+    if "token" in options[0]:  # the card to discard to the Artemia token: the least useful one
+        return min(options[:-1], key=lambda o: PLACE_VALUE[o["answer"]["cards"][0]] + rng.random())
+    ways = [o for o in options[:-1] if o["answer"] != LAIR_COPY]
+    return max(ways, key=lambda o: power_score(game, seat, o["answer"]) + rng.random() * 0.5)
 
 
 def _later_cards(game: Game) -> bool:
@@ -56,7 +87,9 @@ def _creature(game: Game, options: list[Action], kind: str, rng: random.Random) 
             return rng.choice(cards)
         tokens = [o for o in options if o["type"] == "tokens"]
         return _tokens(game, tokens, rng)
-    if cards and rng.random() < 0.5:
+    # after the hunt, a Creature on call under strict secrecy asked to be asked because it means to play a card
+    chance = 0.9 if kind in ("reckoning", "end") and game.s["config"]["secrecy"] == "strict" else 0.5
+    if cards and rng.random() < chance:
         return rng.choice(cards)
     return {"type": "pass"}
 
@@ -93,16 +126,14 @@ def _explore(game: Game, seat: int, options: list[Action], rng: random.Random) -
 def _hunted_question(game: Game, seat: int, options: list[Action], rng: random.Random) -> Action:
     window = game.window
     assert window is not None
-    if (
-        window["kind"] in ("reckoning", "end")
-        and any(o["type"] == "pass" for o in options)
-        and all(o["type"] in ("pass", "survival") for o in options)
-    ):
+    if any(o["type"] == "pass" for o in options) and all(o["type"] in ("pass", "survival") for o in options):
         cards = [o for o in options if o["type"] == "survival"]
         protective = [o for o in cards if o["card"] in ("dodge", "detector")]
         if protective:
             return protective[0]
-        return rng.choice(cards) if cards and rng.random() < 0.4 else {"type": "pass"}
+        # a bot on call under strict secrecy asked to be asked because it means to play a card
+        chance = 0.9 if game.s["config"]["secrecy"] == "strict" else 0.4
+        return rng.choice(cards) if cards and rng.random() < chance else {"type": "pass"}
     return game.autoplay(seat) if rng.random() < 0.8 else rng.choice(options)
 
 
@@ -134,7 +165,7 @@ def play_out(
 ) -> Game:
     """Play a game to its end with bots in every seat; calls ``on_step(game)`` after each applied action."""
     while not game.is_over:
-        waiting = game.waiting_for()
+        waiting = game.waiting_for() + game.may_answer()
         seat = waiting[rng.randrange(len(waiting))]
         for action in choose(game, seat, rng, eager):
             game.apply(seat, action)
@@ -151,7 +182,7 @@ def whole_answer(game: Game, seat: int, rng: random.Random) -> list[Action]:
     if game.window is None:
         raise ValueError("the game is over: nothing to answer")
     trial, window, actions = game.copy(), game.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
+    while trial.window is not None and trial.window["id"] == window and trial.answering(seat):
         for action in choose(trial, seat, rng):
             trial.apply(seat, action)
             actions.append(action)

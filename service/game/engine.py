@@ -39,13 +39,14 @@ from service.game.rules.common import (
     open_window,
     shuffled,
 )
+from service.game.rules.ahead import ahead_question
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
 from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY
 from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS
-from service.game.rules.secrecy import asks, hides_holding
+from service.game.rules.secrecy import CALL, PUBLIC_QUESTIONS, asks, may_call
 from service.game.state import FORMAT_VERSION, Action, Config, Event, State, Task, Window, migrate, new_this_turn
 
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
@@ -74,7 +75,11 @@ ACTION_TYPES: Final = {
     "power",
     "takeback",
     "plan",
+    "call",
+    "ahead",
 }
+# What a plan may hold: the answers to questions (not a plan, nor a live answer of the window it is sent in).
+PLAN_ORDERS: Final = ACTION_TYPES - {"plan", "call", "ahead"}
 
 
 # The config's keys and what each allows (its default when left out: seed 0, side None, expert False, secrecy
@@ -274,6 +279,17 @@ class Game:
     def waiting_for(self) -> list[int]:
         return list(self._waiting())
 
+    def may_answer(self) -> list[int]:
+        """The seats asked in the open window that it does not wait for (``may``): the Creature with a phase-1
+        card during the exploration under strict secrecy, the Hunted with a question ahead during the hunt."""
+        w = self.s["window"]
+        return [] if w is None else [seat for seat, answer in enumerate(w["live"]) if answer == "may"]
+
+    def answering(self, seat: int) -> bool:
+        """Whether the seat has something to answer in the open window now (waited for or not)."""
+        w = self.s["window"]
+        return w is not None and (w["live"][seat] == "may" or seat in self._waiting())
+
     def _waiting(self) -> list[int]:
         """waiting_for's memoised list itself, for the engine's reading only."""
         w = self.s["window"]
@@ -304,7 +320,7 @@ class Game:
         w = self.s["window"]
         if w is None or not 0 <= seat < self.players:
             return []
-        if w["live"][seat] == "wait":
+        if w["live"][seat] in ("wait", "may"):
             return self.live_options(seat)
         if w["deferred"] and asked_here(w, seat):
             question = self.next_question(seat)
@@ -333,7 +349,7 @@ class Game:
         else:
             w = self.s["window"]
             assert w is not None
-            if w["live"][seat] == "wait":
+            if w["live"][seat] in ("wait", "may"):
                 self._check(seat, action, self._live_options(seat))
                 self._apply_live(seat, action, events)
                 recheck = self._recheck_after_live(w, seat, action["type"])
@@ -430,7 +446,7 @@ class Game:
             if (
                 not isinstance(order, dict)
                 or not isinstance(order.get("type"), str)
-                or order["type"] not in ACTION_TYPES - {"plan"}
+                or order["type"] not in PLAN_ORDERS
             ):
                 raise IllegalAction(f"a plan may not hold {order!r}")
         keyed = [o for o in self.s["orders"][seat] if o["key"] is not None]
@@ -452,6 +468,10 @@ class Game:
                 # compiled engine would take it for the constant None (tools/build_engine.py).
                 if self.is_terminal():
                     return
+                if "may" in w["live"]:  # a seat not waited for whose question another answer took away
+                    for seat, answer in enumerate(w["live"]):
+                        if answer == "may" and not self._live_options(seat):
+                            w["live"][seat] = "done"
                 if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
                     if "asked" not in w:
                         w["asked"] = list(self._waiting())  # whom it asks: those it waits for when it first asks
@@ -553,6 +573,24 @@ class Game:
             return key, options
         return None
 
+    def has_public_question(self, seat: int) -> bool:
+        """Whether the open deferred window puts a question of ``secrecy.PUBLIC_QUESTIONS`` to the seat (a place
+        question counts with two ways without a Survival card): what the table may be told it waits for."""
+        answered = self.s["this_turn"]["answered"]
+        for task in self.upcoming_tasks().get(seat, ()):
+            kind = task[0]
+            if kind not in PUBLIC_QUESTIONS:
+                continue
+            key = kind if len(task) == 2 else f"{kind}:{task[2]}"
+            options = _ask(QUESTIONS[kind], self, task)
+            if kind == "resolve":
+                options = [o for o in options if survival_card(o) is None and o["type"] != "pass"]
+            if f"{seat}:{key}" in answered or matches_orders(self, seat, key, options):
+                continue
+            if asks(self, kind, seat, options):
+                return True
+        return False
+
     def upcoming_tasks(self) -> dict[int, list[Task]]:
         """The deferred tasks the open window collects answers for, by seat: up to the next reveal or card
         window."""
@@ -598,10 +636,16 @@ class Game:
         kind = w["kind"]
         if kind == "setup":
             return [{"type": "side", "side": 1}, {"type": "side", "side": 2}]
+        if seat != CREATURE and w["live"][seat] == "may":
+            return ahead_question(self, seat)
         if kind == "explore":
-            return explore_options(self, seat) if seat != CREATURE else card_options(self, seat, 1)
+            if seat == CREATURE:
+                return card_options(self, seat, 1)
+            options = explore_options(self, seat)
+            return options + [CALL] if may_call(self, seat) and options[0]["type"] != "keep_survival" else options
         if kind == "hunt":
-            return creature_card_options(self, 2) + token_options(self)
+            options = creature_card_options(self, 2) + token_options(self)
+            return options + [CALL] if may_call(self, seat) else options
         return card_options(self, seat, 3 if kind == "reckoning" else 4)
 
     def _offer_responses(self, w: Window) -> None:
@@ -610,9 +654,6 @@ class Game:
         self._forget()
         for seat in range(self.players):
             if w["live"][seat] == "wait":
-                continue
-            if hides_holding(self, seat):  # strict secrecy: whoever may hold a card is asked again
-                w["live"][seat] = "wait"
                 continue
             names = card_names(self, seat)
             before = w.get("passed", {}).get(str(seat), [])
@@ -635,9 +676,14 @@ class Game:
         LIVE_ACTIONS[kind](self, seat, action, events)
         self._forget_after_live(seat, kind, w)
         if kind in ANSWERS_THAT_CLOSE:
-            w["live"][seat] = "done"
+            # a Hunted's place chosen: its question ahead (rules/ahead.py) may be answered while the window is open
+            w["live"][seat] = "may" if kind == "play" and ahead_question(self, seat) else "done"
             return
         if self.s["window"] is not w:
+            return
+        if kind == "ahead":
+            if not self._live_options(seat):
+                w["live"][seat] = "done"
             return
         if w["kind"] in ("reckoning", "end"):
             options = self._live_options(seat)

@@ -1,6 +1,7 @@
 """The Observer: what each seat may see. Builds the views from the state without changing it.
 
 view(g, seat)            everything ``seat`` may know (None: the public view, what anyone may know)
+shown_waiting(g, seats)  whom the table is told a window waits for (never a seat asked only about its cards)
 private_view(g, seat)    only the seat's own secrets (hand, Survival cards / Hunt cards): cheap
 visible_discards(g, seat) each Hunted's discard pile as the seat sees it (None where Smokescreen hides it)
 knowledge(g, seat)       everything ``seat`` may know in the state's own shape, its secrets masked: what the bots'
@@ -44,15 +45,30 @@ def visible_discards(g: "Game", seat: int | None) -> dict[int, list[int] | None]
     return {h: None if hidden else list(player(g, h)["discard"]) for h in g.hunted_seats()}
 
 
-def visible_waiting(g: "Game") -> list[int]:
-    """Who the window waits for, as views show it. Under fast secrecy, whether the Creature is deciding on a
-    phase-1 card during the exploration would tell the Hunted that it holds one, so views do not show the
-    Creature there (under strict it is asked whether it holds one or not)."""
-    waiting = g.waiting_for()
+def shown_waiting(g: "Game", seats: list[int] | None = None) -> list[int]:
+    """Of ``seats`` (default: whom the open window waits for now; the pipeline passes the seats the window asked,
+    with the game as it opened), those the table is told it waits for.
+
+    Under fast secrecy all but the Creature in the exploration (that it is deciding on a phase-1 card would tell
+    the Hunted it holds one). Under strict secrecy the seats with a question the table knows they have: a place
+    to choose, the hunt, a question of ``secrecy.PUBLIC_QUESTIONS`` (a place question with two ways without a
+    Survival card); never a seat asked only about its cards (rules/secrecy.py)."""
     w = g.s["window"]
-    if w is not None and w["kind"] == "explore" and not is_strict(g):
-        waiting = [seat for seat in waiting if seat != CREATURE]
-    return waiting
+    if w is None:
+        return []
+    waiting = g.waiting_for() if seats is None else list(seats)
+    if not is_strict(g):
+        return [seat for seat in waiting if not (w["kind"] == "explore" and seat == CREATURE)]
+    if w["kind"] in ("setup", "explore", "hunt"):
+        return [seat for seat in waiting if w["live"][seat] != "may"]
+    return [seat for seat in waiting if g.has_public_question(seat)]
+
+
+def cards_pending(g: "Game", seats: list[int] | None = None) -> bool:
+    """Whether the window waits for a seat the table is not told of (`shown_waiting`): "a card may still be
+    played", without saying by whom."""
+    waiting = g.waiting_for() if seats is None else list(seats)
+    return len(shown_waiting(g, waiting)) < len(waiting)
 
 
 def view(g: "Game", seat: int | None) -> dict[str, Any]:
@@ -66,7 +82,9 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
         "side": s["side"],
         "expert": s["config"]["expert"],
         "secrecy": s["config"]["secrecy"],
-        "window": None if w is None else {"id": w["id"], "kind": w["kind"], "waiting": visible_waiting(g)},
+        "window": None
+        if w is None
+        else {"id": w["id"], "kind": w["kind"], "waiting": shown_waiting(g), "cards_pending": cards_pending(g)},
         "winner": s["winner"],
         "rescue": s["rescue"],
         "assimilation": s["assimilation"],
@@ -116,6 +134,7 @@ def knowledge(g: "Game", seat: int) -> dict[str, Any]:
     k["hunt_deck"], k["survival_deck"] = len(k["hunt_deck"]), len(k["survival_deck"])
     k["orders"] = [orders if other == seat else [] for other, orders in enumerate(k["orders"])]
     t["answered"] = [key for key in t["answered"] if key.split(":")[0] == str(seat)]
+    t["on_call"] = [other for other in t["on_call"] if other == seat]
     if k["window"] is not None and "passed" in k["window"]:
         k["window"]["passed"] = {s: v for s, v in k["window"]["passed"].items() if s == str(seat)}
     if seat != CREATURE:

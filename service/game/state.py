@@ -7,13 +7,15 @@ Format versions (``"version"``; a state without one is format 0):
 
     0  terse keys ("t", "surv", "limbo", "ff"...), before issue 11
     1  readable keys (``RENAMES`` maps each old key to its new name)
+    2  the table setting ``secrecy`` in the config (format 1 games play as ``fast``)
+    3  ``this_turn["on_call"]``: who asked to be asked about cards later in the turn (a format-2 turn: everybody)
 
 ``migrate`` brings any older snapshot to the current format; ``Game.from_json`` applies it.
 """
 
 from typing import Any, Literal, NotRequired, TypedDict
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 # Plain JSON shapes passed around by the rules: actions, events and an action's parameters (all dicts of JSON).
 Action = dict[str, Any]
@@ -77,12 +79,15 @@ class ThisTurn(TypedDict):
     revealed: bool
     phobia_shown: dict[str, Any] | None  # {"seat": h, "cards": [...]}: what Phobia showed the Creature
     artemia_space: bool  # the Rescue counter is on an Artemia space: the Artemia token is placed
+    on_call: list[int]  # the seats asked about their cards later this turn (rules/secrecy.py)
 
 
 class Window(TypedDict):
     id: int
     kind: str  # setup | explore | hunt | prereveal | reckoning | end
-    live: list[str | None]  # per seat: "wait" (asked now), "done" (answered) or None (not asked)
+    # per seat: "wait" (asked now), "may" (asked, not waited for: see rules/secrecy.py and the hunt's questions
+    # ahead), "done" (answered) or None (not asked)
+    live: list[str | None]
     deferred: bool  # collects answers to deferred questions (agenda tasks)
     passed: NotRequired[dict[str, list[str]]]  # card windows: the cards each seat could play when it passed
     asked: NotRequired[list[int]]  # the seats it waited for when it first asked somebody (`rules.common.asked_here`)
@@ -140,6 +145,7 @@ def new_this_turn(limit: int) -> ThisTurn:
         "revealed": False,
         "phobia_shown": None,
         "artemia_space": False,
+        "on_call": [],
     }
 
 
@@ -192,5 +198,9 @@ def migrate(raw: dict[str, Any]) -> State:
     if version <= 1:
         raw["version"] = 2
         raw["config"]["secrecy"] = "fast"  # format 1 had no secrecy setting: windows waited only for holders
+    if version <= 2:
+        raw["version"] = 3
+        # Format 2 asked every seat that might hold a card: the turn under way goes on asking every holder.
+        raw["this_turn"]["on_call"] = list(range(len(raw["players"])))
     state: State = raw  # type: ignore[assignment]  # checked by shape above: JSON from a stored game
     return state

@@ -7,7 +7,8 @@
     prereveal.py   phase 2's reactions before the reveal (Forbidden Zone, Ascendancy, Phobia, River, Vortex)
     reckoning.py   phase 3: places, powers and tokens
     survival.py, hunt_cards.py   each card's options and effect, listed in service/game/registry.py
-    secrecy.py     the table setting that decides whether a seat without a card of the moment is asked anyway
+    secrecy.py     the table setting that decides what whom a window waits for may tell the table (``call``)
+    ahead.py       the hunt's questions ahead: how a Hunted will use their place, said before the reveal
 
 A *task* is an agenda entry ``[name, *args]``; TASKS runs it. A *deferred* task asks its seat a question
 (QUESTIONS gives the options) whose answer may be recorded before the task runs. A *live* action is a window's
@@ -17,7 +18,7 @@ own question, applied at once (LIVE_ACTIONS).
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
-from service.game.rules import explore, play_cards, prereveal, reckoning, turn
+from service.game.rules import ahead, explore, play_cards, prereveal, reckoning, secrecy, turn
 from service.game.rules.survival import vortex_question
 from service.game.state import Action, Event
 
@@ -79,6 +80,8 @@ LIVE_ACTIONS: Final[dict[str, LiveFn]] = {
     "giveup": explore.giveup,
     "survival": play_cards.do_survival,
     "hunt_card": play_cards.do_hunt_card,
+    "call": secrecy.call,
+    "ahead": ahead.answer_ahead,
 }
 # The live actions after which the seat has answered the window (the others may be followed by more).
 ANSWERS_THAT_CLOSE: Final = {"side", "play", "tokens", "pass"}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Final, cast
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
 from service.game.rules.common import CREATURE, MEMO_CARDS, can_survive, has, spend_survival
-from service.game.rules.secrecy import PASS, hides_holding
+from service.game.rules.secrecy import PASS, on_call
 from service.game.state import Action, Event
 
 if TYPE_CHECKING:
@@ -52,8 +52,8 @@ def creature_card_options(g: "Game", phase: int) -> list[Action]:
 
 
 def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
-    """The cards a seat may play in a card window of this phase, and ``pass`` when there is any; under strict
-    secrecy ``pass`` alone when the seat holds none for this phase but, as far as the others know, might.
+    """The cards a seat may play in a card window of this phase, and ``pass`` when there is any; none after the
+    hunt for a seat that is not on call (`secrecy.on_call`).
 
     Kept in the game's memo (cleared on every change of the state): opening a card window asks it for every seat,
     then the window asks it again for each seat it waits for, and a seat that passes for the cards it could play.
@@ -66,10 +66,10 @@ def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
 
 
 def _card_options(g: "Game", seat: int, phase: int) -> list[Action]:
+    if phase >= 3 and not on_call(g, seat):
+        return []
     options = creature_card_options(g, phase) if seat == CREATURE else survival_options(g, seat, phase)
-    if options or hides_holding(g, seat):
-        return options + [PASS]
-    return []
+    return options + [PASS] if options else []
 
 
 def card_names(g: "Game", seat: int) -> list[str]:

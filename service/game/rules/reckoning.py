@@ -37,7 +37,7 @@ from service.game.rules.common import (
     spend_survival,
     survival_available,
 )
-from service.game.rules.secrecy import PASS, hides_holding
+from service.game.rules.secrecy import PASS, on_call
 from service.game.state import Action, Event, Task
 
 if TYPE_CHECKING:
@@ -90,8 +90,8 @@ _TAKEBACK: Final = {p: {d: {"type": "takeback", "place": p, "card": d} for d in 
 def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     """How the Hunted may use the place p: its power (or another's, via the Lair, Drone or Gate), or take back
     one discarded card instead. A Survival card is never the only answer: when every way offered spends one,
-    ``pass`` (use neither the place nor the card) is offered too. Under strict secrecy a seat that might hold
-    the Drone or the Gate is asked even when it can do nothing here: ``pass`` alone."""
+    ``pass`` (use neither the place nor the card) is offered too. The Drone and the Gate are offered to a seat
+    on call only (`secrecy.on_call`)."""
     if ineffective(g, p):
         return []
     h = g.s["players"][seat]
@@ -100,14 +100,14 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
         for q in sorted(set(creature_places(g)) - {LAIR, ARTEFACT}):
             options += power_options(g, seat, p, q, "lair")
     with_card: list[Action] = []
-    if can_survive(g, seat):
+    if can_survive(g, seat) and on_call(g, seat):
         if "drone" in h["survival"] and p != ROVER:
             with_card += power_options(g, seat, p, ROVER, "drone")
         if "gate" in h["survival"]:
             for q in sorted(ADJACENT[p] - {ARTEFACT}):
                 with_card += power_options(g, seat, p, q, "gate")
     without_card = options + [_TAKEBACK[p][d] for d in sorted(h["discard"])]
-    if not without_card and (with_card or hides_holding(g, seat)):
+    if not without_card and with_card:
         return with_card + [PASS]
     return options + with_card + without_card[len(options) :]
 
@@ -220,6 +220,8 @@ def use_power(g: "Game", seat: int, action: Action, events: list[Event]) -> None
             card = draw(g, "survival")
             h["survival"].append(card)
             events.append({"type": "drawn", "seat": seat, "cards": [card], "visible_to": [seat]})
+            if seat not in g.s["this_turn"]["on_call"]:  # a card drawn in the open may be played at once
+                g.s["this_turn"]["on_call"].append(seat)
 
 
 # ---------------------------------------------------------------------------------------------- the tokens

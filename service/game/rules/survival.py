@@ -25,7 +25,7 @@ from service.game.rules.common import (
     take_back,
     token_moves,
 )
-from service.game.rules.secrecy import PASS, hides_holding
+from service.game.rules.secrecy import on_call
 from service.game.state import Action, Event, Params
 
 if TYPE_CHECKING:
@@ -111,11 +111,11 @@ def vortex(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
 
 
 def vortex_question(g: "Game", seat: int) -> list[Action]:
-    """The Vortex question before the reveal: pass, or which played card to swap for which discarded one (under
-    strict secrecy, pass alone for a seat without the Vortex that might hold it)."""
+    """The Vortex question before the reveal, to a holder on call: pass, or which played card to swap for which
+    discarded one."""
     h = player(g, seat)
-    if "vortex" not in h["survival"] or not can_survive(g, seat):
-        return [PASS] if hides_holding(g, seat) else []
+    if "vortex" not in h["survival"] or not can_survive(g, seat) or not on_call(g, seat):
+        return []
     return [{"type": "pass"}] + [
         {"type": "survival", "card": "vortex", "give": give, "take": d}
         for give in h["played"]
@@ -125,11 +125,10 @@ def vortex_question(g: "Game", seat: int) -> list[Action]:
 
 
 def vortex_asks(g: "Game", seat: int) -> bool:
-    """Whether the Vortex question is put to this seat before the reveal (under strict secrecy: whenever the seat
-    might hold it)."""
+    """Whether the Vortex question is put to this seat before the reveal: it holds the Vortex, may play it and
+    is on call (`secrecy.on_call`)."""
     h = g.s["players"][seat]
-    holds = "vortex" in h["survival"] and can_survive(g, seat)
-    return (holds or hides_holding(g, seat)) and bool(h["discard"])
+    return "vortex" in h["survival"] and can_survive(g, seat) and on_call(g, seat) and bool(h["discard"])
 
 
 # ---------------------------------------------------------------------------------------------- phase 3

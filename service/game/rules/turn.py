@@ -6,6 +6,7 @@ A task returns False when it replaced itself on the agenda (the driver then does
 from typing import TYPE_CHECKING, Final
 
 from service.game.cards import ARTEMIA_SPACES, HUNT_HAND
+from service.game.rules.ahead import ahead_question
 from service.game.rules.common import CREATURE, draw, move_counter, open_window, player
 from service.game.rules.play_cards import card_names, card_options
 from service.game.rules.prereveal import prereveal_tasks
@@ -61,17 +62,27 @@ def start_turn(g: "Game", events: list[Event]) -> bool:
 
 
 def explore(g: "Game", events: list[Event]) -> None:
-    live = list(g.hunted_seats())
+    """The Hunted choose their places; the Creature may play a phase-1 card meanwhile (under strict secrecy the
+    window does not wait for it: rules/secrecy.py)."""
+    open_window(g, "explore", g.hunted_seats())
+    w = g.s["window"]
+    assert w is not None
     if card_options(g, CREATURE, 1):
-        live.insert(0, CREATURE)
-    open_window(g, "explore", live)
+        w["live"][CREATURE] = "may" if g.strict else "wait"
 
 
 def hunt(g: "Game", events: list[Event]) -> None:
+    """The Creature hunts; meanwhile each Hunted with a choice at their place may answer its question ahead
+    (rules/ahead.py), not waited for."""
     side = g.s["side"]
     assert side is not None
     g.s["this_turn"]["artemia_space"] = g.s["rescue"] in ARTEMIA_SPACES[side]
     open_window(g, "hunt", [CREATURE])
+    w = g.s["window"]
+    assert w is not None
+    for seat in g.hunted_seats():
+        if ahead_question(g, seat):
+            w["live"][seat] = "may"
 
 
 def prereveal(g: "Game", events: list[Event]) -> bool:
