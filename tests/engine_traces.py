@@ -51,7 +51,7 @@ def trace_random(players, seed, secrecy, max_steps=4000):
             _views(game, digest)
             last_window = game.window
         waiting = game.waiting_for()
-        seat = rng.choice(waiting)
+        seat = rng.choice(waiting + game.may_answer())
         options = game.legal_actions(seat)
         action = rng.choice(options)
         digest.update(
@@ -60,7 +60,7 @@ def trace_random(players, seed, secrecy, max_steps=4000):
                     "waiting": waiting,
                     "seat": seat,
                     "options": options,
-                    "auto": game.autoplay(seat),
+                    "auto": game.autoplay(seat) if seat in waiting else None,
                     "private": game.private_view(seat),
                     "action": action,
                 }
@@ -76,7 +76,7 @@ def trace_bots(players, seed, eager, secrecy):
     game = new_game({"players": players, "seed": seed, "secrecy": secrecy})
     rng, digest = random.Random(seed), hashlib.sha256()
     while not game.is_over:
-        waiting = game.waiting_for()
+        waiting = game.waiting_for() + game.may_answer()
         seat = waiting[rng.randrange(len(waiting))]
         for action in choose(game, seat, rng, eager):
             digest.update(_dump({"seat": seat, "action": action, "events": game.apply(seat, action)}))

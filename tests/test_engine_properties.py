@@ -26,13 +26,14 @@ def config(seed, players):
 
 
 def choose(g, rng):
-    """One step of the seeded random policy: a waiting seat, then a random legal action or the autoplay."""
+    """One step of the seeded random policy: a seat asked (waited for, or ``may``), then a random legal action or
+    the autoplay (for a seat waited for)."""
     waiting = g.waiting_for()
     assert waiting, f"window {g.window} waits for nobody"
-    seat = rng.choice(waiting)
+    seat = rng.choice(waiting + g.may_answer())
     legal = g.legal_actions(seat)
-    assert legal, f"seat {seat} is waited for but has no legal action"
-    if rng.random() < 0.3:
+    assert legal, f"seat {seat} is asked but has no legal action"
+    if seat in waiting and rng.random() < 0.3:
         action = g.autoplay(seat)
         assert action in legal, f"autoplay {action} is not legal for seat {seat}"
         return seat, action
@@ -120,10 +121,12 @@ def _perturbed(g, seat, rng):
 
 
 def _with_waiting(view, original):
-    """The view with the open window's waiting seats as ``original``'s: which seats are asked is checked
-    separately (changed secrets may change who still has a question)."""
+    """The view with the open window's waiting seats as ``original``'s: which seats are asked, and whether a card
+    may still be played, are checked separately (tests/test_engine_secrecy.py: changed secrets may change who
+    still has a question)."""
     if view["window"] is not None:
         view["window"]["waiting"] = original["window"]["waiting"]
+        view["window"]["cards_pending"] = original["window"]["cards_pending"]
     return view
 
 
@@ -283,7 +286,7 @@ def assert_illegal(g, seat, action):
 def illegal_attempts(g, rng):
     waiting = g.waiting_for()
     for seat in range(g.players):
-        if seat in waiting:
+        if g.answering(seat):
             legal = g.legal_actions(seat)
             for action in MALFORMED:
                 if action not in legal:

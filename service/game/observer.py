@@ -65,8 +65,11 @@ def shown_waiting(g: "Game", seats: list[int] | None = None) -> list[int]:
 
 
 def cards_pending(g: "Game", seats: list[int] | None = None) -> bool:
-    """Whether the window waits for a seat the table is not told of (`shown_waiting`): "a card may still be
-    played", without saying by whom."""
+    """Under strict secrecy, whether the window waits for a seat the table is not told of (`shown_waiting`): "a
+    card may still be played", without saying by whom. (Under fast secrecy the table is told everybody but the
+    Creature deciding on a phase-1 card, and not that either.)"""
+    if not is_strict(g):
+        return False
     waiting = g.waiting_for() if seats is None else list(seats)
     return len(shown_waiting(g, waiting)) < len(waiting)
 
