@@ -30,6 +30,7 @@ cards by name; any unique prefix of a name in either language works ("riv", "rek
       in full, as `describe` writes it   power 1 use 8 via lair        sila 1 pouzij 8 pres doupe
     or take back one card instead        back 4 · take back 4 · 4      zpet 4 · vezmi zpet 4          takeback
     answer ahead                         plan take 4 · plan pass       plan vezmi 4 · plan nic        plan
+    ask me about my cards later          later                         později                        call
     help, status (no game action)        help · ? · status             napoveda · stav                _help, _status
 
 `take 4` names the cards the power takes back; the Jungle's or the Swamp's own card may go unsaid.
@@ -101,6 +102,7 @@ KEYWORDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "via": ("via", "přes", ()),
     "back": ("back", "zpět", ("takeback",)),
     "plan": ("plan", "plán", ("predem",)),
+    "later": ("later", "později", ("call", "pozdeji", "ask")),
     "help": ("help", "nápověda", ("pomoc",)),
     "status": ("status", "stav", ()),
     # labels inside a command, never the start of one
@@ -163,9 +165,10 @@ LAYOUT: dict[str, tuple[str, tuple[tuple[str, str | None], ...]]] = {
         ),
     ),
     "takeback": ("back", (("card", None), ("place", "at"))),
+    "call": ("later", ()),
 }
 # Answers that only make sense when asked, never in a plan answered later in the turn.
-NOT_PLANNABLE = {"side", "play", "resist", "giveup", "keep_survival"}
+NOT_PLANNABLE = {"side", "play", "resist", "giveup", "keep_survival", "call"}
 CREATURE_ONLY = {"side", "hunt_card", "tokens"}  # and every other answer but "pass" is the Hunted's
 # What a planned use of the Rover's or the Source's power must say (one of).
 POWER_NEEDS = {ROVER: ("reserve",), SOURCE: ("heal", "draw")}
@@ -678,7 +681,7 @@ def _resolve(commands: list[Command], game: Game, seat: int) -> list[Action]:
         planning = planning or verb == "plan"
         if verb == "plan":
             continue
-        legal = [] if planning else sim.legal_actions(seat)
+        legal = [] if planning else typed(sim.legal_actions(seat))
         if not legal or (patterns == [{"type": "pass"}] and {"type": "pass"} not in legal):
             planning = True
             orders.append(_plan_order(patterns, sim, seat, text))
@@ -884,7 +887,13 @@ def _order(value: Any) -> tuple[int, int, str]:
 def summary(game: Game, seat: int, lang: str = "en") -> list[str]:
     """What the seat may do now, one short line per kind of answer, as a person types it: "resist 2 of 1, 4, 5
     (1 Will)", "play 1, 2 or 4"; every combination a line shows is legal."""
-    return [_summary_line(part, lang) for group in _groups(game.legal_actions(seat)) for part in _exact(group)]
+    return [_summary_line(part, lang) for group in _groups(typed(game.legal_actions(seat))) for part in _exact(group)]
+
+
+def typed(legal: list[Action]) -> list[Action]:
+    """The legal actions a person types as such: a question ahead (the game's rules/ahead.py) is typed as an answer
+    ahead instead ("take 4" once nothing else is asked: a plan)."""
+    return [action for action in legal if action["type"] != "ahead"]
 
 
 def help_text(game: Game, seat: int, lang: str = "en") -> str:
@@ -896,7 +905,7 @@ def help_text(game: Game, seat: int, lang: str = "en") -> str:
     window = game.window
     assert window is not None  # the game is not over
     head = f"{_msg('turn', lang, n=game.turn)} · {_msg(window['kind'], lang)}"
-    groups = _groups(game.legal_actions(seat))
+    groups = _groups(typed(game.legal_actions(seat)))
     if not groups:
         who = ", ".join(word("creature", lang) if s == 0 else f"{_word('seat', lang)}{s}" for s in game.waiting_for())
         return "\n".join([f"{head}. {_msg('nothing', lang, who=who)}", *footer])

@@ -45,9 +45,12 @@ def test_strict_offers_call_only_to_a_holder_of_a_card_for_later_and_tells_nobod
     events = act(g, 1, CALL)
     assert events == [{"type": "call", "seat": 1, "visible_to": [1]}]
     assert CALL not in g.legal_actions(1)  # asked once a turn
-    assert g.public_view() == scenario(
-        hunted={1: {"hand": [1, 3, 5], "discard": [2], "survival": ["vortex"]}}, secrecy="strict"
-    ).public_view()
+    assert (
+        g.public_view()
+        == scenario(
+            hunted={1: {"hand": [1, 3, 5], "discard": [2], "survival": ["vortex"]}}, secrecy="strict"
+        ).public_view()
+    )
     assert g.view(CREATURE)["you"] == {**g.view(CREATURE)["you"]}
     assert "on_call" not in str(g.view(2))
 
@@ -79,7 +82,9 @@ def test_strict_never_asks_a_seat_that_called_but_holds_no_card_for_the_moment()
 @pytest.mark.parametrize("secrecy", ["fast", "strict"])
 def test_the_end_window_waits_for_a_holder_of_an_end_card_by_name_only_under_fast(secrecy):
     g = scenario(hunted={1: {"hand": [1, 3, 5], "survival": ["double-back"]}}, secrecy=secrecy)
-    play_turn(g, {1: [3], 2: [4]}, before={1: [CALL]} if secrecy == "strict" else None, tokens={"creature": 9}, until="end")
+    play_turn(
+        g, {1: [3], 2: [4]}, before={1: [CALL]} if secrecy == "strict" else None, tokens={"creature": 9}, until="end"
+    )
     assert g.window["kind"] == "end" and g.waiting_for() == [1]
     window = g.public_view()["window"]
     assert (window["waiting"], window["cards_pending"]) == (([1], False) if secrecy == "fast" else ([], True))

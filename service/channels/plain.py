@@ -130,11 +130,19 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
     game = step.game
     if game.is_over:
         out.append(game_over(game.public_view(), names, lang))
-    elif step.asked and game.window:
-        who = ", ".join(seat_name(names, s, lang) for s in step.asked)
+    elif game.window and shown(game, step.asked):
+        who = ", ".join(seat_name(names, s, lang) for s in shown(game, step.asked))
         out.append(
             _("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
                 who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang, step.meta)
+            )
+        )
+        if cards_pending(game):
+            out.append(_("A card may still be played (nobody is named: cards are secret)."))
+    elif game.window and cards_pending(game):
+        out.append(
+            _("A card may be played now (nobody is named: cards are secret), until {time}.").format(
+                time=when(step.deadline, lang, step.meta)
             )
         )
     return [message(chat, text, seat, seat is None) for text in chunks(out)]
@@ -145,7 +153,7 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
     step, lang = news.step, news.readers.lang(seat)
     out = lines([e for e in step.events if sees(e, seat)], names_of(step.meta), lang, seat)
     game = step.game
-    if seat in step.asked and game.window is not None:
+    if (seat in step.asked or seat in step.optional) and game.window is not None:
         _ = translator(lang).gettext
         out.append(
             _("Your move (turn {turn}, step {step}), answer by {time}:").format(
@@ -160,6 +168,21 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
 def unreachable(notice: Unreachable, chat: str, seat: int | None, lang: str) -> dict:
     text = notice_text({"kind": "unreachable", "seat": notice.seat}, names_of(notice.meta), lang, notice.bot_username)
     return message(chat, "⚠️ " + text if seat is None else text, seat, seat is None)
+
+
+def shown(game: Game, asked: list[int]) -> list[int]:
+    """Of the seats a window asked (as the pipeline stored them when it opened, ``game`` as it was then), those the
+    table is told it waits for: under strict secrecy never a seat asked only about its cards (the game's
+    rules/secrecy.py; the public view names them)."""
+    window = game.public_view()["window"]
+    return [seat for seat in asked if window is not None and seat in window["waiting"]]
+
+
+def cards_pending(game: Game) -> bool:
+    """Whether the open window may wait for a card the table is not told of (strict secrecy): "a card may still
+    be played", by nobody named."""
+    window = game.public_view()["window"]
+    return bool(window and window["cards_pending"])
 
 
 def situation(game: Game, seat: int, lang: str) -> str:

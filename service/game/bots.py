@@ -17,8 +17,8 @@ from service.game.autoplay import power_score
 from service.game.cards import LAIR, PLACE_NUMBERS
 from service.game.engine import Game
 from service.game.registry import CARD_RULES
-from service.game.rules.common import CREATURE, PLACE_VALUE
 from service.game.rules.ahead import LAIR_COPY
+from service.game.rules.common import CREATURE, PLACE_VALUE
 from service.game.rules.reckoning import resolve_question
 from service.game.rules.secrecy import CALL
 
@@ -61,8 +61,9 @@ def _calls(game: Game, seat: int, rng: random.Random) -> bool:
 
 def _ahead(game: Game, seat: int, options: list[Action], rng: random.Random) -> Action:
     """A question ahead (rules/ahead.py): the better card to keep at the River (unless the Creature hunts there),
-    the best way to use the place, or the least useful card for the Artemia token; at the Lair, copying the Creature's place when its own power takes back at most one card. It never
-    says "decide after the reveal" (the last option): it answers what it is asked."""
+    the best way to use the place (at the Lair, copying the Creature's place when its own power takes back at most
+    one card), or the least useful card for the Artemia token. It never says "decide after the reveal" (the last
+    option): it answers what it is asked."""
     if options[0].get("place") == LAIR and len(game.s["players"][seat]["discard"]) <= 1:
         return options[-2]
     if "river" in options[0]:  # the River: the better card, unless the Creature hunts there

@@ -11,6 +11,7 @@ from typing import Any
 
 from service.game import observer
 from service.game.engine import Game
+from service.game.rules.secrecy import CALL
 from service.game.search import ROLLOUTS, decide
 from service.game.state import Action
 
@@ -26,6 +27,8 @@ def answer(
     options = game.legal_actions(seat)
     if not options:
         raise ValueError(f"seat {seat} has nothing to answer now")
+    if CALL in options:  # strict secrecy: a bot always asks to be asked about its cards (its answers cost no wait)
+        return CALL
     if seed is None:
         seed = _position_seed(game, seat)
     knowledge: dict[str, Any] = observer.knowledge(game, seat)

@@ -29,6 +29,7 @@ from service.game.cards import (
     WILL_MAX,
 )
 from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, OPENS_WINDOW_ONLY, QUESTIONS, TASKS
+from service.game.rules.ahead import ahead_question
 from service.game.rules.common import (
     CREATURE,
     MEMO_LIVE,
@@ -39,14 +40,13 @@ from service.game.rules.common import (
     open_window,
     shuffled,
 )
-from service.game.rules.ahead import ahead_question
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
+from service.game.rules.secrecy import CALL, PUBLIC_QUESTIONS, asks, may_call
 from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY
 from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS
-from service.game.rules.secrecy import CALL, PUBLIC_QUESTIONS, asks, may_call
 from service.game.state import FORMAT_VERSION, Action, Config, Event, State, Task, Window, migrate, new_this_turn
 
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]

@@ -29,12 +29,41 @@ def _detoured_to(game: Game, seat: int) -> int | None:
     return next((e["to"] for e in played if e.get("as") == "detour" and e.get("seat") == seat), None)
 
 
+def _ahead(option: dict, lang: str) -> list[str]:
+    """A question ahead (service/game/rules/ahead.py): asked now, answered for later, never waited for."""
+    _ = translator(lang).gettext
+    later = _("You may answer now, while the others decide, or later when it comes up: nothing waits for it.")
+    if "river" in option:
+        return [
+            _(
+                "The River: which of your two cards stays in play? The Creature hunts first: choose the one you "
+                "want, and it stays unless the Creature hunts there and not at the other."
+            ),
+            later,
+        ]
+    if "token" in option:
+        return [
+            _("If the Creature places the Artemia token on your place, you discard a place card: which one?"),
+            later,
+        ]
+    place = cards_text([option["place"]], lang)
+    return [
+        _("If the Creature does not catch you at {place}: use its power, or take back one card instead?").format(
+            place=place
+        ),
+        f"{place}: {cardtexts.text(option['place'], lang)}",
+        later,
+    ]
+
+
 def question(game: Game, seat: int, lang: str) -> list[str]:
     """The question's lines for ``seat`` in the game's open window (the game as the answer so far leaves it)."""
     _ = translator(lang).gettext
     legal = game.legal_actions(seat)
     kinds = {action["type"] for action in legal}
     window = game.window["kind"] if game.window else ""
+    if kinds == {"ahead"}:
+        return _ahead(legal[0], lang)
     if "power" in kinds or "takeback" in kinds:
         place = next(a["place"] for a in legal if a["type"] in ("power", "takeback"))
         where = cards_text([place], lang)
@@ -100,8 +129,23 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
                 "spaces nearest the star, side 2 on every other space."
             ),
         ]
+    if window == "explore" and seat == 0:
+        return [
+            _(
+                "While the Hunted choose their places you may play a phase 1 Hunt card. Nothing waits for you: "
+                "the chance ends when the last of them has chosen."
+            )
+        ]
     if window == "explore" and seat != 0 and kinds & {"play", "resist", "giveup"}:
         lines = [_("Choose where you explore: play a place card (you may Resist or play a Survival card first).")]
+        if "call" in kinds:
+            lines.append(
+                _(
+                    "🔔 You hold a card that could be played later this turn: to be asked when it can, press "
+                    "“Ask me about my cards later this turn” before choosing. Otherwise you are not asked (and "
+                    "nobody learns whether you hold one)."
+                )
+            )
         if kinds & {"resist", "giveup"}:
             lines.append(
                 _(
@@ -111,20 +155,21 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
             )
         return lines
     if window == "hunt":
-        return [
+        lines = [
             _("Place your tokens (you may play phase 2 Hunt cards first)."),
             _(
                 "The Creature token catches whoever explores its place: they lose 1 Will, get nothing from the "
                 "place, and the Assimilation counter moves forward 1."
             ),
         ]
-    if kinds == {"pass"}:  # strict secrecy asks a seat even when none of its cards fits the moment
-        return [
-            _(
-                "None of your cards can be played at this moment. "
-                "(Everyone is asked here, so no one can tell what you hold.)"
+        if "call" in kinds:
+            lines.append(
+                _(
+                    "🔔 You hold a Hunt card for after the reveal: to be asked then, press “Ask me about my cards "
+                    "later this turn” before placing your tokens. Otherwise you are not asked this turn."
+                )
             )
-        ]
+        return lines
     if "hunt_card" in kinds:
         return [_("You may play a Hunt card now, or play no card.")]
     if "survival" in kinds:

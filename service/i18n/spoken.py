@@ -96,6 +96,17 @@ def spoken(action: dict, lang: str, names: dict[int, str] | None = None) -> str:
         ]
         text = ", ".join(placed)
         return text[:1].upper() + text[1:]
+    if kind == "call":
+        return "🔔 " + _("Ask me about my cards later this turn")
+    if kind == "ahead":  # a question ahead (service/game/rules/ahead.py)
+        if "answer" not in action:
+            return "⏳ " + _("Decide after the reveal")
+        answer = action["answer"]
+        if answer.get("via") == "lair" and "use" not in answer:
+            return _("Copy the power of the Creature's place")
+        if answer.get("safe"):
+            return _("Keep {card}, unless the Creature hunts there").format(card=_place(answer["card"], lang))
+        return spoken(answer, lang, names)
     if kind == "plan":  # an answer ahead: what is said now for the questions still to come this turn
         if action["orders"] == [{"type": "pass"}]:
             return _("No cards this turn")

@@ -183,8 +183,8 @@ def check_answer(game: Game, seat: int, actions: list[dict], window_id: int) -> 
     asked = seat in game.waiting_for()
     for n, action in enumerate(actions):
         try:
-            if (game.window is None or game.window["id"] != window_id) and action["type"] != "plan":
-                return Refusal(Reason.TOO_MANY, {"n": n})  # only plans may follow
+            if (game.window is None or game.window["id"] != window_id) and action["type"] not in ("plan", "ahead"):
+                return Refusal(Reason.TOO_MANY, {"n": n})  # only answers ahead may follow
             game.apply(seat, action)
         except IllegalAction as exc:
             return Refusal(Reason.ILLEGAL, {"action": action, "detail": str(exc)})

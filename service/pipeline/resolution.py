@@ -95,12 +95,18 @@ def open_window(
     expected = sorted(game.waiting_for())
     if not expected:
         raise RuntimeError(f"engine opened window {game.window} that waits for nobody")
+    # (a bot answers what a window waits for: a question nothing waits for, `Game.may_answer`, it leaves)
     bots = bot_levels(ctx, meta, streaks, away or {}, now)
     budget = ctx.settings.bot_budget_ms
     prefilled = {s: bot_answer(game, s, bots[s], budget) for s in expected if s in bots}
     status = "resolving" if len(prefilled) == len(expected) else "collecting"
     seconds = max(int(meta["deadline_seconds"]), ctx.settings.min_deadline_seconds)
     return Opening(status, expected, prefilled, max(now, paused_until or 0.0) + seconds)
+
+
+# Answers that still count once the window they came with has closed: a plan, and a question ahead answered
+# after the place that closed the exploration (the hunt asks it again).
+ANSWERS_AHEAD = ("plan", "ahead")
 
 
 def _apply_answers(
@@ -115,7 +121,7 @@ def _apply_answers(
     for seat in sorted(answers, key=lambda s: (s in expected, s)):
         for action in answers[seat]:
             if game.window is None or game.window["id"] != window:
-                later += [(seat, action)] if action["type"] == "plan" else []
+                later += [(seat, action)] if action["type"] in ANSWERS_AHEAD else []
                 continue
             try:
                 events += game.apply(seat, action)
@@ -337,6 +343,7 @@ def _resolve_once(
         snap.version + 1,
         told,
         closing=tuple(sorted(expected)),
+        optional=tuple(s for s in game.may_answer() if s not in bot_levels(ctx, meta, streaks, away, now)),
         answered={seat: answers[seat] for seat in sorted(expected) if seat in answers and seat in answered_at},
         seen=seen,
         present=present,
@@ -430,8 +437,18 @@ def start_game(ctx: Context, game_id: str, config: dict, meta: dict) -> None:
     store.put_meta(game_id, meta, now)
     opening = open_window(ctx, game, meta, {}, now)
     asked = [s for s in opening.expected if s not in opening.prefilled]
+    optional = tuple(s for s in game.may_answer() if s not in meta.get("bots", []))
     step = news.Step(
-        game_id, meta, game, [], [news.start_notice(meta)], asked, opening.deadline, 1, news.empty_news(game.turn)
+        game_id,
+        meta,
+        game,
+        [],
+        [news.start_notice(meta)],
+        asked,
+        opening.deadline,
+        1,
+        news.empty_news(game.turn),
+        optional=optional,
     )
     outgoing, news_after = telling.step_messages(ctx, step)
     due = now + ctx.settings.resolve_grace_seconds

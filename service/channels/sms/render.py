@@ -134,7 +134,10 @@ class SmsChannel:
 
     def step_messages(self, news: StepNews) -> list[dict]:
         step = news.step
-        return step_messages(step.meta, step.game, step.events, step.asked, step.deadline, self.directory, step.game_id)
+        # a question nothing waits for costs a text: only the Creature's phase-1 card is sent (a Hunted's question
+        # ahead is answered by typing it after the place: "3 take 4")
+        asked = step.asked + [seat for seat in step.optional if seat == 0]
+        return step_messages(step.meta, step.game, step.events, asked, step.deadline, self.directory, step.game_id)
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
         return reminder_messages(

@@ -198,9 +198,9 @@ class TelegramChannel:
                     fold=True,
                 )
             )
-        asked = step.asked if game.window and not game.is_over else []
+        asked = plain.shown(game, step.asked) if game.window and not game.is_over else []
         lines = plain.news_lines(segment.items, meta, lang, news.bot_username)
-        deadline = step.deadline if asked else None
+        deadline = step.deadline if asked or plain.cards_pending(game) else None
         ends_here = game.is_over and closed is not None  # the reveal's message tells the end: who won, once
         shown = {**view, "winner": None} if ends_here else view
         text = status_text(shown, names, asked, set(), deadline, lang, lines, meta, self.settings.status_picture)
@@ -231,7 +231,7 @@ class TelegramChannel:
             screen = None
             if current and game.is_over:  # every seat's last message says how the game ended
                 screen = ui.Screen(ended(view, lang), None)
-            elif current and seat in step.asked and game.window is not None:
+            elif current and (seat in step.asked or seat in step.optional) and game.window is not None:
                 screen = ui.decision(
                     game,
                     seat,
@@ -313,7 +313,7 @@ class TelegramChannel:
             text = status_text(
                 view,
                 names_of(meta),
-                sorted(refresh.expected),
+                plain.shown(game, sorted(refresh.expected)),
                 refresh.answered,
                 refresh.snap.deadline,
                 lang,
@@ -329,10 +329,7 @@ class TelegramChannel:
         chat = readers.chat(seat)
         if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
             lang = readers.lang(seat)
-            said = ui.locked_in_lines(
-                refresh.answers[seat], refresh.snap.deadline, lang, names=names_of(meta), **ui.clock_of(meta)
-            )
-            screen = ui.locked_in(ui.Choice(refresh.game_id, refresh.snap.current_window, seat), said, lang)
+            screen = self._answer_screen(refresh, seat, lang)
             private = (
                 refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn else []
             )
@@ -351,6 +348,17 @@ class TelegramChannel:
                 )
             )
         return out
+
+    def _answer_screen(self, refresh: Refresh, seat: int, lang: str) -> ui.Screen:
+        """The answering seat's screen after its answer was stored: the answer locked in (with a way to change it),
+        or, when the seat is asked more that nothing waits for (a question ahead), that question."""
+        meta, game, answer = refresh.meta, refresh.game, refresh.answers[seat]
+        first = ui.Choice(refresh.game_id, refresh.snap.current_window, seat)
+        choice = ui.choice_of(game, seat, first, answer) if game.answering(seat) else None
+        if choice is not None and ui.follow(game, seat, choice).more:
+            return ui.decision(game, seat, choice, refresh.snap.deadline, lang, names_of(meta), **ui.clock_of(meta))
+        said = ui.locked_in_lines(answer, refresh.snap.deadline, lang, names=names_of(meta), **ui.clock_of(meta))
+        return ui.locked_in(first, said, lang)
 
     def unreachable_messages(self, notice: Unreachable) -> list[dict]:
         readers = notice.readers

@@ -158,14 +158,22 @@ def decode(data: str | None) -> Choice:
 
 @dataclass
 class Stage:
-    """The seat's answer so far: the game as the chosen actions leave it, and whether the answer is complete."""
+    """The seat's answer so far: the game as the chosen actions leave it, whether the answer is complete (the
+    window no longer waits for the seat: it may be stored) and whether the seat is asked more in this window (a
+    question nothing waits for: the Creature's phase-1 card, a question ahead after choosing a place)."""
 
     game: Game
     actions: list[dict]
     complete: bool
+    more: bool = False
 
 
 def asked(game: Game, seat: int, window: int) -> bool:
+    """Whether the seat has something to answer in the window (waited for, or a question nothing waits for)."""
+    return game.window is not None and game.window["id"] == window and game.answering(seat)
+
+
+def waited(game: Game, seat: int, window: int) -> bool:
     return game.window is not None and game.window["id"] == window and seat in game.waiting_for()
 
 
@@ -176,7 +184,7 @@ def follow(game: Game, seat: int, choice: Choice) -> Stage:
         raise ForeignButton(f"a button of seat {choice.seat}'s keyboard, pressed for seat {seat}")
     if game.window is None or game.window["id"] != choice.window:
         raise ExpiredChoice(f"window {choice.window} is not open")
-    if seat not in game.waiting_for():
+    if not game.answering(seat):
         raise BadCallback(f"seat {seat} is not asked in window {choice.window}")
     stage = game.copy()
     actions = []
@@ -195,7 +203,25 @@ def follow(game: Game, seat: int, choice: Choice) -> Stage:
         except IllegalAction as exc:  # cannot happen for a legal action; refuse rather than crash
             raise BadCallback(str(exc)) from exc
         actions.append(action)
-    return Stage(stage, actions, bool(actions) and not asked(stage, seat, choice.window))
+    more = asked(stage, seat, choice.window)
+    return Stage(stage, actions, bool(actions) and not waited(stage, seat, choice.window), more)
+
+
+def choice_of(game: Game, seat: int, choice: Choice, actions: list[dict]) -> Choice | None:
+    """The choice that names ``actions`` (an answer stored for ``seat``) from ``choice``'s first screen, or None
+    when one of them is not among the legal actions of its screen."""
+    stage = game.copy()
+    for action in actions:
+        legal = stage.legal_actions(seat)
+        if action == NO_CARDS_PLAN and PASS in legal:
+            index = NO_CARDS
+        elif action in legal:
+            index = legal.index(action)
+        else:
+            return None
+        stage.apply(seat, action)
+        choice = choice.choose(index)
+    return choice
 
 
 # ---------------------------------------------------------------------------------------------- menus
@@ -358,7 +384,7 @@ def decision(
     window = game.window
     if window is None:  # follow() has refused it already
         raise ExpiredChoice(f"window {choice.window} is not open")
-    if stage.complete:
+    if not stage.more:
         raise BadCallback("the answer is complete: lock it in instead")
     if choice.menu == (CARDS_MENU,):
         return my_cards(stage.game, seat, choice, lang)
@@ -386,12 +412,15 @@ def decision(
         situation(stage.game, seat, lang),
     ]
     if stage.actions:
+        said = "; ".join(spoken(a, lang, names) for a in stage.actions)
         lines.append(
-            _("Chosen so far: {actions}").format(actions="; ".join(spoken(a, lang, names) for a in stage.actions))
+            (_("✅ Locked in: {actions}") if stage.complete else _("Chosen so far: {actions}")).format(actions=said)
         )
-    lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
+    if seat in stage.game.waiting_for():
+        lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
     typed = "; ".join(commands.summary(stage.game, seat, lang))
-    lines.append(_("Or type: {commands}").format(commands=typed))
+    if typed:
+        lines.append(_("Or type: {commands}").format(commands=typed))
     return Screen("\n".join(lines), keyboard)
 
 

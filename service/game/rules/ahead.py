@@ -1,17 +1,19 @@
 """Questions ahead: once a Hunted has chosen their place, and while the Creature hunts, they may already say how
 they will use it if nothing stops them there, so that the Reckoning need not stop for it.
 
-A Hunted with a choice at a place card they played (two or more ways without a Survival card; with the River or
-the Artefact, each of the two cards in turn) is offered the place's question ahead as soon as the card is chosen, in the exploration and then in the hunt: its power (with
-its details), a card to take back instead, or "decide after the reveal"; and, when the Artemia token comes into
-play this turn, which card they would discard if it is placed on their place. A Hunted playing two cards for the
-River may say ahead which one stays: "this one, unless the Creature hunts there and not at the other" (the River
-is asked after the hunt, when the tokens are known: the condition is read then). The Hunted is ``may`` there: asked,
-never waited for. An answer is kept as the seat's answer to that place's question in the Reckoning (``resolve:<p>``)
-and used there if it is still legal; if an earlier step made it illegal (somebody else used the Beach first), the
-sensible default is played and the seat told (``fallback``), as for every answer given ahead. Nothing is decided
-earlier than the player chooses: "decide after the reveal" keeps the question for its moment, with all its ways
-(the Lair's copies of the Creature's place, the Drone and the Gate for a seat on call).
+Offered as soon as the place card is chosen, in the exploration and then in the hunt, one question at a time:
+
+* the River (two cards played): which one stays, as "this one, unless the Creature hunts there and not at the
+  other" — the River is asked after the hunt, when the tokens are known, and the condition is read then;
+* each place card played with a choice there (two or more ways without a Survival card): its power, with its
+  details (at the Lair also "copy the power of the Creature's place"), or a card to take back instead;
+* when the Artemia token comes into play this turn: the card to discard if it is placed on their place.
+
+Each also offers "decide after the reveal", which keeps the question for its moment with all its ways (the Lair's
+copies, the Drone and the Gate for a seat on call). The Hunted is ``may`` there: asked, never waited for. An
+answer is kept as the seat's answer to that question (``resolve:<p>``, ``river``, ``artemia:<p>``) and used when
+the rules reach it; if an earlier step made it illegal (somebody else used the Beach first), the sensible default
+is played and the seat told (``fallback``), as for every answer given ahead.
 """
 
 from typing import TYPE_CHECKING, Final
@@ -41,13 +43,15 @@ def ahead_question(g: "Game", seat: int) -> list[Action]:
     h = player(g, seat)
     played = h["played"]
     if h["pending"] == "river" and len(played) == 2 and f"{seat}:ahead:river" not in answered:
-        return [{"type": "ahead", "river": "keep", "answer": {"type": "keep", "card": c, "safe": True}} for c in played] + [
-            {"type": "ahead", "river": "keep"}
-        ]
+        return [
+            {"type": "ahead", "river": "keep", "answer": {"type": "keep", "card": c, "safe": True}} for c in played
+        ] + [{"type": "ahead", "river": "keep"}]
     for p in played:
         if f"{seat}:ahead:{p}" in answered:
             continue
-        ways = [o for o in resolve_question(g, seat, p) if o["type"] != "pass" and o.get("via") not in ("drone", "gate")]
+        ways = [
+            o for o in resolve_question(g, seat, p) if o["type"] != "pass" and o.get("via") not in ("drone", "gate")
+        ]
         if p == LAIR:  # its copies depend on the Creature token, placed later: "copy the Creature's place"
             ways.append(LAIR_COPY)
         if len(ways) >= 2:

@@ -32,8 +32,12 @@ CALL: Final[Action] = {"type": "call"}
 PASS: Final[Action] = {"type": "pass"}
 # The cards a seat may play after its first question of a turn: Hunt cards of phases 3 and 4 and Flashback
 # (it copies the last one played: no phase of its own); the Vortex and Survival cards of phases 3 and 4.
-_LATER_HUNT: Final = frozenset(c for c, card in CARDS.items() if card["kind"] == "hunt" and card["phase"] in (3, 4, None))
-_LATER_SURVIVAL: Final = frozenset(c for c, card in CARDS.items() if card["kind"] == "survival" and card["phase"] in (2, 3, 4))
+_LATER_HUNT: Final = frozenset(
+    c for c, card in CARDS.items() if card["kind"] == "hunt" and card["phase"] in (3, 4, None)
+)
+_LATER_SURVIVAL: Final = frozenset(
+    c for c, card in CARDS.items() if card["kind"] == "survival" and card["phase"] in (2, 3, 4)
+)
 # The questions whose being put depends only on what the table knows (the Creature's cards played, a River
 # pending, the tokens, hand sizes): their seats are named under strict secrecy. A place question (``resolve``)
 # is named when it has two ways without a Survival card.
@@ -77,4 +81,3 @@ def asks(g: "Game", kind: str, seat: int, options: list[Action]) -> bool:
     if len(options) >= 2:
         return True
     return kind == "toxin" and bool(options) and g.strict and len(player(g, seat)["survival"]) >= 2
-
