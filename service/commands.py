@@ -301,7 +301,7 @@ class _Reader:
     def legal_values(self) -> set[Any]:
         """Places, cards and seats named by a legal action now: they win when a prefix fits several names."""
         if self._legal_values is None:
-            values = (v for a in self.game.legal_actions(self.seat) for v in a.values())
+            values = (v for a in typed(self.game.legal_actions(self.seat)) for v in a.values())
             self._legal_values = {
                 x for v in values for x in (v if isinstance(v, list) else [v]) if not isinstance(x, bool)
             }
@@ -528,6 +528,7 @@ READERS: dict[str, Callable[[_Reader], list[Pattern]]] = {
     "discard": _read_discard,
     "show": lambda r: [{"type": "show", "cards": r.places() or None}],
     "lose": lambda r: [{"type": "lose_will"}],
+    "later": lambda r: [{"type": "call"}],
     "back": _read_back,
     "bare": _read_bare,
     **{verb: functools.partial(_read_power, label=verb) for verb in POWER_WORDS},

@@ -49,7 +49,7 @@ def states() -> list[tuple[object, int]]:
 
 
 def real_commands(game, seat) -> list[str]:
-    legal = game.legal_actions(seat) if not game.is_over else []
+    legal = commands.typed(game.legal_actions(seat)) if not game.is_over else []
     texts = [commands.describe(a, lang) for a in legal[:40] for lang in ("en", "cs")]
     return texts or ["play 3", "pass", "plan pass"]
 

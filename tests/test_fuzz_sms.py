@@ -251,7 +251,7 @@ class World:
         elif kind == "player_text":
             number = rng.choice(PLAYERS)
             seat = self.seat_of[number]
-            legal = game.legal_actions(seat) if not game.is_over else []
+            legal = commands.typed(game.legal_actions(seat)) if not game.is_over else []
             body = (
                 mutate_text(rng, commands.describe(rng.choice(legal)))
                 if legal and rng.random() < 0.5

@@ -138,7 +138,8 @@ def test_reading_the_chat_means_a_button_pressed_moments_ago():
 
 def test_a_carried_turn_end_with_no_news_of_its_own_still_tells_the_counters():
     ctx = make_ctx()
-    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "strict"})  # asks seat 0 too
+    # the Creature holds a phase-1 card: under fast secrecy the exploration waits for it too
+    game = new_game({"players": 3, "seed": 2, "side": 1, "expert": False, "secrecy": "fast"})
     _, after = step(ctx, game, [], [1, 2])
     played = {"type": "hunt_card", "seat": 0, "card": "virus", "visible_to": [0]}
     out, after = step(ctx, game, [played], [1, 2], version=3, before=after, closing=(0,))
@@ -151,7 +152,8 @@ def test_a_carried_turn_end_with_no_news_of_its_own_still_tells_the_counters():
 
 def test_a_seat_whose_answer_the_step_tells_nothing_of_sees_it_locked_in_without_buttons():
     ctx = make_ctx(edit_settle_seconds=2.0)
-    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "strict"})
+    # the Creature holds a phase-1 card: under fast secrecy the exploration waits for it too
+    game = new_game({"players": 3, "seed": 2, "side": 1, "expert": False, "secrecy": "fast"})
     _, after = step(ctx, game, [], [0, 1, 2])
     passed = [{"type": "pass"}]
     # the window closes on Anna's answer; Eva (the Creature) answered before it, and nothing of the step is hers:

@@ -51,15 +51,15 @@ def test_no_input_at_the_seat_question_ends_with_a_clear_word_not_a_traceback(mo
 
 
 def test_status_is_readable_text_and_your_own_moves_are_worded_for_you(monkeypatch, capsys):
-    # under strict secrecy the seat (it holds a Survival card) is asked for a Reckoning card and how to use the Jungle
-    monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\npass; power 2 take 2\npass\nplay 1\n"))
+    # the seat holds a Survival card but is not asked about it (it did not say "later"); the Jungle has one way
+    monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\nplay 1\n"))
     assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
     lines = capsys.readouterr().out.splitlines()
     status = lines.index("  -> 🌍 Turn 1 · Exploration")  # the status in words, not JSON
-    # under strict secrecy (the default) the Creature is asked in the exploration too
-    assert lines[status + 1] == "✅ Bot 0 · ⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
+    # the Hunted are named (under strict secrecy the Creature is not waited for in the exploration)
+    assert lines[status + 1] == "⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
     assert any(line.startswith("Your hand: 1 Lair, 2 Jungle") for line in lines[status:])
-    assert "[table] You use the power of 2 Jungle." in lines  # the table read by you: "You use", not "You uses"
+    assert "You use the power of 2 Jungle." in [line.strip() for line in lines]  # the table read by you: not "You uses"
     bad = re.compile(r"\bYou (uses|plays|takes|discards|resists|gives|keeps|shows|has|was caught)\b")
     assert not [line for line in lines if bad.search(line)]
 

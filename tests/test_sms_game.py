@@ -267,10 +267,12 @@ def test_without_confirm_an_answer_gets_no_reply_and_its_ok_rides_on_the_next_sm
     world.pump()
     assert world.reply(creature, "play 11").startswith(f"{code}: ")  # refused: answered at once
     before = len(world.twilio.to(creature))
-    assert world.reply(creature, "pass") == ""  # accepted, the Hunted still to answer
+    # the Creature is not asked during the exploration (strict secrecy): "pass" is its "no cards this turn", an answer
+    # ahead, accepted while the Hunted still choose
+    assert world.reply(creature, "pass") == ""
     world.pump()
     assert len(world.twilio.to(creature)) == before  # held, not sent on its own
     assert world.reply(hunted, "play 2") == ""
     world.pump()
     after = world.twilio.to(creature)[before:]
-    assert len(after) == 1 and after[0].startswith(f"{code} T1 ") and after[0].endswith(". OK: pass."), after
+    assert len(after) == 1 and after[0].startswith(f"{code} T1 ") and after[0].endswith(". OK: plan pass."), after

@@ -250,7 +250,7 @@ def test_a_move_played_for_a_player_that_plays_no_card_is_said_plainly():
 
 
 def test_no_cards_this_turn_is_one_tap_that_answers_every_card_question_of_the_turn():
-    game = new_game({"players": 3, "seed": 3, "side": 1, "secrecy": "strict"})
+    game = new_game({"players": 3, "seed": 2, "side": 1, "secrecy": "fast"})  # the Creature holds a phase-1 card
     assert (
         game.window["kind"] == "explore" and 0 in game.waiting_for() and game.legal_actions(0)[-1] == {"type": "pass"}
     )
@@ -268,6 +268,32 @@ def test_no_cards_this_turn_is_one_tap_that_answers_every_card_question_of_the_t
         seat = game.waiting_for()[0]
         game.apply(seat, game.autoplay(seat))
     assert asked_creature == ["hunt"]  # its tokens; no card question after the one tap
+
+
+def test_under_strict_the_creature_may_play_its_phase_1_card_on_a_screen_that_sets_no_deadline():
+    game = new_game({"players": 3, "seed": 2, "side": 1, "secrecy": "strict"})
+    assert game.may_answer() == [0] and 0 not in game.waiting_for()
+    screen = ui.decision(game, 0, ui.Choice("G1", game.window["id"], 0), DEADLINE, "en", NAMES)
+    assert "Nothing waits for you: the chance ends when the last of them has chosen." in screen.text
+    assert "Answer by" not in screen.text
+    card = next(b for row in screen.keyboard for b in row if b["text"].startswith("Play "))
+    stage = ui.follow(game, 0, ui.decode(card["data"]))
+    assert stage.complete and not stage.more
+
+
+def test_a_hunted_chooses_a_place_and_is_then_asked_its_question_ahead_on_the_same_message():
+    game = scenario(hunted={1: {"hand": [1, 2, 3], "discard": [4, 5]}}, secrecy="strict")
+    first = ui.Choice("G1", game.window["id"], 1)
+    screen = ui.decision(game, 1, first, DEADLINE, "en", NAMES)
+    jungle = next(b for row in screen.keyboard for b in row if b["text"] == "Play 2 Jungle")
+    stage = ui.follow(game, 1, ui.decode(jungle["data"]))
+    assert stage.complete and stage.more  # stored at once; the question ahead follows
+    after = ui.decision(game, 1, ui.decode(jungle["data"]), DEADLINE, "en", NAMES)
+    assert "✅ Locked in: Play 2 Jungle" in after.text
+    assert "If the Creature does not catch you at 2 Jungle" in after.text and "nothing waits for it" in after.text
+    labels = [b["text"] for row in after.keyboard for b in row]
+    assert "⏳ Decide after the reveal" in labels and "Answer by" not in after.text
+    assert ui.choice_of(game, 1, first, stage.actions) == ui.decode(jungle["data"])
 
 
 def test_the_no_cards_button_is_refused_where_pass_is_not_an_answer():

@@ -141,9 +141,9 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
             out.append(_("A card may still be played (nobody is named: cards are secret)."))
     elif game.window and cards_pending(game):
         out.append(
-            _("A card may be played now (nobody is named: cards are secret), until {time}.").format(
-                time=when(step.deadline, lang, step.meta)
-            )
+            _("A card may still be played (nobody is named: cards are secret).")
+            + " "
+            + _("Answer by {time}.").format(time=when(step.deadline, lang, step.meta))
         )
     return [message(chat, text, seat, seat is None) for text in chunks(out)]
 

@@ -179,11 +179,11 @@ def play_out(
 
 def whole_answer(game: Game, seat: int, rng: random.Random) -> list[Action]:
     """The bot's complete answer for ``seat`` in the open window (a Hunt card and then the tokens, say), as one
-    message would carry it; ``game`` is not changed."""
+    message would carry it: what the window waits for (no question ahead); ``game`` is not changed."""
     if game.window is None:
         raise ValueError("the game is over: nothing to answer")
     trial, window, actions = game.copy(), game.window["id"], []
-    while trial.window is not None and trial.window["id"] == window and trial.answering(seat):
+    while trial.window is not None and trial.window["id"] == window and seat in trial.waiting_for():
         for action in choose(trial, seat, rng):
             trial.apply(seat, action)
             actions.append(action)

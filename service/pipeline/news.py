@@ -310,9 +310,6 @@ class Step:
     version: int  # the version this step's commit creates
     news: dict  # the current turn's news before the step
     closing: tuple[int, ...] = ()  # the seats the window this step closed had asked
-    # the seats the new window asks without waiting for them (`Game.may_answer`: a question ahead, the Creature's
-    # phase-1 card under strict secrecy)
-    optional: tuple[int, ...] = ()
     # what the seats that answered that window in person said: a living message still showing their question, or
     # their answer with a way to change it, shows it locked in for good when the step has nothing else for it
     answered: dict[int, list[dict]] = field(default_factory=dict)
@@ -321,6 +318,9 @@ class Step:
     seen: dict[int, float] = field(default_factory=dict)
     present: frozenset[int] = frozenset()
     typed: frozenset[int] = frozenset()  # the seats whose latest answer in person was typed (`reading`)
+    # the seats the new window asks without waiting for them (`Game.may_answer`: a question ahead, the Creature's
+    # phase-1 card under strict secrecy)
+    optional: tuple[int, ...] = ()
 
 
 @dataclass

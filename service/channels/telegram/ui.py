@@ -72,6 +72,7 @@ MAIN_TYPES = {
     "discard_survival",
     "pass",
     "giveup",
+    "ahead",
 }
 
 _CALLBACK = re.compile(
@@ -500,6 +501,7 @@ def status(
     if window:
         head += f" · {_kind_title(window['kind'], lang)}"
     lines = [f"🌍 {head}"]
+    pending = bool(window and window.get("cards_pending"))
     if window and asked_seats:
         lines.append(
             " · ".join(
@@ -507,8 +509,10 @@ def status(
                 for s in asked_seats
             )
         )
-        if deadline is not None:
-            lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
+    if pending:  # strict secrecy: a seat asked only about its cards is never named
+        lines.append("🃏 " + _("A card may still be played (nobody is named: cards are secret)."))
+    if window and (asked_seats or pending) and deadline is not None:
+        lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
     if bots:
         lines.append(
             "🤖 "
