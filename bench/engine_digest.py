@@ -76,7 +76,7 @@ def random_applies(game: Game, rng: random.Random, recorder: Recorder, most: int
     ``most`` of them."""
     played = 0
     while not game.is_over and (most is None or played < most):
-        seat = rng.choice(game.waiting_for())
+        seat = rng.choice(game.waiting_for() + game.may_answer())
         recorder.apply(game, seat, rng.choice(game.legal_actions(seat)))
         played += 1
 
@@ -84,7 +84,7 @@ def random_applies(game: Game, rng: random.Random, recorder: Recorder, most: int
 def bot_game(game: Game, rng: random.Random, recorder: Recorder, eager: bool) -> None:
     """``bots.play_out``'s game, each apply recorded."""
     while not game.is_over:
-        waiting = game.waiting_for()
+        waiting = game.waiting_for() + game.may_answer()
         seat = waiting[rng.randrange(len(waiting))]
         for action in choose(game, seat, rng, eager):
             recorder.apply(game, seat, action)

@@ -352,6 +352,8 @@ class Driver:
         self.private_edits: collections.Counter = collections.Counter()  # what each private edit shows
         self.question_message: dict[int, int] = {}  # user -> id of the newest message asking them something
         self.early_questions = collections.defaultdict(list)  # user -> [(game, window)] asked before setup knew them
+        self.questions = 0  # decision messages a bot was asked (once per seat and window)
+        self.pass_only = 0  # ... whose only answer was to pass
         self.statuses = collections.Counter()
         self.errors = collections.Counter()
         self.tasks: set[asyncio.Task] = set()
@@ -517,17 +519,30 @@ class Driver:
         task.add_done_callback(self.tasks.discard)
 
     def complete_choice(self, game_id: str, window: int, seat: int) -> str | None:
+        """The button that completes what the window waits for of the seat (None: nothing)."""
+        presses = self.presses(game_id, window, seat, count=False)
+        return presses[0] if presses else None
+
+    def presses(self, game_id: str, window: int, seat: int, count: bool = True) -> list[str]:
+        """The buttons the seat's bot presses in the window, in order: the one that completes what the window waits
+        for, then one per question nothing waits for that follows on the same message (a question ahead), as a
+        player answers each screen he is shown. Counts a question whose only answer is to pass."""
         raw = self.at(game_id).hgetall("{g:" + game_id + "}:snap")
         if not raw or raw.get(b"status") != b"collecting" or int(raw.get(b"window") or -1) != window:
-            return None
+            return []
         game = Game.from_json(raw[b"json"])
-        if seat not in game.waiting_for():
-            return None
-        choice = ui.Choice(game_id, window, seat)
-        for _ in range(12):
+        if not game.answering(seat):
+            return []
+        if count:
+            self.questions += 1
+            self.pass_only += all(a["type"] == "pass" for a in game.legal_actions(seat))
+        choice, out = ui.Choice(game_id, window, seat), []
+        for _ in range(16):
             stage = ui.follow(game, seat, choice)
-            if stage.complete:
-                return choice.data()
+            if stage.complete and (not out or len(choice.chosen) > len(ui.decode(out[-1]).chosen)):
+                out.append(choice.data())
+            if not stage.more:
+                return out
             legal = stage.game.legal_actions(seat)
             wanted = choose(stage.game, seat, self.rng)
             if stage.game.window["kind"] == "setup" and {"type": "side", "side": self.side} in legal:
@@ -537,22 +552,21 @@ class Driver:
                 continue
             pick = legal.index(wanted[0]) if wanted and wanted[0] in legal else 0
             choice = choice.choose(pick)
-        return None
+        return out
 
     async def answer(self, user: int, game_id: str, window: int) -> None:
         seat = self.user_game[user][1]
         if self.think:
             await asyncio.sleep(self.think * self.rng.uniform(0.5, 1.5))
         try:
-            data = self.complete_choice(game_id, window, seat)
+            presses = self.presses(game_id, window, seat)
         except Exception as exc:  # noqa: BLE001 - counted and reported; the deadline covers the seat
             self.errors[f"choice: {type(exc).__name__}"] += 1
             return
-        if data is None:
-            return
-        response = await self.post(self.press(user, data))
-        if response is not None and response.status_code == 200 and "Locked in" in response.text:  # not refused
-            self.answer_at[game_id, window] = max(self.answer_at.get((game_id, window), 0), time.monotonic())
+        for data in presses:
+            response = await self.post(self.press(user, data))
+            if response is not None and response.status_code == 200 and "Locked in" in response.text:  # not refused
+                self.answer_at[game_id, window] = max(self.answer_at.get((game_id, window), 0), time.monotonic())
 
     def over(self) -> int:
         return sum(1 for game_id in self.games if self.status(game_id) == b"over")
@@ -840,6 +854,8 @@ def message_figures(driver: Driver, turns: int) -> dict:
         "player_turns": player_turns,
         "players": players,
         "sends_per_player_turn": len(sends) / player_turns,
+        "questions_per_player_turn": driver.questions / player_turns,
+        "pass_only_per_player_turn": driver.pass_only / player_turns,
         "calls_per_player_turn": (len(sends) + len(edits)) / player_turns,
         "group_sends_per_turn": sum(1 for c in sends if c[1] in group) / max(1, turns),
         "private_sends_per_player_turn": sum(1 for c in sends if c[1] not in group) / player_turns,
@@ -1219,8 +1235,12 @@ def report(f: dict) -> None:
     print(
         f"  messages per player per turn: {m['sends_per_player_turn']:.2f} sendMessage "
         f"({m['private_sends_per_player_turn']:.2f} private + group {m['group_sends_per_turn']:.2f} per turn), "
-        f"{m['calls_per_player_turn']:.2f} with edits (goal <= 3; edits: {m['private_edits_per_player_turn']:.2f} "
+        f"{m['calls_per_player_turn']:.2f} with edits (goal <= 2.2; edits: {m['private_edits_per_player_turn']:.2f} "
         f"private per player-turn + group {m['group_edits_per_turn']:.2f} per turn); calls {m['by_method']}"
+    )
+    print(
+        f"  questions per player per turn: {m['questions_per_player_turn']:.2f}, of which only pass: "
+        f"{m['pass_only_per_player_turn']:.2f} (goal <= 0.1)"
     )
     print(f"  private sends by kind (a question, else the first line): {m['private_sends_by_kind']}")
     if f.get("stale_buttons"):

@@ -664,8 +664,9 @@ class Game:
         """Drop the derived values that a live answer of this kind may have changed."""
         if kind in _CHANGES_NO_OPTIONS:
             return
-        if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE:
-            self.memo.pop(MEMO_LIVE + seat, None)  # the other seats' options stay as they were
+        if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE and "may" not in w["live"]:
+            # the other seats' options stay as they were (not a question ahead: the Source heals by Will)
+            self.memo.pop(MEMO_LIVE + seat, None)
         else:
             self._forget()
 
