@@ -1,7 +1,8 @@
 """A rendered transcript of one turn as Telegram players see it — the group and one Hunted's private chat — in
-English and Czech: ``python -m service.transcript [--turn N] [--seed S] [-o docs/transcript.md]``.
+English and Czech: ``python -m service.transcript [--turn N] [--seed S] [-o docs/transcript.md]``. With
+``--table``: a table of four, in English, the group and every seat's private chat (`docs/transcript-table.md`).
 
-A bots-only game of three through the real pipeline (embedded Redis, an in-process worker, the real Telegram
+A bots-only game through the real pipeline (embedded Redis, an in-process worker, the real Telegram
 channel's words), every outgoing Telegram message recorded in order: a new message or an edit of a living one
 (its slot), with its buttons, and the group's status picture (drawn into ``transcript/`` beside the output, each
 picture once). Nothing is sent anywhere. `docs/transcript.md` is its output.
@@ -18,13 +19,13 @@ from service import board, i18n, wiring
 from service.channels.recording import RecordingSender
 from service.config import get_settings
 from service.game import Game
-from service.game.bots import whole_answer
+from service.game.bots import choose, whole_answer
 from service.pipeline import context, ingest
 from service.pipeline.resolution import start_game
 
 GAME = "K7QX"
 GROUP = "-1001234"
-NAMES = {"en": ["Zora", "Anna", "Petr"], "cs": ["Zora", "Anna", "Petr"]}
+NAMES = {"en": ["Zora", "Anna", "Petr", "Eva"], "cs": ["Zora", "Anna", "Petr", "Eva"]}
 READER = 1  # whose private chat is shown: the first Hunted
 ALT = {"en": "The board", "cs": "Herní plán"}  # a status picture's text in the Markdown
 TITLES = {
@@ -33,9 +34,11 @@ TITLES = {
 }
 
 
-def record(lang: str, turn: int, seed: int, live: bool = False) -> tuple[list[dict], int]:
+def record(lang: str, turn: int, seed: int, live: bool = False, players: int = 3) -> tuple[list[dict], int]:
     """(every Telegram send up to the end of turn ``turn``, in order; the index of the first one of that turn).
-    ``live``: the table plays live, each player still reading the chat when the turn ends."""
+    ``live``: the table plays live, each player still reading the chat when the turn ends. Every seat answers what
+    it is asked as a bot would, one seat after another: what the window waits for, and a question nothing waits
+    for (a place's question ahead) too."""
     connection = wiring.connect(None)  # embedded: nothing is sent anywhere
     # Every version of a living message is shown: no edit waits to be replaced (the settings' *_settle_seconds 0),
     # which the in-process worker's burst runs could not wait for anyway. Unless ``live``, people answer minutes
@@ -55,7 +58,7 @@ def record(lang: str, turn: int, seed: int, live: bool = False) -> tuple[list[di
     context.register(ctx)
     players = {
         str(seat): {"name": name, "chat": str(100 + seat), "user": str(100 + seat), "lang": lang}
-        for seat, name in enumerate(NAMES[lang])
+        for seat, name in enumerate(NAMES[lang][:players])
     }
     meta = {"players": players, "group": GROUP, "code": GAME, "deadline_seconds": 86400, "lang": lang, "bots": []}
     start_game(ctx, GAME, {"players": len(players), "seed": seed, "side": None, "expert": False}, meta)
@@ -72,11 +75,25 @@ def record(lang: str, turn: int, seed: int, live: bool = False) -> tuple[list[di
         if game.turn > turn or game.is_over:
             break
         before = len(recorder.sent())
-        for seat in sorted(ctx.store.expected(GAME) - set(ctx.store.answers(GAME))):
+        asked = sorted(ctx.store.expected(GAME) - set(ctx.store.answers(GAME)))
+        optional = [s for s in getattr(game, "may_answer", list)() if s not in ctx.store.answers(GAME)]
+        for seat in sorted(optional) + asked:  # those nothing waits for first: a window closes with the last asked
             n += 1
-            ingest.submit(ctx, GAME, seat, whole_answer(game, seat, rng), snap.current_window, f"t{n}", snap)
-            worker.work(burst=True, logging_level="WARNING")  # the status ticks that seat off
+            actions = whole_answer(game, seat, rng) if seat in asked else _optional_answer(game, seat, rng)
+            if actions:
+                ingest.submit(ctx, GAME, seat, actions, snap.current_window, f"t{n}", snap)
+                worker.work(burst=True, logging_level="WARNING")  # the status ticks that seat off
     return recorder.sent(), start or 0
+
+
+def _optional_answer(game: Game, seat: int, rng: random.Random) -> list[dict]:
+    """A bot's answers to the questions the window puts to ``seat`` without waiting for it."""
+    trial, actions = game.copy(), []
+    while trial.window is not None and seat in trial.may_answer() and len(actions) < 8:
+        for action in choose(trial, seat, rng):
+            trial.apply(seat, action)
+            actions.append(action)
+    return actions
 
 
 def chat_lines(
@@ -119,6 +136,31 @@ class Pictures:
         return f"{self.link_base}/{self.names[picture.digest]}"
 
 
+def table_transcript(turn: int, seed: int) -> str:
+    """One turn of a table of four in English: the group (the status pictures' captions, not the pictures) and
+    every seat's private chat, each in order."""
+    sends, start = record("en", turn, seed, players=4)
+    out = [
+        "# What one turn looks like at a table of four, for everyone",
+        "",
+        f"Generated by `python -m service.transcript --table --turn {turn} --seed {seed} -o docs/transcript-table.md`:"
+        " a game of four played by bots through the real pipeline under strict secrecy (the default), every "
+        f"message the bot sends during turn {turn} (and the step that ends it), chat by chat. An edit replaces the "
+        "message above it; buttons are shown as `[…]`. The Creature is Zora; Anna, Petr and Eva are the Hunted. "
+        "Each seat answers what it is asked, as soon as it is asked, as a bot would; a question nothing waits for "
+        "(a place's question ahead) is answered too. `docs/transcript-table-before.md` is the same turn as the "
+        "engine and channels of commit `f760f4b` played it (before issue 37).",
+        "",
+        "## The group",
+        "",
+    ] + chat_lines(sends, start, GROUP, "new message", "edited")
+    for seat, name in enumerate(NAMES["en"]):
+        role = "the Creature" if seat == 0 else "a Hunted"
+        out += [f"## {name}'s private chat ({role})", ""]
+        out += chat_lines(sends, start, str(100 + seat), "new message", "edited")
+    return "\n".join(out).rstrip() + "\n"
+
+
 def transcript(turn: int, seed: int, pictures_in: Path | None = None, live: bool = False) -> str:
     """The transcript's Markdown; the status pictures are drawn into ``pictures_in`` (None: not shown); ``live``:
     see `record`."""
@@ -157,9 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turn", type=int, default=2)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--live", action="store_true", help="everyone answers moments apart (see record)")
+    parser.add_argument("--table", action="store_true", help="a table of four in English, every seat's chat")
     parser.add_argument("-o", "--out", type=Path, default=None, help="write here (default: print)")
     args = parser.parse_args(argv)
-    text = transcript(args.turn, args.seed, args.out.parent / "transcript" if args.out else None, args.live)
+    pictures = args.out.parent / "transcript" if args.out else None
+    if args.table:
+        text = table_transcript(args.turn, args.seed)
+    else:
+        text = transcript(args.turn, args.seed, pictures, args.live)
     if args.out:
         args.out.write_text(text, encoding="utf-8")
     else:

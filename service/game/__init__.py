@@ -11,6 +11,7 @@ Public face
     game.window            -> {"id": int, "kind": str} or None once the game is over
     game.waiting_for()     -> seats that must still answer the open window (0 = the Creature, 1..N = the Hunted
                               in seat order from the Creature's left)
+    game.may_answer()      -> seats asked in the open window that it does not wait for; game.answering(s): either
     game.legal_actions(s)  -> every legal action for seat s now (finite; each one applicable)
     game.apply(s, action)  -> list of events; an illegal action raises IllegalAction (the message says why)
                               and leaves the state untouched
@@ -54,11 +55,16 @@ A turn is a sequence of windows; a window that would ask nobody a real question 
                use each place, which card to discard to the Artemia token, Scream and Toxin choices.
     end        phase-4 cards (Stasis, Tracking, Amplifier, Double Back).
 
-Under the table setting ``secrecy: "strict"`` (the default) whether a window opens, whom it waits for and which
-questions are put depend on public information only: a seat that might hold a card for the moment (the Creature
-holding Hunt cards under this turn's limit; a Hunted holding a Survival card who has not played one this turn) is
-asked even when it holds none, with ``pass`` as its only answer; under ``"fast"`` only holders are asked, which
-is quicker but tells the table who holds what (rules/secrecy.py).
+Under the table setting ``secrecy: "strict"`` (the default) what the table sees never depends on hidden cards and
+nobody is asked a question whose only answer is to pass: after its first question of a turn a seat is asked about
+its cards only if it said so there (``call``), and only when it holds one it may play; such questions are not
+named (``observer.shown_waiting``: views list whom the table is told a window waits for, ``cards_pending`` says
+that a card may still be played). Under ``"fast"`` holders are asked by name (rules/secrecy.py).
+
+A seat may also be asked without being waited for (``may_answer``): the Creature's phase-1 card during the
+exploration under strict secrecy, and a Hunted's *questions ahead* once their place is chosen (rules/ahead.py:
+how they will use it, the River's card, the card for the Artemia token). A window closes when the seats it waits
+for have answered; what a ``may`` seat did not answer is asked when its moment comes.
 
 *Live* answers (card plays, Resist, Give Up, tokens) take effect at once, as at the table. *Deferred* answers
 are recorded and applied when the rules reach that step, in rule order (seat order from the Creature's left,
@@ -101,6 +107,9 @@ Actions (all plain dicts; places are the numbers 1..10, cards are ids from cards
                                              Rover: "reserve": r; Source: "heal": seat or "draw": true
     {"type": "takeback", "place": p, "card": d}    instead of the power, take back one discarded card
     {"type": "plan", "orders": [..]}
+    {"type": "call"}                         strict secrecy: ask me about my cards later this turn
+    {"type": "ahead", "place": p, "answer": a}  a question ahead (rules/ahead.py); without "answer": decide later;
+                                             "river": "keep" / "token": "artemia" instead of "place" for those
 
 Rulings we had to choose are listed with their reasons in docs/rulings.md.
 """

@@ -143,10 +143,8 @@ def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -
         return _("Your earlier answer was no longer possible; a default was played for you.")
     if kind == "call":
         return "🔔 " + _("You will be asked about your cards later this turn, when one can be played.")
-    if kind == "ahead":
-        if "answer" not in event:
-            return None
-        return _("Said ahead: {answer}.").format(answer=spoken.spoken({**event, "type": "ahead"}, lang, names))
+    if kind == "ahead":  # the answer's own screen said it ("Locked in: …"); the results tell what it did
+        return None
     if kind == "timed_out":
         if _no_card(event["actions"]):
             return "⏰ " + _("Time ran out — I played no card for you this time.")

@@ -100,7 +100,7 @@ def spoken(action: dict, lang: str, names: dict[int, str] | None = None) -> str:
         return "🔔 " + _("Ask me about my cards later this turn")
     if kind == "ahead":  # a question ahead (service/game/rules/ahead.py)
         if "answer" not in action:
-            return "⏳ " + _("Decide after the reveal")
+            return "⏳ " + (_("Decide after the hunt") if "river" in action else _("Decide after the reveal"))
         answer = action["answer"]
         if answer.get("via") == "lair" and "use" not in answer:
             return _("Copy the power of the Creature's place")

@@ -1024,7 +1024,7 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
     game = Game.from_json(snap.json)
     try:
         stage = ui.follow(game, seat, choice)
-        if stage.more:  # the next screen: the answer goes on, or (complete) a question nothing waits for follows
+        if not stage.complete:
             screen = ui.decision(game, seat, choice, snap.deadline, lang, seat_names(meta), **ui.clock_of(meta))
     except ui.ForeignButton:  # a button copied from another seat's keyboard
         return answer_query(query, _t(lang, "This button is from another player's choices, not yours."))
@@ -1041,13 +1041,10 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
         closed = result.status is ingest.Status.RESOLVE
         names, clock = seat_names(meta), ui.clock_of(meta)
         lines = ui.locked_in_lines(stage.actions, snap.deadline, lang, names=names, final=closed, **clock)
-        if not stage.more or closed:
-            # the reply is all a press writes: the message shows the answer when the refresh job runs (the window
-            # stays open), or with the step that closes the window (`TelegramChannel._answered`)
-            return answer_query(query, ui.locked_in_toast(lines, lang))
-        toast = ui.locked_in_toast(lines, lang)
-    else:
-        toast = None
+        # the reply is all a press writes: the message shows the answer (or the question ahead that follows it,
+        # `TelegramChannel._answer_screen`) when the refresh job runs (the window stays open), or with the step
+        # that closes the window (`TelegramChannel._answered`, or the next window's question)
+        return answer_query(query, ui.locked_in_toast(lines, lang))
     if query.message is not None:
         # the pressed message is the seat's turn message: its next screen goes through the outbox
         screens.show(
@@ -1061,4 +1058,4 @@ def on_button(query: CallbackQuery, lang: str, env: Env, loaded: Loaded | None =
             screen.text,
             screen.keyboard,
         )
-    return answer_query(query, toast)
+    return answer_query(query)
