@@ -56,12 +56,12 @@ def record(lang: str, turn: int, seed: int, live: bool = False, players: int = 3
     recorder = RecordingSender(connection)
     ctx = wiring.build(connection, settings, sender=recorder)
     context.register(ctx)
-    players = {
+    seats = {
         str(seat): {"name": name, "chat": str(100 + seat), "user": str(100 + seat), "lang": lang}
         for seat, name in enumerate(NAMES[lang][:players])
     }
-    meta = {"players": players, "group": GROUP, "code": GAME, "deadline_seconds": 86400, "lang": lang, "bots": []}
-    start_game(ctx, GAME, {"players": len(players), "seed": seed, "side": None, "expert": False}, meta)
+    meta = {"players": seats, "group": GROUP, "code": GAME, "deadline_seconds": 86400, "lang": lang, "bots": []}
+    start_game(ctx, GAME, {"players": players, "seed": seed, "side": None, "expert": False}, meta)
     worker = SimpleWorker(ctx.queues, connection=connection, serializer=ctx.queue.serializer)
     rng, start, before, n = random.Random(seed), None, 0, 0
     while True:
@@ -88,7 +88,7 @@ def record(lang: str, turn: int, seed: int, live: bool = False, players: int = 3
 
 def _optional_answer(game: Game, seat: int, rng: random.Random) -> list[dict]:
     """A bot's answers to the questions the window puts to ``seat`` without waiting for it."""
-    trial, actions = game.copy(), []
+    trial, actions = game.copy(), list[dict]()
     while trial.window is not None and seat in trial.may_answer() and len(actions) < 8:
         for action in choose(trial, seat, rng):
             trial.apply(seat, action)
