@@ -1,4 +1,5 @@
-"""Same seeds, same games: the engine plays exactly as the reference recorded before its restructuring.
+"""Same seeds, same games: the engine plays exactly as the reference recorded (`tests/data/record_traces.py`; made
+again whenever the rules change on purpose: last for issue 37's strict secrecy and questions ahead).
 
 Random games (players 2-7, seeds 0-39 under fast secrecy and 0-19 under strict) and bot games (seeds 0-14, plain
 and eager bots, both settings) are traced — who is asked, legal actions, auto-play, events, views, result — and
