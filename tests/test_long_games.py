@@ -470,3 +470,41 @@ def test_answering_while_away_ends_the_absence_in_every_game_and_each_table_hear
             for i in range(ctx.store.batch_size(game_id, batch))
         ]
         assert words and all(text == "👋 P1 is back." for text in words), (game_id, words)
+
+
+def test_a_pause_and_its_end_draw_the_new_deadline_on_the_group_status_and_every_open_question(clock):
+    """Issue 38, point 7: the group's status and each asked seat's turn message showed the old "Answer by" after a
+    pause (only /status had the new time); now both are drawn again, at the pause and at its end."""
+    # (the group's send budget is left out: its minute would hold the drawing back on this clock that stands still)
+    ctx = make_ctx(clock=clock, pause_max_days=7, downtime_threshold_seconds=10**9, rate_group_per_minute=10**6)
+    meta = table(3, humans=[0, 1, 2], deadline=3600)
+    meta["group"] = "-100777"
+    for seat in range(3):
+        meta["players"][str(seat)]["chat"] = str(700 + seat)
+    start_game(ctx, "tg1", CONFIG, meta)
+    run_jobs(ctx)
+    snap = ctx.store.load("tg1")
+    game = Game.from_json(snap.json)
+    first = game.waiting_for()[0]
+    ingest.submit(ctx, "tg1", first, bot_answer(game, first), snap.window)  # one seat has answered, others not
+    run_jobs(ctx)
+    old = when(snap.deadline, "en", None)
+    asked = absence.pause(ctx, "tg1", seat=1, creator=True, seconds=2 * DAY, by="P1")
+    run_jobs(ctx)
+    moved = when(ctx.store.load("tg1").deadline, "en", None)
+    assert moved != old
+
+    def shown(chat):  # the newest version of the chat's living message (the group's status, a turn message)
+        sent = [m for m in ctx.sender.sent() if m["chat"] == chat and m.get("slot")]
+        return sent[-1]["text"] if sent else ""
+
+    assert f"Answer by {moved}." in shown("-100777") and old not in shown("-100777")
+    for seat in game.waiting_for():
+        text = shown(str(700 + seat))
+        assert (f"Answer by {moved}." if seat != first else f"You may change it until {moved}.") in text, text
+    clock.advance(DAY)
+    assert absence.resume(ctx, "tg1")
+    run_jobs(ctx)
+    back = when(ctx.store.load("tg1").deadline, "en", None)
+    assert back != moved and f"Answer by {back}." in shown("-100777")
+    assert asked.until > clock.now

@@ -308,3 +308,20 @@ def test_forgetting_counts_the_games_scrubbed(monkeypatch, lang, n, expected):
     games = [f"G{i}" for i in range(n)]
     monkeypatch.setattr(longplay.records, "forget", lambda ctx, user: games)
     assert longplay.forget(Lobby(make_ctx()), "tg:1", lang) == expected  # tables gone: nothing to scrub there
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "start"),
+    [
+        ("en", 1, "Artemia: this text was read, but 1 text you sent before it was not"),
+        ("en", 2, "Artemia: this text was read, but 2 texts you sent before it were not"),
+        ("en", 5, "Artemia: this text was read, but 5 texts you sent before it were not"),
+        ("cs", 1, "Artemia: tahle zpráva došla, ale 1 zpráva před ní ne"),
+        ("cs", 2, "Artemia: tahle zpráva došla, ale 2 zprávy před ní ne"),
+        ("cs", 5, "Artemia: tahle zpráva došla, ale 5 zpráv před ní ne"),
+    ],
+)
+def test_the_texts_a_flood_dropped_are_counted(lang, n, start):
+    from service.channels.sms.routing import dropped_note
+
+    assert dropped_note(n, lang).startswith(start)

@@ -40,6 +40,10 @@ def refresh(game_id: str, window: int) -> bool:
     return upkeep.refresh(current(), game_id, window)
 
 
+def redraw(game_id: str, window: int) -> bool:
+    return upkeep.redraw(current(), game_id, window)
+
+
 def board(game_id: str, chat: str) -> str:
     return boards.send(current(), game_id, chat)
 

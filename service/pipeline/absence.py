@@ -266,10 +266,12 @@ def resume(ctx: Context, game_id: str, until: float | None = None) -> bool:
 
 
 def _moved(ctx: Context, game_id: str, deadline: float | None) -> None:
-    """The open window's deadline moved: its job at the new time (the old one finds nothing to do)."""
+    """The open window's deadline moved: its job at the new time (the old one finds nothing to do), and the
+    living messages that show it are drawn again (`upkeep.redraw`)."""
     if deadline is None:
         return
     snap = ctx.store.load(game_id)
     if snap is not None and snap.status == "collecting":
         scheduling.deadline(ctx, game_id, snap.current_window, deadline)
         ctx.store.set_due(game_id, deadline)
+        scheduling.redraw(ctx, game_id, snap.current_window, deadline)

@@ -42,6 +42,23 @@ def admit(ctx: Context, channel: str, address: str) -> Admission:
     return _take(ctx, keys.inbound_bucket(address), burst, per_second, warn=True)
 
 
+DROPPED_TTL = 86400  # a day: a note older than that would not help the player find the text it stands for
+
+
+def dropped(ctx: Context, address: str) -> None:
+    """Count a text of ``address`` dropped unread (`Admission.SILENT`), for `take_dropped` to tell."""
+    pipe = ctx.store.redis.pipeline(transaction=False)
+    pipe.incr(keys.inbound_dropped(address))
+    pipe.expire(keys.inbound_dropped(address), DROPPED_TTL)
+    pipe.execute()
+
+
+def take_dropped(ctx: Context, address: str) -> int:
+    """How many texts of ``address`` were dropped unread since the last one read (reset to none)."""
+    raw = ctx.store.redis.getdel(keys.inbound_dropped(address))
+    return int(raw) if raw else 0
+
+
 def bucket(ctx: Context, channel: str, address: str) -> tuple[str, list]:
     """The key of ``address``'s bucket and the arguments of `lua.TAKE_INBOUND_TOKEN` that count one message of
     it now, for a script that takes the token with other work (`lua.TELEGRAM_ADMISSION`); `verdict` reads its

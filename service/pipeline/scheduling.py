@@ -201,6 +201,13 @@ def sweep(ctx: Context, at: float) -> bool:
     return schedule(ctx.queue, ctx, at, "workers.jobs.sweep", (), f"sweep-{slot}", retry=False)
 
 
+def redraw(ctx: Context, game_id: str, window: int, deadline: float) -> bool:
+    """After the open window's deadline moved to ``deadline``: the job that shows the new time on the living
+    messages (`upkeep.redraw`), once per window and deadline."""
+    job_id = f"redraw-{game_id}-{window}-{math.floor(deadline)}"
+    return enqueue(ctx.at(game_id).refresh_queue, ctx, "workers.jobs.redraw", (game_id, window), job_id)
+
+
 def refresh(ctx: Context, game_id: str, window: int) -> bool:
     """After an accepted answer, when no refresh of the game was pending: the job that refreshes the living
     messages (on the refresh queue, after resolutions: never more than one per game waits), under the fixed id

@@ -189,3 +189,25 @@ def refresh(ctx: Context, game_id: str, queued_by: int) -> bool:
         return False
     scheduling.deliveries(ctx, game_id, batch)
     return True
+
+
+def redraw(ctx: Context, game_id: str, window: int) -> bool:
+    """The open window's deadline moved (a pause, its end): the table's status message and the turn message of every
+    seat the window asks show the new time — its question, or its answer with until when it may change. -> whether
+    anything was written (nothing when the window is no longer open)."""
+    store = ctx.store
+    snap = store.load(game_id)
+    if snap is None or snap.window != window or snap.status != "collecting":
+        return False
+    answers, expected, _, meta = store.window_state(game_id)
+    seats = sorted(set(expected) | set(Game.from_json(snap.json).may_answer()))
+    current = news.load_news(snap.news)
+    drawn = [telling.refresh_messages(ctx, game_id, snap, meta, current, answers, expected, s) for s in seats]
+    outgoing = news.newest_versions([m for messages in drawn for m in messages])
+    if not outgoing:
+        return False
+    batch = f"d{snap.window}n{store.at(game_id).incr(keys.refresh_counter(game_id))}"
+    if not store.write_reminder(game_id, snap.window, batch, outgoing):
+        return False
+    scheduling.deliveries(ctx, game_id, batch)
+    return True

@@ -52,6 +52,7 @@ Global (not per game; on the index Redis):
     artemia:watch:<token>       the game whose watch page is /w/<token> (the token is in its meta: "watch")
     artemia:rl:*                send-rate token buckets and the global pause
     artemia:rl:in:<address>     inbound flood bucket of one sender (service.pipeline.floods); expires when full
+    artemia:rl:dropped:<address>  how many of its texts the bucket dropped unread since it last read one (a day)
     artemia:rl:in-strangers     the shared bucket of replies to senders who play nothing
     artemia:record:<u>    hash  a player's record across tables (service.pipeline.records)
     artemia:record:<u>:times list the player's answer times (seconds), the newest `RECORD_TIMES` kept
@@ -282,6 +283,11 @@ def rate_chat(chat: str) -> str:
 def inbound_bucket(address: str) -> str:
     """The inbound flood bucket of a sender (``sms:+<E.164>``, ``tg:<user id>``)."""
     return f"artemia:rl:in:{address}"
+
+
+def inbound_dropped(address: str) -> str:
+    """How many texts of a sender its flood bucket dropped unread since it last read one."""
+    return f"artemia:rl:dropped:{address}"
 
 
 INBOUND_STRANGERS = "artemia:rl:in-strangers"

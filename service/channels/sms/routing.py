@@ -192,6 +192,21 @@ def fold(word: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).upper().strip(".!")
 
 
+def dropped_note(n: int, lang: str) -> str:
+    """What a number is told with its first text read after ``n`` were dropped unread by its flood bucket."""
+    return (
+        translator(lang)
+        .ngettext(
+            "Artemia: this text was read, but {n} text you sent before it was not (too many at once): send it "
+            "again if it was an answer.",
+            "Artemia: this text was read, but {n} texts you sent before it were not (too many at once): send them "
+            "again if one was an answer.",
+            n,
+        )
+        .format(n=n)
+    )
+
+
 def reply(key: str, lang: str, **params) -> str:
     return translator(lang).gettext(REPLIES[key]).format(**params)
 
@@ -222,15 +237,21 @@ class Router:
             return reply("stopped", prefs.lang) if admission is floods.Admission.READ and not already else None
         if prefs.stopped and keyword not in START_WORDS | HELP_WORDS:
             return None  # opted out: not a word more
-        if admission is floods.Admission.SILENT:
-            return None
-        if admission is floods.Admission.SLOW_DOWN:
-            return reply("slow_down", prefs.lang)
+        if admission is not floods.Admission.READ:
+            floods.dropped(self.lobby.ctx, sms_address(number))
+            return reply("slow_down", prefs.lang) if admission is floods.Admission.SLOW_DOWN else None
+        out: str | None
         if keyword in START_WORDS:
-            return self._start(number, prefs.lang)
-        if keyword in HELP_WORDS:
-            return self._help(prefs.lang)
-        return self._answer(number, words, text, message_id, prefs)
+            out = self._start(number, prefs.lang)
+        elif keyword in HELP_WORDS:
+            out = self._help(prefs.lang)
+        else:
+            out = self._answer(number, words, text, message_id, prefs)
+        unread = floods.take_dropped(self.lobby.ctx, sms_address(number))
+        if not unread:
+            return out
+        # a text dropped unread and an answer accepted both got no reply: the player is told which were lost
+        return " ".join(part for part in (dropped_note(unread, prefs.lang), out) if part)
 
     def _answer(self, number: str, words: list[str], text: str, message_id: str | None, prefs: Prefs) -> str | None:
         first = fold(words[0]) if words else ""

@@ -327,9 +327,16 @@ class TelegramChannel:
             settle = self.settings.tick_settle_seconds
             out.append(status_message(group, text, keyboard, slot, refresh.seq, lines, picture, settle=settle))
         chat = readers.chat(seat)
-        if chat and readers.kind(seat) == "telegram" and seat in refresh.answers and not readers.unreachable(seat):
+        answered = seat in refresh.answers
+        shown = answered or game.answering(seat)
+        if chat and readers.kind(seat) == "telegram" and shown and not readers.unreachable(seat):
             lang = readers.lang(seat)
-            screen = self._answer_screen(refresh, seat, lang)
+            if answered:
+                screen = self._answer_screen(refresh, seat, lang)
+            else:  # a question not answered yet (its deadline moved: `upkeep.redraw`)
+                first = ui.Choice(refresh.game_id, refresh.snap.current_window, seat)
+                clock = ui.clock_of(meta)
+                screen = ui.decision(game, seat, first, refresh.snap.deadline, lang, names_of(meta), **clock)
             private = (
                 refresh.news.get("private", {}).get(str(seat), []) if refresh.news.get("turn") == game.turn else []
             )
