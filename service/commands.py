@@ -908,7 +908,8 @@ def help_text(game: Game, seat: int, lang: str = "en") -> str:
     head = f"{_msg('turn', lang, n=game.turn)} · {_msg(window['kind'], lang)}"
     groups = _groups(typed(game.legal_actions(seat)))
     if not groups:
-        who = ", ".join(word("creature", lang) if s == 0 else f"{_word('seat', lang)}{s}" for s in game.waiting_for())
+        named = game.public_view()["window"]["waiting"]  # (strict secrecy: never a seat asked only about its cards)
+        who = ", ".join(word("creature", lang) if s == 0 else f"{_word('seat', lang)}{s}" for s in named)
         return "\n".join([f"{head}. {_msg('nothing', lang, who=who)}", *footer])
     lines = [f"{head}:"]
     for group in groups:

@@ -160,13 +160,13 @@ def status(ctx, game_id: str, game: Game, seat: int, lang: str) -> str:
     store = ctx.store
     snap, meta = store.load_with_meta(game_id)
     names = {int(s): p.get("name") or "" for s, p in meta["players"].items()}
-    asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
+    asked = plain.shown(game, sorted(store.expected(game_id))) if snap.status == "collecting" else []
     table = ui.status(
         game.public_view(),
         names,
         asked,
         set(store.answers(game_id)),
-        snap.deadline if asked else None,
+        snap.deadline if asked or plain.cards_pending(game) else None,
         lang,
         **ui.clock_of(meta),
     )

@@ -434,7 +434,7 @@ class Game:
         raise IllegalAction(f"that {action['type']} is not allowed now (for example: {same_type[0]})")
 
     def _not_waiting_reason(self, seat: int) -> str:
-        waiting = self.waiting_for()
+        waiting = observer.shown_waiting(self)  # what the table may know (strict: no seat asked only about cards)
         who = ", ".join("the Creature" if s == CREATURE else f"seat {s}" for s in waiting)
         return f"nothing to answer for seat {seat} now" + (f"; waiting for {who}" if who else "")
 

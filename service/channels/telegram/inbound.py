@@ -555,11 +555,11 @@ def game_status(env: Env, game_id: str, lang: str) -> str:
     game = Game.from_json(snap.json)
     names = seat_names(meta)
     answered = set(store.answers(game_id))
-    asked = sorted(store.expected(game_id)) if snap.status == "collecting" else []
+    asked = plain.shown(game, sorted(store.expected(game_id))) if snap.status == "collecting" else []
     bot_after, pure_bots = env.ctx.settings.autoplay_bot_after, set(meta.get("bots", []))
     away = absence.away_seats(env.ctx, game_id)  # the bot plays their seats too, until they answer
     taken = ({s for s, n in store.streaks(game_id).items() if n >= bot_after} | set(away)) - pure_bots
-    deadline = snap.deadline if asked else None
+    deadline = snap.deadline if asked or plain.cards_pending(game) else None
     shown = ui.status(game.public_view(), names, asked, answered, deadline, lang, bots=taken, **ui.clock_of(meta))
     return "\n".join([shown, *longplay.status_lines(env.ctx, game_id, meta, lang)])
 

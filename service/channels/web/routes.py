@@ -28,6 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from service.channels.web import page
+from service.game import Game
 from service.i18n import LANGS
 from service.pipeline import watch
 from service.pipeline.context import Context
@@ -94,7 +95,10 @@ def _answer(ctx: Context, request: Request, as_json: bool) -> Response:
     waiting: list[int] | None = None
     if snap.status == "collecting":
         answers, expected, _, _ = ctx.store.window_state(game_id)
-        waiting = sorted(expected - set(answers))
+        # whom the table is told the window waits for (strict secrecy never names a seat asked only about cards)
+        window = Game.from_json(snap.json).public_view()["window"]
+        named = set(window["waiting"]) if window else set()
+        waiting = sorted((expected & named) - set(answers))
     cancelled = over and ctx.store.cancelled_at(game_id) is not None
     settled = over or step is not None
     kind = ("j" if as_json else "h") + ("s" if hidden else "") + ("c" if cancelled else "")
