@@ -289,7 +289,7 @@ class World:
             user is STRANGER
             or copied
             or snap.status != "collecting"
-            or seat not in game.waiting_for()
+            or not game.answering(seat)  # (asked: waited for, or a question nothing waits for)
             or first >= len(legal)
         )
         return text, invalid
