@@ -162,6 +162,27 @@ def test_the_status_picture_is_uploaded_once_then_only_its_caption_or_picture_is
     assert api.sent("sendMessage") == [] and api.sent("editMessageText") == []
 
 
+def test_a_closed_status_its_chat_never_saw_comes_as_a_photo_and_one_it_saw_keeps_its_picture(api):
+    """A closing version carries the board for the case its chat never saw the message (``if_new``: every version
+    before was replaced on a busy lane): then it is a photo of its own, not a text among the photos (a flaky
+    end-to-end game found it once turns stopped twice); a message the chat shows keeps its picture, caption only."""
+    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    out = tg.TelegramSender(connection)
+    game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
+    closing = {**status_picture(game), "if_new": True}
+    out.send(STATUS_CHAT, "Turn 1: closed", None, "G1:s7", closing)  # never sent before
+    [photo] = api.sent("sendPhoto", STATUS_CHAT)
+    assert photo["params"]["caption"] == "Turn 1: closed" and api.sent("sendMessage") == []
+    shown = status_picture(game)
+    out.send(STATUS_CHAT, "Turn 2: Anna ⏳", None, SLOT, shown)
+    while board.picture(status_picture(game)).digest == board.picture(shown).digest:  # the board moves on
+        seat = game.waiting_for()[0]
+        game.apply(seat, game.legal_actions(seat)[0])
+    out.send(STATUS_CHAT, "Turn 2: closed", None, SLOT, {**status_picture(game), "if_new": True})
+    assert [c["params"]["caption"] for c in api.sent("editMessageCaption", STATUS_CHAT)] == ["Turn 2: closed"]
+    assert api.sent("editMessageMedia") == [] and len(api.sent("sendPhoto", STATUS_CHAT)) == 2
+
+
 def media_file(api, call) -> str:
     return next(iter(f for f in api.uploads if api.uploads[f] == call["params"][call_part(call)].data))
 

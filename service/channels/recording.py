@@ -28,6 +28,11 @@ class RecordingSender:
             if kind == "crash":  # what the job sees when Redis goes away mid-send, or a bug: the job fails
                 raise RuntimeError("the delivery job died mid-batch")
             raise PermanentSendError("Forbidden: bot was blocked by the user")
+        if picture is not None and picture.get("if_new"):  # as Telegram's sender: only on a message sent anew
+            sent_before = slot is not None and self.redis.sismember(f"{SENT_KEY}:slots", f"{chat}|{slot}")
+            picture = None if sent_before else {k: v for k, v in picture.items() if k != "if_new"}
+        if slot is not None:
+            self.redis.sadd(f"{SENT_KEY}:slots", f"{chat}|{slot}")
         self.redis.rpush(
             SENT_KEY,
             json.dumps(

@@ -174,6 +174,11 @@ class TelegramChannel:
         """The board payload a group status message shows as its photo, or None: a text status."""
         return board.payload(game_id, view, names, lang, version) if self.settings.status_picture else None
 
+    def _closed_picture(self, step: Step, view: dict, names: dict[int, str], lang: str) -> dict | None:
+        """A closed status's picture: used only when its chat never saw that message (`TelegramSender.send`)."""
+        payload = self._picture(step.game_id, view, names, lang, step.version)
+        return {**payload, "if_new": True} if payload is not None else None
+
     def _group(self, news: StepNews) -> list[dict]:
         """The living status message; a reveal starts a new one (see the module docstring)."""
         step, readers, segment, closed = news.step, news.readers, news.segment, news.closed
@@ -196,6 +201,7 @@ class TelegramChannel:
                     seq=seq,
                     news_lines=text_lines(lines),
                     fold=True,
+                    picture=self._closed_picture(step, view, names, lang),
                 )
             )
         asked = plain.shown(game, step.asked) if game.window and not game.is_over else []

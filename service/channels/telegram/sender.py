@@ -293,6 +293,10 @@ class TelegramSender:
         )
         if refused:
             picture = None  # the chat refused a picture: the game's statuses there are text (`_refused`)
+        elif picture is not None and picture.get("if_new"):
+            # a closed status (`render`): its caption on the picture the message shows, or, when the chat never
+            # saw it (every version before was replaced on a busy lane), a photo message of its own
+            picture = None if living else {k: v for k, v in picture.items() if k != "if_new"}
         if picture is not None or shown is not None:
             result, showing = self._photo(chat_id, thread_id, living, shown, text, buttons, picture, slot)
         else:
