@@ -62,6 +62,7 @@ def test_without_its_build_the_package_runs_its_sources(tmp_path):
 
 
 @pytest.mark.integration
+@pytest.mark.slow(reason="plays every digest game twice, compiled and from its sources, questions ahead included")
 @pytest.mark.skipif(not COMPILED, reason="no compiled build to compare (ENGINE=source)")
 def test_the_compiled_engine_plays_the_same_games_as_its_sources(tmp_path):
     """bench/engine_digest.py over 3 games of each kind (random, bots, eager bots, sampled worlds, searching bots)
