@@ -174,18 +174,22 @@ def refresh(ctx: Context, game_id: str, queued_by: int) -> bool:
     answers, expected, _, meta = store.window_state(game_id)
     if not seats & set(answers):
         return False  # their window closed meanwhile: its step's messages show what they answered
+    return _write_living(ctx, game_id, snap, (answers, expected, meta), sorted(seats), "r")
+
+
+def _write_living(ctx: Context, game_id: str, snap: Snapshot, state: tuple, seats: list[int], kind: str) -> bool:
+    """The living messages of the open window (the table's status, ``seats``' turn messages) as they stand, written
+    as a batch of their own (named ``kind``: "r" a refresh, "d" a redraw) and queued for delivery."""
+    answers, expected, meta = state
+    window = snap.window
+    assert window is not None  # (both callers read an open window)
     current = news.load_news(snap.news)
-    outgoing = news.newest_versions(
-        [
-            m
-            for seat in sorted(seats)
-            for m in telling.refresh_messages(ctx, game_id, snap, meta, current, answers, expected, seat)
-        ]
-    )
+    drawn = [telling.refresh_messages(ctx, game_id, snap, meta, current, answers, expected, s) for s in seats]
+    outgoing = news.newest_versions([m for messages in drawn for m in messages])
     if not outgoing:
         return False
-    batch = f"r{snap.window}n{store.at(game_id).incr(keys.refresh_counter(game_id))}"
-    if not store.write_reminder(game_id, snap.window, batch, outgoing):
+    batch = f"{kind}{window}n{ctx.store.at(game_id).incr(keys.refresh_counter(game_id))}"
+    if not ctx.store.write_reminder(game_id, window, batch, outgoing):
         return False
     scheduling.deliveries(ctx, game_id, batch)
     return True
@@ -201,13 +205,4 @@ def redraw(ctx: Context, game_id: str, window: int) -> bool:
         return False
     answers, expected, _, meta = store.window_state(game_id)
     seats = sorted(set(expected) | set(Game.from_json(snap.json).may_answer()))
-    current = news.load_news(snap.news)
-    drawn = [telling.refresh_messages(ctx, game_id, snap, meta, current, answers, expected, s) for s in seats]
-    outgoing = news.newest_versions([m for messages in drawn for m in messages])
-    if not outgoing:
-        return False
-    batch = f"d{snap.window}n{store.at(game_id).incr(keys.refresh_counter(game_id))}"
-    if not store.write_reminder(game_id, snap.window, batch, outgoing):
-        return False
-    scheduling.deliveries(ctx, game_id, batch)
-    return True
+    return _write_living(ctx, game_id, snap, (answers, expected, meta), seats, "d")
