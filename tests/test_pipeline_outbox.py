@@ -405,6 +405,33 @@ def test_a_closed_status_waiting_for_the_budget_is_folded_into_the_next_one(ctx,
     assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == FOLDED.replace("⏳", "✅")
 
 
+def test_a_folded_status_that_its_chat_shows_waiting_is_closed_by_the_games_last_step(ctx, clock):
+    """Issue 38, point 11: a status folded into the next one kept its "⏳ Zora" for good (11 of 13 in a game at
+    machine speed). It is kept, and the step that ends the game sends its closed version."""
+    ctx.settings.rate_group_per_minute = 1
+    write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
+    write(ctx, "n1", [group("a notice")])
+    assert delivery.drain(ctx, G, "grp") == ["sent", "sent", "sent"]
+    write(ctx, "v3", [CLOSING, FOLLOWING])
+    assert delivery.drain(ctx, G, "grp") == ["folded", "wait"]
+    assert any("⏳ Zora" in text for chat, text in sent(ctx) if chat == "grp")  # what the chat shows of out1:s0
+    (kept,) = ctx.store.unclosed(G)
+    assert kept["slot"] == "out1:s0" and kept["text"] == CLOSING["text"] and "fold" not in kept
+    write(ctx, "end", [group("🏁 Game over."), kept])  # as the last step writes it (resolution)
+    for _ in range(5):  # one send a minute
+        clock.advance(60)
+        delivery.drain(ctx, G, "grp")
+    assert ctx.store.shown(G, "grp", "out1:s0") == outbox.digest(kept)
+    assert [text for chat, text in sent(ctx) if chat == "grp"][-1] == CLOSING["text"]
+
+
+def test_a_status_never_shown_is_not_kept_to_close(ctx):
+    write(ctx, "v3", [CLOSING, FOLLOWING])  # its message never shown: nothing on the chat waits
+    head, following = [e for e in ctx.store.lane(G, "grp") if e.batch == "v3"]
+    assert outbox.fold(ctx.store, G, "grp", CLOSING, head, [following])
+    assert ctx.store.unclosed(G) == []
+
+
 def test_a_closed_status_is_edited_as_usual_while_the_budget_allows(ctx, clock):
     write(ctx, "v2", [status("Anna plays Dodge.\n\n⏳ Zora", 1, 200, "out1:s0")])
     assert delivery.drain(ctx, G, "grp") == ["sent", "sent"]

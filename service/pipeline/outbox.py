@@ -318,7 +318,8 @@ def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, 
     its step right behind it: the news lines it would add to what its message shows are kept as that next
     message's prefix (every version of it is sent with them on top, `with_prefix`), and it is not sent — one
     send instead of an edit and a send, when the chat is short of budget (a group gets 20 a minute). The older
-    message keeps what it showed. -> whether it was folded. The prefix records which
+    message keeps what it showed until the game's last step, which sends its closed version (`Store.unclosed`):
+    no status message of a finished game says it still waits. -> whether it was folded. The prefix records which
     message it took, so a deliverer killed between the two writes does not add the lines twice."""
     if not message.get("fold") or not behind or behind[0].batch != head.batch:
         return False
@@ -332,6 +333,10 @@ def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, 
     if len("\n".join(prefix + tail + [nxt["text"]]).encode("utf-16-le")) // 2 > room:
         return False  # the next message would have no room left to grow: the edit is worth its call
     store.add_prefix(game_id, chat, nxt["slot"], f"{head.batch}:{head.index}", tail)
+    # its chat still shows it waiting ("⏳ Anna"): the game's last step sends this version after all
+    original = store.message(game_id, head.batch, head.index)
+    if original is not None:
+        store.note_unclosed(game_id, chat, message["slot"], {k: v for k, v in original.items() if k != "fold"})
     store.mark_sent(game_id, head.batch, head.index)
     return True
 

@@ -351,6 +351,8 @@ def _resolve_once(
     )
     metrics.lap("engine")
     outgoing, news_after = telling.step_messages(ctx, step)
+    if game.is_over:  # the closed status messages a busy group never got (`outbox.fold`): closed for good now
+        outgoing += ctx.store.unclosed(game_id)
     metrics.lap("render")
     if ctx.settings.resolve_pause_seconds:
         time.sleep(ctx.settings.resolve_pause_seconds)  # fault injection: the crash tests kill us here

@@ -846,6 +846,21 @@ class Store:
         raw = cast(bytes | None, self.at(game_id).hget(keys.shown(game_id), f"{chat}|{slot}|prefix"))
         return json.loads(raw)["lines"] if raw else []
 
+    def note_unclosed(self, game_id: str, chat: str, slot: str, message: dict) -> None:
+        """A closed status message folded into the next one (`service.pipeline.outbox.fold`) whose chat shows an
+        older version of it, still waiting for somebody: kept, for the game's last step to send (`unclosed`)."""
+        if self.shown(game_id, chat, slot) is None:
+            return  # never shown: nothing on the chat waits
+        pipe = self.at(game_id).pipeline(transaction=False)
+        pipe.hset(keys.shown(game_id), f"{chat}|{slot}|unclosed", json.dumps(message))
+        pipe.expire(keys.shown(game_id), self.outbox_ttl)
+        pipe.execute()
+
+    def unclosed(self, game_id: str) -> list[dict]:
+        """The closed status messages `note_unclosed` kept (sent twice, the second is "unchanged")."""
+        fields = cast(dict[bytes, bytes], self.at(game_id).hgetall(keys.shown(game_id)))
+        return [json.loads(value) for field, value in sorted(fields.items()) if field.endswith(b"|unclosed")]
+
     def add_prefix(self, game_id: str, chat: str, slot: str, source: str, lines: list[str]) -> None:
         """Fold ``lines`` (of the message ``source``) into a living message's prefix, once per source."""
         field = f"{chat}|{slot}|prefix"
