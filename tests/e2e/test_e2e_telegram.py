@@ -70,7 +70,9 @@ def test_a_whole_four_player_game_played_by_pressing_the_buttons(redis_url, bot_
     others = [t for t in sends if "🔦" not in t and "🏁" not in t]
     assert len(others) == 1 and "begins" in others[0] and "🌍 Turn 0" in others[0], others
     assert sum("🏁" in t for t in sends) == 1
-    assert len(users.group_edits()) > turns  # the status is edited as the turn goes
+    # the status is edited as the turn goes: at least its closing edit each turn. (A turn stops twice since issue 37;
+    # on a loaded machine the outbox sends only the newest of the versions queued, once 7 edits in 7 turns.)
+    assert len(users.group_edits()) >= turns
     # the status is the board's picture (the default): sent as photos, edited in place, each picture uploaded once;
     # the end is a text of its own, or the caption of the reveal's status when the reveal's step ends the game
     texts = api.sent("sendMessage", group)
