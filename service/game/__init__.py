@@ -30,6 +30,7 @@ Modules
     engine.py      Game: the public face above and the driver that runs a turn's agenda of tasks
     buildinfo.py   whether the engine runs compiled (mypyc, tools/build_engine.py) and that a build is current
     state.py       the state as TypedDicts (plain JSON), its format version and the migration of old snapshots
+    config.py      a game's config: its keys, what each allows, its defaults (checked by new_game)
     cards.py       card and setup data from cards.json
     registry.py    the card table: one entry per Hunt / Survival card (shape, options, effect, hooks)
     rules/         the rules by phase (turn, explore, play_cards, prereveal, reckoning) and each card's rules

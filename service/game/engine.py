@@ -8,7 +8,6 @@ the action shapes, and docs/rulings.md for choices.
 """
 
 import json
-from collections.abc import Callable
 from typing import Any, Final
 
 import orjson
@@ -19,8 +18,6 @@ from service.game.autoplay import auto_live, pick
 from service.game.cards import (
     HUNT_CARDS,
     HUNT_HAND,
-    PLAYERS_MAX,
-    PLAYERS_MIN,
     RESERVE_COPIES,
     RESERVE_PLACES,
     START_DISTANCES,
@@ -28,7 +25,18 @@ from service.game.cards import (
     SURVIVAL_CARDS,
     WILL_MAX,
 )
-from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, OPENS_WINDOW_ONLY, QUESTIONS, TASKS
+from service.game.config import check_config
+from service.game.rules import (
+    ACTION_TYPES,
+    ANSWERS_THAT_CLOSE,
+    LIVE_ACTIONS,
+    OPENS_WINDOW_ONLY,
+    PLAN_ORDERS,
+    QUESTIONS,
+    TASKS,
+    ask_task,
+    run_task,
+)
 from service.game.rules.ahead import ahead_question
 from service.game.rules.common import (
     CREATURE,
@@ -45,9 +53,7 @@ from service.game.rules.play_cards import card_names, card_options, creature_car
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
 from service.game.rules.secrecy import CALL, PUBLIC_QUESTIONS, asks, may_call
-from service.game.rules.secrecy import DEFAULT as DEFAULT_SECRECY
-from service.game.rules.secrecy import SETTINGS as SECRECY_SETTINGS
-from service.game.state import FORMAT_VERSION, Action, Config, Event, State, Task, Window, migrate, new_this_turn
+from service.game.state import FORMAT_VERSION, Action, Event, State, Task, Window, migrate, new_this_turn
 
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
@@ -57,91 +63,11 @@ _OWN_STATE_ONLY: Final = {"play", "resist", "giveup", "keep_survival"}
 # no seat's options, no deferred question.
 _CHANGES_NO_OPTIONS: Final = {"pass"}
 _UNKNOWN: Final[Any] = object()  # not in the memo (None is a value there: no question)
-ACTION_TYPES: Final = {
-    "side",
-    "play",
-    "resist",
-    "giveup",
-    "keep_survival",
-    "survival",
-    "hunt_card",
-    "tokens",
-    "pass",
-    "keep",
-    "discard",
-    "show",
-    "lose_will",
-    "discard_survival",
-    "power",
-    "takeback",
-    "plan",
-    "call",
-    "ahead",
-}
-# What a plan may hold: the answers to questions (not a plan, nor a live answer of the window it is sent in).
-PLAN_ORDERS: Final = ACTION_TYPES - {"plan", "call", "ahead"}
-
-
-# The config's keys and what each allows (its default when left out: seed 0, side None, expert False, secrecy
-# strict).
-CONFIG_KEYS: Final = {
-    "players": f"an integer from {PLAYERS_MIN} to {PLAYERS_MAX} (required)",
-    "seed": "an integer (default 0)",
-    "side": "1, 2 or None to let the Creature choose (default None)",
-    "expert": "true or false (default false)",
-    "secrecy": f"'strict' or 'fast' (default {DEFAULT_SECRECY!r}; see rules/secrecy.py)",
-}
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_config(config: Any) -> Config:
-    """The complete config (defaults filled in) from a given one; IllegalAction names a missing or unknown key
-    or a bad value and says what is allowed. Values are not converted: "3" or True is not a number of players."""
-    allowed = "; ".join(f"{key!r}: {what}" for key, what in CONFIG_KEYS.items())
-    if not isinstance(config, dict):
-        raise IllegalAction(f"the game config is a dict of {allowed}; not {config!r}")
-    unknown = sorted(repr(key) for key in config if key not in CONFIG_KEYS)
-    if unknown:
-        raise IllegalAction(
-            f"unknown config key{'s' * (len(unknown) > 1)} {', '.join(unknown)}; the keys are {allowed}"
-        )
-    if "players" not in config:
-        raise IllegalAction(f"the config needs 'players': {CONFIG_KEYS['players']}")
-    # The values are read as Any until checked (compiled, a value read as an int must be one).
-    given: dict[str, Any] = {
-        "players": config["players"],
-        "seed": config.get("seed", 0),
-        "side": config.get("side"),
-        "expert": config.get("expert", False),
-        "secrecy": config.get("secrecy", DEFAULT_SECRECY),
-    }
-    players, side = given["players"], given["side"]
-    for key, good in (
-        ("players", _is_int(players) and PLAYERS_MIN <= players <= PLAYERS_MAX),
-        ("seed", _is_int(given["seed"])),
-        ("side", side is None or (_is_int(side) and side in (1, 2))),
-        ("expert", isinstance(given["expert"], bool)),
-        ("secrecy", given["secrecy"] in SECRECY_SETTINGS),
-    ):
-        if not good:
-            raise IllegalAction(f"config {key!r} must be {CONFIG_KEYS[key]}, not {config[key]!r}")
-    checked: Config = {
-        "players": players,
-        "seed": given["seed"],
-        "side": side,
-        "expert": given["expert"],
-        "secrecy": given["secrecy"],
-    }
-    return checked
 
 
 def new_game(config: Any) -> "Game":
-    """A new game from ``{"players": 2..7, "seed": int, "side": None|1|2, "expert": bool, "secrecy": "strict"|
-    "fast"}`` (only ``players`` is required); any other key, or a value of another type, raises IllegalAction (see
-    ``check_config``)."""
+    """A new game from a config (config.py: only ``players`` is required; a key or value it does not know raises
+    IllegalAction)."""
     checked = check_config(config)
     players, side = checked["players"], checked["side"]
     rescue, assimilation = START_DISTANCES[players]
@@ -190,24 +116,6 @@ def new_game(config: Any) -> "Game":
     s["agenda"] = [["choose_side"]] if side is None else [["start_turn"]]
     game.advance([])
     return game
-
-
-# A task's arguments passed one by one, not as ``*task[1:]``: that builds a list and a tuple on every call
-# (measured: ~1 % of a game's instructions, compiled). Tasks take up to two arguments.
-def _run(fn: Callable[..., Any], g: "Game", events: list[Event], task: Task) -> Any:
-    n = len(task)
-    if n == 1:
-        return fn(g, events)
-    if n == 2:
-        return fn(g, events, task[1])
-    return fn(g, events, task[1], task[2]) if n == 3 else fn(g, events, *task[1:])
-
-
-def _ask(fn: Callable[..., list[Action]], g: "Game", task: Task) -> list[Action]:
-    n = len(task)
-    if n == 2:
-        return fn(g, task[1])
-    return fn(g, task[1], task[2]) if n == 3 else fn(g, *task[1:])
 
 
 class Game:
@@ -280,8 +188,7 @@ class Game:
         return list(self._waiting())
 
     def may_answer(self) -> list[int]:
-        """The seats asked in the open window that it does not wait for (``may``): the Creature with a phase-1
-        card during the exploration under strict secrecy, the Hunted with a question ahead during the hunt."""
+        """The seats asked in the open window that it does not wait for (``may``: see the package docstring)."""
         w = self.s["window"]
         return [] if w is None else [seat for seat, answer in enumerate(w["live"]) if answer == "may"]
 
@@ -468,10 +375,8 @@ class Game:
                 # compiled engine would take it for the constant None (tools/build_engine.py).
                 if self.is_terminal():
                     return
-                if "may" in w["live"]:  # a seat not waited for whose question another answer took away
-                    for seat, answer in enumerate(w["live"]):
-                        if answer == "may" and not self._live_options(seat):
-                            w["live"][seat] = "done"
+                for seat in self.may_answer() if "may" in w["live"] else ():  # another answer took its question?
+                    w["live"][seat] = "done" if not self._live_options(seat) else "may"
                 if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
                     if "asked" not in w:
                         w["asked"] = list(self._waiting())  # whom it asks: those it waits for when it first asks
@@ -485,7 +390,7 @@ class Game:
                 continue
             task = s["agenda"][0]
             try:
-                done = _run(TASKS[task[0]], self, events, task)
+                done = run_task(TASKS[task[0]], self, events, task)
             except NeedAnswer as need:
                 open_window(self, need.kind, [], deferred=True)
                 self._forget()
@@ -567,7 +472,7 @@ class Game:
             key = task[0] if len(task) == 2 else f"{task[0]}:{task[2]}"
             if answered and mine + key in answered:
                 continue
-            options = _ask(QUESTIONS[task[0]], self, task)
+            options = ask_task(QUESTIONS[task[0]], self, task)
             if not asks(self, task[0], seat, options) or matches_orders(self, seat, key, options):
                 continue
             return key, options
@@ -582,7 +487,7 @@ class Game:
             if kind not in PUBLIC_QUESTIONS:
                 continue
             key = kind if len(task) == 2 else f"{kind}:{task[2]}"
-            options = _ask(QUESTIONS[kind], self, task)
+            options = ask_task(QUESTIONS[kind], self, task)
             if kind == "resolve":
                 options = [o for o in options if survival_card(o) is None and o["type"] != "pass"]
             if f"{seat}:{key}" in answered or matches_orders(self, seat, key, options):

@@ -76,6 +76,8 @@ def cards_pending(g: "Game", seats: list[int] | None = None) -> bool:
 
 def view(g: "Game", seat: int | None) -> dict[str, Any]:
     s, t = g.s, g.s["this_turn"]
+    shown = shown_waiting(g)
+    pending = is_strict(g) and len(shown) < len(g.waiting_for())  # `cards_pending`, without working them out again
     hidden_discards = t["smokescreen"] and seat in (None, CREATURE)
     revealed = t["revealed"]
     w = s["window"]
@@ -85,9 +87,7 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
         "side": s["side"],
         "expert": s["config"]["expert"],
         "secrecy": s["config"]["secrecy"],
-        "window": None
-        if w is None
-        else {"id": w["id"], "kind": w["kind"], "waiting": shown_waiting(g), "cards_pending": cards_pending(g)},
+        "window": None if w is None else {"id": w["id"], "kind": w["kind"], "waiting": shown, "cards_pending": pending},
         "winner": s["winner"],
         "rescue": s["rescue"],
         "assimilation": s["assimilation"],
