@@ -77,7 +77,7 @@ from fake_bot_api import FakeBotAPI, serve  # noqa: E402
 from real_redis import server_binary  # noqa: E402
 from serving import free_port  # noqa: E402
 
-from service.channels.telegram import ui  # noqa: E402
+from service.channels import ui  # noqa: E402
 from service.game import Game  # noqa: E402
 from service.game.bots import choose  # noqa: E402
 from service.store.keys import shard_of  # noqa: E402

@@ -130,7 +130,7 @@ class SoakDriver(Driver):
         data = super().complete_choice(game_id, window, seat)
         if data:
             raw = self.redis.hget("{g:" + game_id + "}:snap", "json")
-            from service.channels.telegram import ui
+            from service.channels import ui
 
             self._pending[data, seat] = ui.follow(Game.from_json(raw), seat, ui.decode(data)).actions
         return data

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from pipeline_support import RealTime, answer_all, make_ctx  # noqa: E402
 
-from service.channels.telegram import ui  # noqa: E402
+from service.channels import ui  # noqa: E402
 from service.channels.telegram import update as update_module  # noqa: E402
 from service.channels.telegram.inbound import Env  # noqa: E402
 from service.channels.telegram.tables import Tables  # noqa: E402

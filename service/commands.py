@@ -885,6 +885,22 @@ def _order(value: Any) -> tuple[int, int, str]:
     return (0, value, "") if isinstance(value, int) else (1, 0, str(value))
 
 
+def named_card(text: str) -> int | str | None:
+    """The card ``text`` names when it is only `card <name>` ("card wrong track", "karta falešná stopa", "card 3"):
+    a Hunt or Survival card, or a place; else None (more words, or no card of that name)."""
+    words = _tokens(text)
+    if len(words) < 2 or _MEANING.get(words[0]) != "card":
+        return None
+    if len(words) == 2 and words[1].isdigit():
+        return int(words[1]) if int(words[1]) in PLACE_NUMBERS else None
+    vocab = {**CARD_VOCAB["hunt"], **CARD_VOCAB["survival"], **PLACES}
+    try:
+        card, used = _lookup(words[1:], vocab)
+    except _Fail:  # a prefix of several names
+        return None
+    return card if used == len(words) - 1 else None
+
+
 def summary(game: Game, seat: int, lang: str = "en") -> list[str]:
     """What the seat may do now, one short line per kind of answer, as a person types it: "resist 2 of 1, 4, 5
     (1 Will)", "play 1, 2 or 4"; every combination a line shows is legal."""

@@ -1,33 +1,40 @@
 """The local sandbox: play one seat in the terminal against bots, through the real pipeline.
 
 ``python -m service.sandbox [--seat N | --side creature|hunted] [--players P] [--seed S] [--deadline SECONDS]
-[--lang en|cs]``
+[--lang en|cs] [--tz ZONE] [--port PORT]``
 ``python -m service.sandbox --bots-only --seed S``  plays a whole game with bots and prints the transcript.
 
-Same command language, store, Lua scripts, RQ jobs, deadlines and outbox as production. Without REDIS_URL
-the Redis is embedded (fakeredis with Lua, in this process) and an in-process RQ ``SimpleWorker`` (burst runs
-with the scheduler, pumped by the main loop) does the jobs; bots are seats the pipeline auto-plays the moment
-a window opens. What you type goes through ``service.pipeline.ingest.submit`` exactly as a Telegram message would,
-and its result is worded as Telegram words it (`service.channels.plain.submitted`), in the language of the game.
+Same store, Lua scripts, RQ jobs and outbox as production, and the same questions as Telegram's
+(`service.channels.console`): their choices are numbered, a number picks one, and the command language works too.
+Without REDIS_URL the Redis is embedded (fakeredis with Lua, in this process) and an in-process RQ
+``SimpleWorker`` (burst runs with the scheduler, pumped by the main loop) does the jobs; bots are seats the
+pipeline auto-plays the moment a window opens. A step has no deadline unless ``--deadline`` sets one, so a
+newcomer can read; times are shown in the machine's zone (``--tz`` another). While a person plays, the game's
+watch page is served on 127.0.0.1 (``--port``; a free one by default): the board, live, in a browser.
 """
 
 import argparse
+import os
 import queue
+import socket
 import sys
 import threading
 import time
 import uuid
+from types import SimpleNamespace
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import uvicorn
 from rq import SimpleWorker
 from rq.registry import ScheduledJobRegistry
+from starlette.applications import Starlette
 
-from service import commands, i18n, wiring
-from service.channels import plain
+from service import i18n, wiring
+from service.channels.console import typed
 from service.channels.console.sender import ConsoleSender
-from service.channels.telegram import ui
+from service.channels.web import routes as watch_pages
 from service.config import get_settings
-from service.game import Game
-from service.pipeline import context, ingest, scheduling
+from service.pipeline import context, scheduling, watch
 from service.pipeline.resolution import start_game
 
 TABLE = "console:table"
@@ -41,10 +48,12 @@ def parse_args(argv):
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--seat", type=int, default=None, help="the seat you play (0 = the Creature)")
     parser.add_argument("--side", choices=["creature", "hunted"], default=None)
-    parser.add_argument("--deadline", type=int, default=30, help="seconds you get per step")
+    parser.add_argument("--deadline", type=int, default=0, help="seconds you get per step (default: no deadline)")
     parser.add_argument("--bots-only", action="store_true", help="bots play every seat; print the transcript")
-    parser.add_argument("--timeout", type=float, default=300, help="give up after this many seconds")
+    parser.add_argument("--timeout", type=float, default=None, help="give up after this many seconds")
     parser.add_argument("--lang", choices=i18n.LANGS, default=i18n.DEFAULT_LANG, help="the language of the game")
+    parser.add_argument("--tz", default=None, help="the time zone times are shown in (default: the machine's)")
+    parser.add_argument("--port", type=int, default=0, help="the watch page's port on 127.0.0.1 (default: a free one)")
     return parser.parse_args(argv)
 
 
@@ -56,9 +65,34 @@ def choose_seat(args, ask) -> int:
     return 0 if side in ("c", "b") else 1  # Creature, Bytost
 
 
+def local_zone() -> str:
+    """The machine's time zone (IANA name): $TZ, else /etc/timezone, else where /etc/localtime points; UTC when
+    none of them names a zone this Python knows."""
+    named = os.environ.get("TZ", "").lstrip(":")
+    if not named and os.path.exists("/etc/timezone"):
+        with open("/etc/timezone") as f:
+            named = f.read().strip()
+    if not named:
+        target = os.path.realpath("/etc/localtime")
+        named = target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
+    try:
+        ZoneInfo(named)
+    except (ZoneInfoNotFoundError, ValueError):
+        return "UTC"
+    return named
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     seed = args.seed if args.seed is not None else int(time.time()) % 100000
+    _ = i18n.translator(args.lang).gettext
+    try:
+        human = None if args.bots_only else choose_seat(args, input)
+    except (EOFError, KeyboardInterrupt):  # no terminal to read from (stdin closed), or Ctrl-C / Ctrl-D
+        message = _("sandbox: no seat chosen, so no game. Run it in a terminal, or with --bots-only to watch bots.")
+        print("\n" + message, file=sys.stderr)
+        return 2
+    page = _listen(args.port) if human is not None else None
     settings = get_settings().model_copy(
         update={
             "min_deadline_seconds": 1,
@@ -67,15 +101,9 @@ def main(argv: list[str] | None = None) -> int:
             "rate_global_per_second": UNLIMITED,
             "rate_private_per_second": UNLIMITED,
             "rate_group_per_minute": UNLIMITED,
+            **({"public_url": f"http://127.0.0.1:{page.getsockname()[1]}"} if page else {}),
         }
     )
-    _ = i18n.translator(args.lang).gettext
-    try:
-        human = None if args.bots_only else choose_seat(args, input)
-    except (EOFError, KeyboardInterrupt):  # no terminal to read from (stdin closed), or Ctrl-C / Ctrl-D
-        message = _("sandbox: no seat chosen, so no game. Run it in a terminal, or with --bots-only to watch bots.")
-        print("\n" + message, file=sys.stderr)
-        return 2
     connection = wiring.connect(settings.redis_url)
     labels = {TABLE: _("table"), YOU: _("you")}
     players = {}
@@ -92,18 +120,45 @@ def main(argv: list[str] | None = None) -> int:
         }
     meta = {
         "players": players,
-        "group": TABLE,
+        # with a person at the table, what the table is told goes to their chat too, in order with their own news
+        # (two chats' messages are sent lane by lane: a question could come before the reveal that led to it)
+        "group": TABLE if human is None else None,
         "deadline_seconds": args.deadline,
         "lang": args.lang,
+        "tz": args.tz or local_zone(),
         "bots": [s for s in range(args.players) if s != human],
+        "watch": watch.new_token(),
         **({"reader": human} if human is not None else {}),  # the table is read by you: "You use", not "You uses"
     }
-    ctx = wiring.build(connection, settings, sender=ConsoleSender(labels=labels))
+    sender = ConsoleSender(labels=labels)
+    ctx = wiring.build(connection, settings, sender=sender)
     context.register(ctx)
+    if page is not None:
+        _serve_watch_page(ctx, page)
+        print(_("Watch the board live in your browser: {url}").format(url=watch.url(settings, meta)))
+        print(_("Answer with the number of a choice, or type a command; help for more, quit to stop."), flush=True)
     game_id = f"sandbox{seed}_{uuid.uuid4().hex[:6]}"
     scheduling.sweep(ctx, ctx.clock())  # the sweeper chain (and its heartbeat)
     start_game(ctx, game_id, {"players": args.players, "seed": seed, "side": None, "expert": False}, meta)
-    return run(ctx, game_id, human, args.timeout, args.lang)
+    timeout = args.timeout if args.timeout is not None or human is not None else 300.0
+    return run(ctx, sender, game_id, human, timeout, args.lang)
+
+
+def _listen(port: int) -> socket.socket:
+    """The watch page's socket on 127.0.0.1 (bound now, so that its address is known before the game starts)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", port))
+    return sock
+
+
+def _serve_watch_page(ctx, sock: socket.socket) -> None:
+    """The game's watch page (`service.channels.web.routes`: the same as production's), in a thread of its own
+    that ends with the sandbox."""
+    app = Starlette(routes=watch_pages.ROUTES)
+    app.state.env = SimpleNamespace(ctx=ctx)  # the routes read the context as the web process keeps it
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True, name="watch-page").start()
 
 
 class SandboxWorker(SimpleWorker):
@@ -114,20 +169,24 @@ class SandboxWorker(SimpleWorker):
         pass
 
 
-def run(ctx, game_id: str, human: int | None, timeout: float, lang: str = i18n.DEFAULT_LANG) -> int:
+def run(
+    ctx, sender: ConsoleSender, game_id: str, human: int | None, timeout: float | None, lang: str = i18n.DEFAULT_LANG
+) -> int:
     worker = SandboxWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
     lines = _stdin_lines() if human is not None else None
     started = time.monotonic()
-    while time.monotonic() - started < timeout:
+    while timeout is None or time.monotonic() - started < timeout:
         worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
         if ctx.store.load(game_id).status == "over" and not _deliveries_pending(ctx):
             return 0
         # one line per turn of the loop: its effects come first (there are lines only when a seat is human)
         if human is not None and lines is not None and not lines.empty():
             line = lines.get()
-            if line is None or line.strip() == "quit":
+            if line is None or line.strip() in ("quit", "konec"):
                 return 0
-            print(f"  -> {answer(ctx, game_id, human, line, lang)}", flush=True)
+            if line.strip():
+                reply = typed.answer(ctx, game_id, human, line, lang, sender.choices.get(YOU, []))
+                sender.reply(YOU, reply.text, reply.buttons)
             continue
         time.sleep(0.05)
     print(
@@ -135,42 +194,6 @@ def run(ctx, game_id: str, human: int | None, timeout: float, lang: str = i18n.D
         file=sys.stderr,
     )
     return 1
-
-
-def answer(ctx, game_id: str, seat: int, text: str, lang: str = i18n.DEFAULT_LANG) -> str:
-    """One line typed by the human: help, status, or an answer for the open step, answered in ``lang``."""
-    snap = ctx.store.load(game_id)
-    game = Game.from_json(snap.json)
-    try:
-        actions = commands.parse(text, game, seat, lang=lang)
-    except commands.CommandError as exc:
-        return str(exc)
-    if actions[0]["type"] == "_help":
-        return commands.help_text(game, seat, lang)
-    if actions[0]["type"] == "_status":
-        return status(ctx, game_id, game, seat, lang)
-    if snap.status == "over":
-        return i18n.translator(lang).gettext("This game is over.")
-    result = ingest.submit(ctx, game_id, seat, actions, snap.window, dedup_id=None, snap=snap)
-    return plain.submitted(result, game, seat, lang)
-
-
-def status(ctx, game_id: str, game: Game, seat: int, lang: str) -> str:
-    """`status` in words: the table's status (as Telegram's /status shows it), then what your seat holds."""
-    store = ctx.store
-    snap, meta = store.load_with_meta(game_id)
-    names = {int(s): p.get("name") or "" for s, p in meta["players"].items()}
-    asked = plain.shown(game, sorted(store.expected(game_id))) if snap.status == "collecting" else []
-    table = ui.status(
-        game.public_view(),
-        names,
-        asked,
-        set(store.answers(game_id)),
-        snap.deadline if asked or plain.cards_pending(game) else None,
-        lang,
-        **ui.clock_of(meta),
-    )
-    return "\n".join([table, ui.situation(game, seat, lang)])
 
 
 def _deliveries_pending(ctx) -> bool:

@@ -36,8 +36,8 @@ from test_fuzz_support import (
 )
 
 from service import commands
+from service.channels import ui
 from service.channels.telegram import inbound as telegram
-from service.channels.telegram import ui
 from service.channels.telegram.inbound import Env
 from service.channels.telegram.tables import Tables
 from service.game import Game

@@ -5,7 +5,7 @@ do nothing twice."""
 from sms_support import redis_state, world_fixtures
 
 from service import commands
-from service.channels.telegram import ui
+from service.channels import ui
 from service.game import Game
 from service.pipeline.botplay import bot_answer
 

@@ -262,8 +262,13 @@ def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
             news.empty_news(1),
         ),
     )
-    you = next(m for m in out if m["chat"] == "console:you")
-    assert "You play: 2 Jungle." in you["text"] and "Your move" in you["text"] and "=" not in you["text"]
+    news_lines, question = [m for m in out if m["chat"] == "console:you"]
+    assert news_lines["text"] == "You play: 2 Jungle."
+    # the question as Telegram asks it, its buttons the console numbers
+    assert question["text"].startswith("🎯 Turn 1") and "=" not in question["text"]
+    assert question["buttons"] and all(
+        button["data"].startswith("d:g1:") for row in question["buttons"] for button in row
+    )
 
 
 def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fails_alone():

@@ -11,7 +11,7 @@ Detour that gave its Hunted a Dodge to answer (1 game in 400).
 
 import random
 
-from service.channels.telegram import ui
+from service.channels import ui
 from service.game import Game, new_game
 from service.pipeline.resolution import _apply_answers, _autoplay_rest
 

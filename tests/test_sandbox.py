@@ -2,6 +2,7 @@
 
 import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -28,14 +29,40 @@ def test_bots_only_game_plays_to_the_end_and_keeps_hands_private(capsys):
 
 def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("help\nplay 1\nplay 2\n"))
-    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--deadline", "30"]) == 0
     out = capsys.readouterr().out
-    assert "[you] Your move" in out
-    # its deadline worded as every channel words it: "Sat 5 Dec, 17:31:06 UTC" (was "Sat 05 Dec 17:31:06 UTC")
-    assert re.search(r"\[you\] Your move \(turn 1, step \d+\), answer by \w{3} \d{1,2} \w{3}, \d\d:\d\d:\d\d UTC:", out)
+    # the question as Telegram asks it, in words, its buttons numbered, and its deadline worded as every channel
+    # words it ("Sat 5 Dec, 17:31:06 UTC": a 30-second step shows its seconds)
+    assert "[you] 🎯 Turn 1 · Exploration" in out
+    assert "Choose where you explore: play a place card" in out
+    assert re.search(r"Answer by \w{3} \d{1,2} \w{3}, \d\d:\d\d:\d\d UTC\.", out)
+    assert "1) Play 1 Lair" in out and "📖 My cards" in out
     assert "play 1-5" in out  # the help
+    assert "Here you may also type: the number of a choice" in out
     assert "-> Locked in: play 1 (Lair)" in out
     assert "[you] You play: 1 Lair." in out  # resolved by the in-process worker, delivered to you
+
+
+def test_a_number_presses_that_choice_and_opens_what_it_opens(monkeypatch, capsys):
+    # 7 opens "My cards", 1 goes back to the question, 3 plays the River; 12 names no choice
+    monkeypatch.setattr("sys.stdin", io.StringIO("7\n1\n12\n3\n"))
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "-> 📖 Your cards:" in out and "• Wrong Track: Move the Creature token to an adjacent place." in out
+    assert "1) « Back to the question" in out
+    assert "-> There is no choice 12 on the last screen." in out
+    assert "-> Locked in: play 3 (River)" in out
+    assert "no time limit" in out and "Answer by" not in out  # no deadline unless --deadline sets one
+
+
+def test_a_cards_text_is_one_command_away_and_the_board_a_file(monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("karta Falešná stopa\nkarta 3\ndeska\n"))
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5", "--lang", "cs"]) == 0
+    out = capsys.readouterr().out
+    assert "-> 📖 Falešná stopa: Přesuň žeton Bytosti na sousední lokaci." in out
+    assert "-> 📖 3 Řeka: " in out
+    path = re.search(r"-> Herní plán: (\S+\.png)", out).group(1)
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("interrupt", [EOFError, KeyboardInterrupt])
@@ -53,12 +80,12 @@ def test_no_input_at_the_seat_question_ends_with_a_clear_word_not_a_traceback(mo
 def test_status_is_readable_text_and_your_own_moves_are_worded_for_you(monkeypatch, capsys):
     # the seat holds a Survival card but is not asked about it (it did not say "later"); the Jungle has one way
     monkeypatch.setattr("sys.stdin", io.StringIO("status\nplay 2\nplay 1\n"))
-    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--timeout", "20"]) == 0
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()
     status = lines.index("  -> 🌍 Turn 1 · Exploration")  # the status in words, not JSON
     # the Hunted are named (under strict secrecy the Creature is not waited for in the exploration)
-    assert lines[status + 1] == "⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
-    assert any(line.startswith("Your hand: 1 Lair, 2 Jungle") for line in lines[status:])
+    assert lines[status + 1].strip() == "⏳ You · ✅ Bot 2" and "{" not in "".join(lines[status : status + 8])
+    assert any(line.strip().startswith("Your hand: 1 Lair, 2 Jungle") for line in lines[status:])
     assert "You use the power of 2 Jungle." in [line.strip() for line in lines]  # the table read by you: not "You uses"
     bad = re.compile(r"\bYou (uses|plays|takes|discards|resists|gives|keeps|shows|has|was caught)\b")
     assert not [line for line in lines if bad.search(line)]

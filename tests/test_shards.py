@@ -11,7 +11,7 @@ from pipeline_support import CONFIG, Clock, answer_all, make_ctx, run_jobs, tabl
 from shard_support import ids_on, placement
 from test_ops import make_healthy
 
-from service.channels.telegram import ui
+from service.channels import ui
 from service.channels.telegram.inbound import Env, handle
 from service.channels.telegram.tables import Tables
 from service.channels.telegram.update import parse_update

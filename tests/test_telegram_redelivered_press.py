@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from service.channels.telegram import ui
+from service.channels import ui
 from service.game import Game
 from service.store import keys
 from tests.integration.test_procfile_real import random_answer

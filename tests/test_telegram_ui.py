@@ -5,7 +5,7 @@ import random
 import pytest
 
 from service import cardnames, cardtexts
-from service.channels.telegram import ui
+from service.channels import ui
 from service.game import bots, new_game
 from service.i18n import events, spoken
 from service.pipeline import news

@@ -12,7 +12,7 @@ from pipeline_support import Clock, answer_all, make_ctx
 from starlette.testclient import TestClient
 
 from service import commands
-from service.channels.telegram import ui
+from service.channels import ui
 from service.channels.telegram.inbound import Env
 from service.channels.telegram.tables import Tables
 from service.game import Game

@@ -7,10 +7,19 @@ Shared by the channels (which never import each other); worded with `service.i18
 from service import commands
 from service.game import Game
 from service.i18n import N_, clock, translator
-from service.i18n.events import game_over, line, notice_text, reveal
+from service.i18n.events import AGAIN_BY_COMMAND, game_over, line, notice_text, reveal
 from service.i18n.names import cards_text, seat_name
 from service.pipeline.ingest import Reason, Status, SubmitResult
-from service.pipeline.news import MAX_NEWS_LINES, MAX_TEXT, StepNews, Unreachable, message, names_of, sees
+from service.pipeline.news import (
+    MAX_NEWS_LINES,
+    MAX_TEXT,
+    StepNews,
+    Unreachable,
+    message,
+    names_of,
+    sees,
+    timed,
+)
 
 # The table setting "secrecy" in words (service/game/rules/secrecy.py).
 SECRECY_WORDS = {
@@ -21,10 +30,18 @@ SECRECY_WORDS = {
 BOT_LEVEL_WORDS = {"easy": N_("easy"), "normal": N_("normal"), "hard": N_("hard")}
 
 
+PRECISE_BELOW = 600  # steps shorter than this many seconds show their times to the second
+
+
+def clock_of(meta: dict) -> dict:
+    """How a game's times are shown (the ``tz`` and ``precise`` arguments of `service.i18n.clock.when`): in the
+    table's time zone, to the second when its steps are shorter than `PRECISE_BELOW`."""
+    return {"tz": meta.get("tz"), "precise": 0 < meta.get("deadline_seconds", PRECISE_BELOW) < PRECISE_BELOW}
+
+
 def when(ts: float, lang: str, meta: dict) -> str:
-    """A deadline as every channel words it (`service.i18n.clock.when`), in the table's zone, to the second: the
-    plain lines serve the sandbox, whose steps last seconds."""
-    return clock.when(ts, lang, meta.get("tz"), precise=True)
+    """A deadline as every channel words it (`service.i18n.clock.when`), as the table shows its times."""
+    return clock.when(ts, lang, **clock_of(meta))
 
 
 def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep: str = "\n") -> str:
@@ -116,8 +133,9 @@ def lines(events: list[dict], names: dict[int, str], lang: str, me: int | None =
     return [text for text in (line(e, names, lang, me) for e in events) if text]
 
 
-def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
-    """What the table is told of a step, to the group (``seat`` None) or to one player's own chat."""
+def table(news: StepNews, chat: str, seat: int | None = None, again: str = AGAIN_BY_COMMAND) -> list[dict]:
+    """What the table is told of a step, to the group (``seat`` None) or to one player's own chat; ``again``: the
+    last line of the end-of-game message (`service.i18n.events.game_over`)."""
     step, readers = news.step, news.readers
     lang = readers.lang(seat) if seat is not None else readers.group_lang()
     _ = translator(lang).gettext
@@ -129,23 +147,29 @@ def table(news: StepNews, chat: str, seat: int | None = None) -> list[dict]:
             out.append(_("Turn {n} begins.").format(n=news.parts[news.parts.index(part) + 1].turn))
     game = step.game
     if game.is_over:
-        out.append(game_over(game.public_view(), names, lang))
+        out.append(game_over(game.public_view(), names, lang, again))
     elif game.window and shown(game, step.asked):
-        who = ", ".join(seat_name(names, s, lang) for s in shown(game, step.asked))
-        out.append(
-            _("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(
-                who=who, turn=game.turn, step=game.window["id"], time=when(step.deadline, lang, step.meta)
-            )
-        )
+        who = waited_names(shown(game, step.asked), names, lang, step.meta.get("reader"))
+        where = {"who": who, "turn": game.turn, "step": game.window["id"]}
+        if timed(step.meta):
+            time = when(step.deadline, lang, step.meta)
+            out.append(_("Waiting for {who} (turn {turn}, step {step}) until {time}.").format(**where, time=time))
+        else:
+            out.append(_("Waiting for {who} (turn {turn}, step {step}).").format(**where))
         if cards_pending(game):
             out.append(_("A card may still be played (nobody is named: cards are secret)."))
     elif game.window and cards_pending(game):
-        out.append(
-            _("A card may still be played (nobody is named: cards are secret).")
-            + " "
-            + _("Answer by {time}.").format(time=when(step.deadline, lang, step.meta))
-        )
+        out.append(_("A card may still be played (nobody is named: cards are secret)."))
+        if timed(step.meta):
+            out[-1] += " " + _("Answer by {time}.").format(time=when(step.deadline, lang, step.meta))
     return [message(chat, text, seat, seat is None) for text in chunks(out)]
+
+
+def waited_names(seats: list[int], names: dict[int, str], lang: str, reader: int | None) -> str:
+    """The seats a step waits for, as the object of "Waiting for …": the table's reader (the sandbox's player) is
+    "you" (Czech "tebe", not the name "Ty")."""
+    you = translator(lang).pgettext("waiting for", "you")
+    return ", ".join(you if seat == reader else seat_name(names, seat, lang) for seat in seats)
 
 
 def private(news: StepNews, seat: int, chat: str) -> list[dict]:

@@ -1,7 +1,8 @@
 """Compile the gettext catalogues (``.po`` -> ``.mo``) without make: ``python -m service.i18n.compile``.
 
-``--extract`` first collects the translatable strings from the code (``_``, ``gettext``, ``ngettext``, ``_t``, ``N_``
-calls in ``service/``) and merges them into every language's ``.po`` (new strings empty, vanished ones dropped).
+``--extract`` first collects the translatable strings from the code (``_``, ``gettext``, ``ngettext``, ``_t``, ``N_``,
+``pgettext`` calls in ``service/``) and merges them into every language's ``.po`` (new strings empty, vanished ones
+dropped).
 Exits non-zero when a Czech string is missing, so CI notices an untranslated message.
 """
 
@@ -17,7 +18,8 @@ from babel.messages.pofile import read_po, write_po
 from service.i18n import DOMAIN, LANGS, LOCALE_DIR
 
 SOURCES = Path(__file__).resolve().parents[1]
-KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_t": (2,), "N_": None}  # _t(lang, text)
+# _t(lang, text); pgettext(context, text): a word that reads differently where it is used ("you" as the object)
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "_t": (2,), "N_": None, "pgettext": ((1, "c"), 2)}
 TRANSLATOR = "Artemia developers <artemia@localhost>"  # the header msgfmt --check wants filled in
 CHECKED = ("cs",)  # languages whose every message must be translated (English msgids are the English text)
 

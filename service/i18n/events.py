@@ -6,7 +6,7 @@ message; ``reveal`` has its own message) or carry nothing worth a line.
 """
 
 from service.cardnames import name
-from service.i18n import spoken, translator
+from service.i18n import N_, spoken, translator
 from service.i18n.names import cards_text, seat_name, tokens_text
 
 
@@ -239,16 +239,14 @@ def ended(view: dict, lang: str) -> str:
     return f"🏁 {translator(lang).gettext('Game over.')} {winner(view, lang)}"
 
 
-def game_over(view: dict, names: dict[int, str], lang: str) -> str:
-    """The end-of-game message."""
-    _ = translator(lang).gettext
-    return "\n".join(
-        [
-            ended(view, lang),
-            counters(view, lang),
-            _("Thanks for playing! /newgame starts another one."),
-        ]
-    )
+# The end-of-game message's last line: how to start another game, as the channel starts one.
+AGAIN_BY_COMMAND = N_("Thanks for playing! /newgame starts another one.")
+AGAIN_IN_SANDBOX = N_("Thanks for playing! make run starts another one.")
+
+
+def game_over(view: dict, names: dict[int, str], lang: str, again: str = AGAIN_BY_COMMAND) -> str:
+    """The end-of-game message; ``again``: its last line (`AGAIN_BY_COMMAND`, `AGAIN_IN_SANDBOX`)."""
+    return "\n".join([ended(view, lang), counters(view, lang), translator(lang).gettext(again)])
 
 
 def duration(seconds: float, lang: str) -> str:
@@ -270,6 +268,12 @@ def notice_text(notice: dict, names: dict[int, str], lang: str, bot_username: st
     t = translator(lang)
     _ = t.gettext
     kind = notice["kind"]
+    if kind == "start" and not notice["seconds"]:
+        return t.ngettext(
+            "A game of Not Alone begins: {n} player, no time limit: take your time.",
+            "A game of Not Alone begins: {n} players, no time limit: take your time.",
+            notice["players"],
+        ).format(n=notice["players"])
     if kind == "start":
         return t.ngettext(
             "A game of Not Alone begins: {n} player, {time} to answer each step.",

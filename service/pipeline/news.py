@@ -96,6 +96,16 @@ class Readers:
 # ---------------------------------------------------------------------------------------------- notices
 
 
+# A table without deadlines (the sandbox's, unless it sets one: meta "deadline_seconds" 0) still has a deadline
+# for each window, as every snapshot does, but one nobody meets: a year.
+UNTIMED_WAIT = 365 * 86400
+
+
+def timed(meta: dict) -> bool:
+    """Whether the table's windows have deadlines (every table but an untimed sandbox)."""
+    return bool(meta.get("deadline_seconds"))
+
+
 def bot_notice(meta: dict, seat: int, misses: int) -> dict:
     return {"type": "_notice", "kind": "bot", "seat": seat, "misses": misses}
 

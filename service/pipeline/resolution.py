@@ -100,7 +100,8 @@ def open_window(
     budget = ctx.settings.bot_budget_ms
     prefilled = {s: bot_answer(game, s, bots[s], budget) for s in expected if s in bots}
     status = "resolving" if len(prefilled) == len(expected) else "collecting"
-    seconds = max(int(meta["deadline_seconds"]), ctx.settings.min_deadline_seconds)
+    minimum = ctx.settings.min_deadline_seconds
+    seconds = max(int(meta["deadline_seconds"]), minimum) if news.timed(meta) else news.UNTIMED_WAIT
     return Opening(status, expected, prefilled, max(now, paused_until or 0.0) + seconds)
 
 

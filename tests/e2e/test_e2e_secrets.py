@@ -35,7 +35,8 @@ from starlette.testclient import TestClient
 
 from service import wiring
 from service.cardnames import name
-from service.channels.telegram import boards, ui
+from service.channels import ui
+from service.channels.telegram import boards
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram import sender as telegram_send
 from service.channels.telegram.tables import Tables

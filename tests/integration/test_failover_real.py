@@ -14,7 +14,7 @@ import time
 import pytest
 
 from service import admin, wiring
-from service.channels.telegram import ui
+from service.channels import ui
 from service.config import Settings
 from service.game import Game
 from service.store import connect

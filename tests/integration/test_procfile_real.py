@@ -26,7 +26,7 @@ import pytest
 import redis
 
 from service import admin, wiring
-from service.channels.telegram import ui
+from service.channels import ui
 from service.config import Settings
 from service.game import Game
 from service.game.engine import new_game

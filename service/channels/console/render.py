@@ -1,11 +1,18 @@
-"""The console's words for the news (`service.pipeline.news`): plain lines (`service.channels.plain`), the
-question with the typed commands. Chats that are neither Telegram nor SMS (the sandbox's ``console:<name>``, test
-chats) are the console's."""
+"""The console's words for the news (`service.pipeline.news`): the table's plain lines (`service.channels.plain`),
+and each asked seat's question as Telegram asks it (`service.channels.ui.decision`: the same words, the card's
+text, the typed commands), its buttons shown as numbered choices by the sender. Chats that are neither Telegram
+nor SMS (the sandbox's ``console:<name>``, test chats) are the console's."""
 
-from service.channels import plain
+from service.channels import plain, ui
 from service.i18n import translator
+from service.i18n.events import AGAIN_IN_SANDBOX
 from service.pipeline.chats import chat_kind
-from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable, message
+from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable, message, names_of, sees, timed
+
+
+def deadline_shown(meta: dict, deadline: float) -> float | None:
+    """The deadline a console screen shows: none at a table without deadlines."""
+    return deadline if timed(meta) else None
 
 
 class ConsoleChannel:
@@ -15,14 +22,34 @@ class ConsoleChannel:
         readers, out = news.readers, []
         group = readers.group()
         if group and chat_kind(group) == "console":
-            out += plain.table(news, group)
+            out += plain.table(news, group, again=AGAIN_IN_SANDBOX)
         for seat in readers.seats():
             chat = readers.chat(seat)
             if readers.kind(seat) != "console" or chat is None:
                 continue
             if not group:
-                out += plain.table(news, chat, seat)
-            out += plain.private(news, seat, chat)
+                out += plain.table(news, chat, seat, again=AGAIN_IN_SANDBOX)
+            out += self._private(news, seat, chat)
+        return out
+
+    def _private(self, news: StepNews, seat: int, chat: str) -> list[dict]:
+        """The seat's own news of the step, then its question when it is asked (the buttons: numbered choices)."""
+        step, lang = news.step, news.readers.lang(seat)
+        names = names_of(step.meta)
+        lines = plain.lines([e for e in step.events if sees(e, seat)], names, lang, seat)
+        out = [message(chat, text, seat, False) for text in plain.chunks(lines)]
+        game = step.game
+        if (seat in step.asked or seat in step.optional) and game.window is not None:
+            screen = ui.decision(
+                game,
+                seat,
+                ui.Choice(step.game_id, game.window["id"], seat),
+                deadline_shown(step.meta, step.deadline),
+                lang,
+                names,
+                **ui.clock_of(step.meta),
+            )
+            out.append(message(chat, screen.text, seat, False, buttons=screen.keyboard))
         return out
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
@@ -40,7 +67,7 @@ class ConsoleChannel:
         return out
 
     def refresh_messages(self, refresh: Refresh) -> list[dict]:
-        return []  # the ingest's reply already said "locked in"
+        return []  # the reply to what was typed said "locked in" (`service.channels.console.typed`)
 
     def unreachable_messages(self, notice: Unreachable) -> list[dict]:
         readers = notice.readers

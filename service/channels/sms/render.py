@@ -14,6 +14,7 @@ worded in the number's language and time zone and fitted to its ASCII setting. T
 import re
 
 from service import commands
+from service.channels import plain
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, number_of
 from service.i18n import N_, translator
@@ -30,11 +31,6 @@ def _sms_seats(meta: dict) -> list[tuple[int, str, str]]:
         if number:
             seats.append((int(seat), player["chat"], number))
     return seats
-
-
-def _precise(meta: dict) -> bool:
-    """Times to the second when the table's steps are shorter than 10 minutes."""
-    return 0 < meta.get("deadline_seconds", 600) < 600
 
 
 def _message(chat: str, seat: int, text: str, fold_at: int) -> dict:
@@ -86,7 +82,8 @@ def step_messages(
         if game.is_over:
             out.append(_message(chat, seat, sms_text.compose(f"{head} {said}".strip(), [], prefs.ascii), len(head)))
         elif seat in asked:
-            asking = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, _precise(meta))
+            precise = plain.clock_of(meta)["precise"]
+            asking = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, precise)
             text = sms_text.compose(asking, [said], prefs.ascii)
             out.append(_message(chat, seat, text, len(sms_text.prepare(asking, prefs.ascii))))
         elif said:
@@ -116,9 +113,9 @@ def reminder_messages(
     for seat, chat, number in _sms_seats(meta):
         if seat in seats:
             prefs = directory.prefs(number)
-            text = sms_text.prepare(
-                "! " + sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, _precise(meta)), prefs.ascii
-            )
+            precise = plain.clock_of(meta)["precise"]
+            asking = sms_text.question(code, game, seat, deadline, prefs.lang, prefs.tz, precise)
+            text = sms_text.prepare("! " + asking, prefs.ascii)
             out.append(_message(chat, seat, text, len(text)))
     return out
 

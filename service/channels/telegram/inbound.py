@@ -28,8 +28,8 @@ from typing import cast
 
 from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
-from service.channels import longplay, plain
-from service.channels.telegram import boards, ui
+from service.channels import longplay, plain, ui
+from service.channels.telegram import boards
 from service.channels.telegram.tables import Admitted, Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
 from service.config import DEADLINE_PRESETS, deadline_seconds

@@ -32,8 +32,7 @@ from functools import partial
 import redis
 
 from service import board
-from service.channels import plain
-from service.channels.telegram import ui
+from service.channels import plain, ui
 from service.config import Settings
 from service.i18n import translator
 from service.i18n.events import counters, ended, game_over
@@ -367,8 +366,8 @@ class TelegramChannel:
         or, when the seat is asked more that nothing waits for (a question ahead), that question."""
         meta, game, answer = refresh.meta, refresh.game, refresh.answers[seat]
         first = ui.Choice(refresh.game_id, refresh.snap.current_window, seat)
-        choice = ui.choice_of(game, seat, first, answer) if game.answering(seat) else None
-        if choice is not None and ui.follow(game, seat, choice).more:
+        choice = ui.asked_more(game, seat, first, answer)
+        if choice is not None:
             return ui.decision(game, seat, choice, refresh.snap.deadline, lang, names_of(meta), **ui.clock_of(meta))
         said = ui.locked_in_lines(answer, refresh.snap.deadline, lang, names=names_of(meta), **ui.clock_of(meta))
         return ui.locked_in(first, said, lang)

@@ -1,4 +1,6 @@
-"""What Artemia shows on Telegram, as pure data: texts and inline keyboards, in English or Czech. No I/O.
+"""What Artemia shows in a chat, as pure data: texts and keyboards of buttons, in English or Czech. No I/O.
+Telegram shows a keyboard as inline buttons; the console (the sandbox) shows it as numbered choices, and a number
+typed there presses that button (`service.channels.console.typed`). So both ask the same questions in the same words.
 
 Decision messages (private, one per asked seat and window)
     A screen is the seat's legal actions as buttons, the question, the deadline as an absolute time and the
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 
 from service import cardtexts, commands
 from service.cardnames import name, word
-from service.channels.plain import situation
+from service.channels.plain import clock_of, situation  # noqa: F401  (re-exported: ui.clock_of)
 from service.game import Game, IllegalAction
 from service.i18n import translator
 from service.i18n.clock import when, zone  # noqa: F401  (re-exported: ui.when, ui.zone)
@@ -56,7 +58,6 @@ NO_CARDS_PLAN = {"type": "plan", "orders": [PASS]}
 INLINE_MAX = 24  # a main choice with at most this many options is shown at once on the first screen
 MENU_MAX = 40  # a sub-menu with more options than this is split by its next parameter
 CARDS_MENU = 998  # the menu path (998,) is the "📖 My cards" page of a question (no sub-menu has that many buttons)
-PRECISE_BELOW = 600  # steps shorter than this many seconds show their times to the second
 # Action types that are the window's main question; other types (Resist, cards) go into sub-menus.
 MAIN_TYPES = {
     "side",
@@ -225,6 +226,14 @@ def choice_of(game: Game, seat: int, choice: Choice, actions: list[dict]) -> Cho
     return choice
 
 
+def asked_more(game: Game, seat: int, first: Choice, answer: list[dict]) -> Choice | None:
+    """After ``answer`` was stored for ``seat`` (``game``: as stored, the answer not applied; ``first``: its
+    window's first screen), the screen of what the seat is still asked that nothing waits for (a question ahead),
+    or None: the answer is all there is."""
+    choice = choice_of(game, seat, first, answer) if game.answering(seat) else None
+    return choice if choice is not None and follow(game, seat, choice).more else None
+
+
 # ---------------------------------------------------------------------------------------------- menus
 
 
@@ -344,12 +353,6 @@ def rows(buttons: list[dict]) -> Keyboard:
 # ---------------------------------------------------------------------------------------------- texts
 
 
-def clock_of(meta: dict) -> dict:
-    """How a game's times are shown (the ``tz`` and ``precise`` arguments of the screens): in the table's time
-    zone, to the second when its steps are shorter than `PRECISE_BELOW`."""
-    return {"tz": meta.get("tz"), "precise": 0 < meta.get("deadline_seconds", PRECISE_BELOW) < PRECISE_BELOW}
-
-
 def _kind_title(kind: str, lang: str) -> str:
     _ = translator(lang).gettext
     return {
@@ -372,14 +375,15 @@ def decision(
     game: Game,
     seat: int,
     choice: Choice,
-    deadline: float,
+    deadline: float | None,
     lang: str,
     names: dict[int, str] | None = None,
     tz: str | None = None,
     precise: bool = False,
 ) -> Screen:
-    """The screen for ``choice`` (the first one: ``Choice(game_id, window, seat)``) while the answer is incomplete.
-    Raises `BadCallback` / `ExpiredChoice` for a choice that names nothing valid."""
+    """The screen for ``choice`` (the first one: ``Choice(game_id, window, seat)``) while the answer is incomplete;
+    ``deadline`` None: a table without deadlines. Raises `BadCallback` / `ExpiredChoice` for a choice that names
+    nothing valid."""
     _ = translator(lang).gettext
     stage = follow(game, seat, choice)
     window = game.window
@@ -417,7 +421,7 @@ def decision(
         lines.append(
             (_("✅ Locked in: {actions}") if stage.complete else _("Chosen so far: {actions}")).format(actions=said)
         )
-    if seat in stage.game.waiting_for():
+    if seat in stage.game.waiting_for() and deadline is not None:
         lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
     typed = "; ".join(commands.summary(stage.game, seat, lang))
     if typed:

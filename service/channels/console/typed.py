@@ -1,0 +1,133 @@
+"""What the console's player types (the sandbox's one seat), answered in the language of the game:
+
+    * a number presses that choice of the last screen shown (as a tap on Telegram's button would: the same
+      screens, `service.channels.ui`), and a complete answer is stored;
+    * ``card <name>`` / ``karta <name>`` says what that card does (it plays the card instead when that is all the
+      card needs now; ``card <name>?`` only ever reads it);
+    * ``board`` / ``deska`` writes the board as a PNG file and says where;
+    * ``help``, ``status``, and any answer in the command language (`service.commands`).
+Answers go through `service.pipeline.ingest.submit`, as a Telegram press or message does.
+"""
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from service import board, cardtexts, commands
+from service.cardnames import fold
+from service.channels import plain, ui
+from service.channels.console.render import deadline_shown
+from service.game import Game
+from service.i18n import translator
+from service.i18n.names import cards_text
+from service.pipeline import ingest
+from service.pipeline.context import Context
+from service.pipeline.news import names_of
+from service.store import Snapshot
+
+BOARD_WORDS = {"board", "deska"}
+
+
+@dataclass(frozen=True)
+class Reply:
+    text: str
+    buttons: list | None = None  # a screen's keyboard: the console numbers its choices
+
+
+def answer(ctx: Context, game_id: str, seat: int, line: str, lang: str, choices: list[str]) -> Reply:
+    """The reply to ``line`` typed at ``seat``; ``choices``: the data of the buttons of the last screen shown to
+    the seat, numbered from 1."""
+    snap, meta = ctx.store.load_with_meta(game_id)
+    if snap is None:
+        return Reply(translator(lang).gettext("There is no such game."))
+    game = Game.from_json(snap.json)
+    text = line.strip()
+    if text.isdigit():
+        return _press(ctx, snap, meta, game, seat, int(text), choices, lang)
+    if fold(text) in BOARD_WORDS:
+        return Reply(_board(game_id, game, meta, lang))
+    card = commands.named_card(text)
+    try:
+        actions = commands.parse(text, game, seat, lang=lang)
+    except commands.CommandError as exc:
+        return Reply(card_text(card, lang) if card is not None else str(exc))
+    if card is not None and text.endswith("?"):
+        return Reply(card_text(card, lang))
+    if actions[0]["type"] == "_help":
+        here = translator(lang).gettext(
+            "Here you may also type: the number of a choice; card <name> (what a card does); board (the board as a "
+            "picture); quit."
+        )
+        return Reply("\n".join([commands.help_text(game, seat, lang), here]))
+    if actions[0]["type"] == "_status":
+        return Reply(status(ctx, game_id, snap, meta, game, seat, lang))
+    if snap.status == "over":
+        return Reply(translator(lang).gettext("This game is over."))
+    return _submit(ctx, snap, meta, game, seat, actions, lang)
+
+
+def _press(
+    ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, number: int, choices: list[str], lang: str
+) -> Reply:
+    """The choice numbered ``number`` of the last screen: its next screen, or the answer it completes, stored."""
+    _ = translator(lang).gettext
+    if not 1 <= number <= len(choices):
+        return Reply(_("There is no choice {n} on the last screen.").format(n=number))
+    try:
+        choice = ui.decode(choices[number - 1])
+        if snap.window != choice.window or snap.status != "collecting":
+            raise ui.ExpiredChoice(f"window {choice.window} is not open")
+        stage = ui.follow(game, seat, choice)
+        if not stage.complete:
+            deadline = deadline_shown(meta, snap.deadline)
+            screen = ui.decision(game, seat, choice, deadline, lang, names_of(meta), **ui.clock_of(meta))
+            return Reply(screen.text, screen.keyboard)
+    except ui.ExpiredChoice:
+        return Reply(ui.expired(lang))
+    except ui.BadCallback:
+        return Reply(_("This button is not valid."))
+    return _submit(ctx, snap, meta, game, seat, stage.actions, lang)
+
+
+def _submit(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, actions: list[dict], lang: str) -> Reply:
+    """The answer stored, and the question the seat is still asked that nothing waits for (a question ahead)."""
+    result = ingest.submit(ctx, snap.game_id, seat, actions, snap.current_window, dedup_id=None, snap=snap, meta=meta)
+    said = plain.submitted(result, game, seat, lang)
+    if not result.stored or result.status is ingest.Status.RESOLVE:
+        return Reply(said)
+    more = ui.asked_more(game, seat, ui.Choice(snap.game_id, snap.current_window, seat), list(result.actions))
+    if more is None:
+        return Reply(said)
+    deadline = deadline_shown(meta, snap.deadline)
+    screen = ui.decision(game, seat, more, deadline, lang, names_of(meta), **ui.clock_of(meta))
+    return Reply("\n\n".join([said, screen.text]), screen.keyboard)
+
+
+def card_text(card: int | str, lang: str) -> str:
+    """What a card does, in one paragraph: "Wrong Track: …"."""
+    return f"📖 {cards_text([card], lang)}: {cardtexts.text(card, lang)}"
+
+
+def _board(game_id: str, game: Game, meta: dict, lang: str) -> str:
+    """The board as a PNG file in the temporary directory, and where it is."""
+    picture = board.picture(board.payload(game_id, game.public_view(), names_of(meta), lang))
+    path = Path(tempfile.gettempdir()) / f"artemia-{game_id}-turn{game.turn}.png"
+    path.write_bytes(picture.png())
+    return translator(lang).gettext("The board: {path}").format(path=path)
+
+
+def status(ctx: Context, game_id: str, snap: Snapshot, meta: dict, game: Game, seat: int, lang: str) -> str:
+    """`status` in words: the table's status (as Telegram's /status shows it), then what your seat holds."""
+    store = ctx.store
+    asked = plain.shown(game, sorted(store.expected(game_id))) if snap.status == "collecting" else []
+    shown = asked or plain.cards_pending(game)
+    table = ui.status(
+        game.public_view(),
+        names_of(meta),
+        asked,
+        set(store.answers(game_id)),
+        deadline_shown(meta, snap.deadline) if shown else None,
+        lang,
+        **ui.clock_of(meta),
+    )
+    return "\n".join([table, ui.situation(game, seat, lang)])
