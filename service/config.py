@@ -128,6 +128,10 @@ class Settings(BaseSettings):
     # edit. Telegram tolerates short bursts over 1 a second in a chat (docs/platform-notes.md §3.1).
     rate_private_burst: float = 2.0
     rate_group_per_minute: float = 20.0
+    # A 429 holds the sends to its chat alone, for its retry_after. Only when this many different chats are answered
+    # 429 within this many seconds is it the bot's overall limit (about 30 a second), and every send waits.
+    throttle_global_chats: int = 3
+    throttle_global_window_seconds: float = 1.0
     send_max_attempts: int = 8
     # A version of a living message that asks nothing waits this long for a newer version that would replace it
     # (service.pipeline.outbox): fewer edits, each counted by Telegram's flood control (a group gets 20 messages a

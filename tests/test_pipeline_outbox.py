@@ -212,12 +212,24 @@ def test_global_budget_is_shared_and_long_waits_are_rescheduled(ctx, clock):
     assert sent(ctx) == [("grp", "table")]
 
 
-def test_retry_after_pauses_every_send(ctx, clock):
+def test_retry_after_pauses_only_its_chat(ctx, clock):
     ctx.store.redis.set("test:fail:c1", "retry_after:30")
     assert delivery.drain(ctx, G, "c1") == ["wait"]
-    assert delivery.drain(ctx, G, "c2") == ["wait"]  # another chat waits too
-    at = math.ceil(clock.now + 30)
-    assert redeliveries(ctx) == [f"drain-{G}-c1-{at}", f"drain-{G}-c2-{at}"]
+    assert delivery.drain(ctx, G, "c2") == ["sent"]  # another chat goes on
+    assert redeliveries(ctx) == [f"drain-{G}-c1-{math.ceil(clock.now + 30)}"]
+    ctx.store.redis.delete("test:fail:c1")
+    clock.advance(10)
+    assert delivery.drain(ctx, G, "c1") == ["wait"]  # still within its 30 s
+    clock.advance(20)
+    assert delivery.drain(ctx, G, "c1") == ["sent", "sent"]
+
+
+def test_429s_from_several_chats_at_once_pause_every_send(ctx, clock):
+    ctx.settings.throttle_global_chats = 2
+    for chat in ("c1", "grp"):
+        ctx.store.redis.set(f"test:fail:{chat}", "retry_after:30")
+        assert delivery.drain(ctx, G, chat) == ["wait"]
+    assert delivery.drain(ctx, G, "c2") == ["wait"]  # the bot's overall limit: every chat waits
     assert sent(ctx) == []
 
 

@@ -158,8 +158,13 @@ def test_send_budget_token_buckets(store):
     assert store.take_send_token("b", 0.0, *args) == 0
     assert store.take_send_token("c", 0.0, *args) == pytest.approx(0.1)  # global bucket empty
     assert store.take_send_token("a", 1.0, *args) == 0
-    store.pause_sending(2.0, 3.0)
-    assert store.take_send_token("d", 2.0, *args) == pytest.approx(3.0)
+    assert store.throttled("a", 2.0, 3.0, 1.0, 3) is False  # a 429 for chat a: a waits, the others do not
+    assert store.take_send_token("a", 2.0, *args) == pytest.approx(3.0)
+    assert store.take_send_token("d", 2.0, *args) == 0
+    assert store.throttled("b", 2.5, 3.0, 1.0, 3) is False
+    assert store.throttled("c", 2.9, 2.0, 1.0, 3) is True  # three chats within a second: the bot's own limit
+    assert store.take_send_token("e", 3.0, *args) == pytest.approx(1.9)
+    assert store.throttled("f", 9.0, 1.0, 1.0, 3) is False  # the earlier 429s have left the window
 
 
 def test_indexes_player_to_games_and_chat_to_game(store):

@@ -134,6 +134,15 @@ def budget(message: dict, settings: Settings) -> tuple[float, float, float, floa
     return settings.rate_global_per_second, max(1.0, settings.rate_global_per_second), chat_rate, chat_cap
 
 
+def throttled(store: Store, settings: Settings, chat: str, now: float, seconds: float) -> None:
+    """The channel answered a send to ``chat`` 429, "retry after ``seconds``": that chat's sends wait (a forum
+    topic's whole group: they share a budget), every other chat's go on — unless 429s come from several chats at
+    once (`Settings.throttle_global_chats`), which is the bot's overall limit: then every send waits."""
+    metrics.throttled(store.redis)
+    window, chats = settings.throttle_global_window_seconds, settings.throttle_global_chats
+    store.throttled(budget_chat(chat), now, seconds, window, chats)
+
+
 def backoff(attempt: int) -> float:
     return float(min(300, 2**attempt))
 
@@ -444,8 +453,7 @@ def _send(
             sender.send(message["chat"], message["text"], message.get("buttons"), **living)
             _note_send(time.perf_counter() - started)
     except RetryAfter as exc:
-        metrics.throttled(store.redis)
-        store.pause_sending(now, exc.seconds)
+        throttled(store, settings, message["chat"], now, exc.seconds)
         return Outcome("wait", exc.seconds)
     except TransientSendError:
         if failures + 1 >= settings.send_max_attempts:

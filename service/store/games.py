@@ -132,6 +132,7 @@ class Store:
         self._extend = connection.register_script(lua.EXTEND_DEADLINE)
         self._heartbeat = connection.register_script(lua.HEARTBEAT)
         self._take_token = connection.register_script(lua.TAKE_SEND_TOKEN)
+        self._throttled = connection.register_script(lua.THROTTLED)
         self._raise_seq = connection.register_script(lua.RAISE_SEQ)
         self._mark_done = connection.register_script(lua.MARK_DONE)
         self._renew_lease = connection.register_script(lua.RENEW_LEASE)
@@ -461,9 +462,11 @@ class Store:
             )
         )
 
-    def pause_sending(self, now: float, seconds: float) -> None:
-        """Hold every send until ``now + seconds`` (a channel said "retry after")."""
-        self.redis.set(keys.RATE_PAUSE, repr(now + seconds), ex=max(1, math.ceil(seconds)))
+    def throttled(self, chat: str, now: float, seconds: float, window: float, chats: int) -> bool:
+        """The channel answered a send to ``chat`` "retry after ``seconds``": that chat's sends wait. -> True when
+        ``chats`` different chats were answered so within ``window`` seconds: every send waits (`lua.THROTTLED`)."""
+        args: list[str | float] = [repr(now), seconds, window, chats]
+        return bool(self._throttled(keys=[keys.rate_chat(chat), keys.RATE_THROTTLED, keys.RATE_PAUSE], args=args))
 
     # --- plain writes ----------------------------------------------------------------------------------------
 

@@ -204,6 +204,7 @@ def metrics_histogram(name: str) -> str:
 
 RATE_PAUSE = "artemia:rl:pause"
 RATE_GLOBAL = "artemia:rl:global"
+RATE_THROTTLED = "artemia:rl:throttled"  # zset chat bucket -> when it was last answered 429 (the last seconds only)
 
 
 def player_games(user: str) -> str:

@@ -269,7 +269,8 @@ return tostring(tonumber(ARGV[1]) - tonumber(last))
 
 # KEYS: pause, global bucket, chat bucket
 # ARGV: now, global rate/s, global capacity, chat rate/s, chat capacity
-# Takes one token from both buckets, or none; -> "0" when sent may go now, else seconds to wait (string).
+# Takes one token from both buckets, or none; -> "0" when sent may go now, else seconds to wait (string). A pause of
+# every send (the pause key) or of the chat's (its bucket's "until": `THROTTLED`) is waited out first.
 TAKE_SEND_TOKEN = """
 local now = tonumber(ARGV[1])
 local pause = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -280,6 +281,8 @@ local function level(key, rate, cap)
   local ts = tonumber(b[2]) or now
   return math.min(cap, tokens + math.max(0, now - ts) * rate)
 end
+local chat_pause = tonumber(redis.call('HGET', KEYS[3], 'until') or '0')
+if chat_pause > now then return tostring(chat_pause - now) end
 local grate, gcap = tonumber(ARGV[2]), tonumber(ARGV[3])
 local crate, ccap = tonumber(ARGV[4]), tonumber(ARGV[5])
 local g = level(KEYS[2], grate, gcap)
@@ -291,6 +294,24 @@ redis.call('HSET', KEYS[3], 'tokens', c - 1, 'ts', now)
 redis.call('EXPIRE', KEYS[2], 3600)
 redis.call('EXPIRE', KEYS[3], 3600)
 return '0'
+"""
+
+# KEYS: chat bucket, recent 429s (zset chat -> when), pause
+# ARGV: now, seconds to wait, window (s), chats
+# A chat was answered 429: its sends wait ``seconds``. When 429s came from ``chats`` different chats within the last
+# ``window`` seconds, it is the channel's limit for the whole bot, not the chat's: every send waits. -> 1 then, else 0.
+THROTTLED = """
+local now, seconds = tonumber(ARGV[1]), tonumber(ARGV[2])
+local chat_until = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+redis.call('HSET', KEYS[1], 'until', math.max(chat_until, now + seconds))
+redis.call('EXPIRE', KEYS[1], math.max(3600, math.ceil(seconds) + 1))
+redis.call('ZADD', KEYS[2], now, KEYS[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - tonumber(ARGV[3]))
+redis.call('EXPIRE', KEYS[2], math.ceil(tonumber(ARGV[3])) + 1)
+if redis.call('ZCARD', KEYS[2]) < tonumber(ARGV[4]) then return 0 end
+local pause = tonumber(redis.call('GET', KEYS[3]) or '0')
+if now + seconds > pause then redis.call('SET', KEYS[3], tostring(now + seconds), 'EX', math.ceil(seconds) + 1) end
+return 1
 """
 
 # take_inbound(key, now, refill rate in tokens/s, capacity, whether to warn once): takes a token from an inbound

@@ -96,7 +96,7 @@ def send(ctx: Context, game_id: str, chat: str) -> str:
     known = known_file(ctx.store.at(game_id), game_id, picture.digest)
     result = telegram_send.send_photo(chat_id, known or picture.png(), text, thread_id)
     if result.status == "retry_after":
-        ctx.store.pause_sending(ctx.clock(), result.retry_after)
+        outbox.throttled(ctx.store, ctx.settings, chat, ctx.clock(), result.retry_after)
         raise outbox.RetryAfter(result.retry_after)  # the job's retries send it again
     if result.status == "network":
         raise outbox.TransientSendError(result.detail)
