@@ -37,19 +37,25 @@ def test_past_the_burst_one_slow_down_then_silence_until_the_bucket_refills(worl
         return {k: v for k, v in redis_state(world.ctx.store.redis).items() if k != dropped}
 
     before = state()
-    for body in ("NEW", "LANG CS", "?", "HELP", "JOIN K7QX"):
+    for body in ("NEW", "LANG CS", "?", "JOIN K7QX"):
         assert world.reply(ANNA, body) == ""  # neither answered nor read
     assert state() == before  # no table opened, no setting changed
     assert 0 < world.ctx.store.redis.ttl(keys.inbound_bucket("sms:" + ANNA)) <= 92  # gone once full again
     assert world.reply(BEDA, "?").startswith("You are in no game")  # another number has its own bucket
+    # HELP is always read and answered, past the bucket (issue 39, point 6); a text dropped unread and an answer
+    # accepted both got no reply: the next text read says how many were lost (the one that got "slow down" and the
+    # four after it: issue 38, point 14)
+    helped = world.reply(ANNA, "HELP")
+    assert helped.startswith(
+        "Artemia: this text was read, but 5 texts you sent before it were not (too many at once): send them again "
+        "if one was an answer. Artemia, Not Alone by SMS."
+    ), helped
+    assert world.reply(ANNA, "?") == ""  # and it took nothing from the bucket, nor gave any back
     world.clock.advance(30)  # one token back (2 a minute)
-    # issue 38, point 14: a text dropped unread and an answer accepted both got no reply; the next text read says
-    # how many were lost (the one that got "slow down" and the five after it)
-    opened = world.reply(ANNA, "NEW")
-    assert opened.startswith(
-        "Artemia: this text was read, but 6 texts you sent before it were not (too many at once): send them again "
-        "if one was an answer. Game "
-    ), opened
+    assert world.reply(ANNA, "NEW").startswith(
+        "Artemia: this text was read, but 1 text you sent before it was not (too many at once): send it again if it "
+        "was an answer. Game "
+    )
     assert world.reply(ANNA, "?") == SLOW  # empty again: one "slow down" again, then silence
     assert world.reply(ANNA, "?") == ""
     world.clock.advance(30)
@@ -58,19 +64,41 @@ def test_past_the_burst_one_slow_down_then_silence_until_the_bucket_refills(worl
     assert world.reply(ANNA, "?").startswith("You are in no game")  # told once
 
 
-def test_a_number_that_texted_stop_gets_no_word_but_to_start_and_help(world):
+def test_a_number_that_texted_stop_gets_no_word_but_to_stop_start_and_help(world):
     limits(world, operator_contact="help@artemia.example")
     assert world.reply(ANNA, "NEW 3").startswith("Game ")
     assert world.reply(ANNA, "STOP").startswith("Artemia: no more messages")
     tables = world.ctx.store.redis.keys("artemia:lobby:*")
-    for body in ("?", "NEW", "hello", "LANG CS", "play 3", "STOP"):
+    for body in ("?", "NEW", "hello", "LANG CS", "play 3"):
         assert world.reply(ANNA, body) == "", body
     assert world.ctx.store.redis.keys("artemia:lobby:*") == tables  # nothing was read
+    assert world.reply(ANNA, "STOP").startswith("Artemia: no more messages")  # a carrier keyword is always answered
     assert world.endpoint.directory.prefs(ANNA).stopped and world.endpoint.directory.prefs(ANNA).lang == "en"
     helped = world.reply(ANNA, "HELP")
     assert "help@artemia.example" in helped and helped.endswith("Msg & data rates may apply.")
     assert world.reply(ANNA, "START") == "Artemia: welcome back, your seats are yours again."
     assert world.reply(ANNA, "?") != ""
+
+
+@pytest.mark.parametrize(
+    "lang, stop, start, help_word", [("en", "STOP", "START", "HELP"), ("cs", "STOP", "START", "NAPOVEDA")]
+)
+def test_stop_start_and_help_pass_a_spent_flood_allowance_and_are_answered(world, lang, stop, start, help_word):
+    """Issue 39, point 6: once a number had spent its allowance, START went unanswered and left it stopped."""
+    limits(world, inbound_sms_burst=3, inbound_sms_per_minute=2.0)
+    if lang == "cs":
+        world.reply(ANNA, "JAZYK CS")
+    for _ in range(20):
+        world.reply(ANNA, "?")
+    assert world.reply(ANNA, "?") == ""  # the allowance is spent
+    for _ in range(3):  # the keywords pass it, every time
+        assert world.reply(ANNA, help_word)
+        assert world.reply(ANNA, stop)
+        assert world.endpoint.directory.prefs(ANNA).stopped
+        welcome = world.reply(ANNA, start)
+        assert welcome and not world.endpoint.directory.prefs(ANNA).stopped
+    assert welcome.startswith("Artemia: welcome back" if lang == "en" else "Artemia: vítej zpět")
+    assert world.reply(ANNA, "?") == ""  # and took nothing from it: the rest still waits for the bucket
 
 
 def test_help_names_the_operator_and_the_rates_in_english_and_czech(world):

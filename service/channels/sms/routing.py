@@ -46,9 +46,10 @@ still needs a place played; "pass" before a power's question) is held (`director
 rest; the next text to that window is read after it and sent with it (`read_answer`), so every option a message
 offers is accepted on its own.
 
-Every reply is paid, so (issue 14): each number has an inbound token bucket (`service.pipeline.floods`) — past a
-burst it gets one "slow down" reply, then its texts are neither read nor answered until the bucket refills; a
-number that texted STOP gets no reply at all but to START and HELP (a later STOP is still recorded, silently);
+Every reply is paid, so: each number has an inbound token bucket (`service.pipeline.floods`) — past a burst it
+gets one "slow down" reply, then its texts are neither read nor answered until the bucket refills; STOP, START and
+HELP (and their Czech forms) are always read and answered, past the bucket and without taking from it; a number
+that texted STOP gets no reply at all but to those;
 replies to numbers that play nothing and text something we cannot use share one hourly budget; a number's
 settings expire (soon for a number that plays nothing); text of the sender's is echoed at most `ECHO_MAX`
 characters long (`commands.echo`); HELP names the operator's contact (``ARTEMIA_OPERATOR_CONTACT``) and says
@@ -230,22 +231,22 @@ class Router:
         if not prefs.lang_chosen and words and fold(words[0]) in CZECH_KEYWORDS:
             prefs = replace(prefs, lang="cs")  # "NÁPOVĚDA" from a number abroad: answered as it asks
         keyword = fold(words[0]) if len(words) == 1 else ""
-        admission = floods.admit(self.lobby.ctx, "sms", sms_address(number))
-        if keyword in STOP_WORDS:  # always recorded; confirmed once, and only within the bucket
-            already = prefs.stopped
+        # the carrier keywords are always read and answered, past the flood bucket too and without taking from
+        # it: an opt-out, a way back or a plea for help must never be lost to a limit
+        if keyword in STOP_WORDS:
             self._stop(number)
-            return reply("stopped", prefs.lang) if admission is floods.Admission.READ and not already else None
-        if prefs.stopped and keyword not in START_WORDS | HELP_WORDS:
-            return None  # opted out: not a word more
-        if admission is not floods.Admission.READ:
-            floods.dropped(self.lobby.ctx, sms_address(number))
-            return reply("slow_down", prefs.lang) if admission is floods.Admission.SLOW_DOWN else None
-        out: str | None
+            return reply("stopped", prefs.lang)
         if keyword in START_WORDS:
-            out = self._start(number, prefs.lang)
+            out: str | None = self._start(number, prefs.lang)
         elif keyword in HELP_WORDS:
             out = self._help(prefs.lang)
+        elif prefs.stopped:
+            return None  # opted out: not a word more
         else:
+            admission = floods.admit(self.lobby.ctx, "sms", sms_address(number))
+            if admission is not floods.Admission.READ:
+                floods.dropped(self.lobby.ctx, sms_address(number))
+                return reply("slow_down", prefs.lang) if admission is floods.Admission.SLOW_DOWN else None
             out = self._answer(number, words, text, message_id, prefs)
         unread = floods.take_dropped(self.lobby.ctx, sms_address(number))
         if not unread:
