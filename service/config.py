@@ -197,6 +197,11 @@ class Settings(BaseSettings):
     health_outbox_max_age_seconds: int = 300
     # A game whose due time (deadline, follow-up check) passed longer ago than this is overdue.
     health_overdue_seconds: int = 300
+    # /healthz computes its answer at most once per this many seconds per web process (pollers cost it nothing more).
+    health_cache_seconds: float = 2.0
+    # The operator's token: /metrics, and the detail of /healthz (its reasons and checks), answer only a request
+    # with "Authorization: Bearer <token>". Unset: /metrics is off and /healthz says only ok or not.
+    ops_token: str | None = None
 
 
 @lru_cache(maxsize=1)

@@ -1,10 +1,13 @@
 """What ``/healthz`` and ``/metrics`` read: queue depths, workers and their heartbeats, the RQ scheduler's lock, the
 sweeper's heartbeat, open and overdue games, and the shared counters (`service.ops.metrics`) as Prometheus text.
 
-``health`` answers ``{"ok": true, ...}`` or ``{"ok": false, "reasons": [...]}``: Redis unreachable, a queue without a
-worker with a fresh heartbeat (a sender does not stand in for the worker), no RQ scheduler holding its lock, the
-sweeper's heartbeat stale, an outbox backlog, games overdue (a due time long past: the sweeper cannot handle
-them). Thresholds: the ``health_*`` settings.
+``health`` answers ``{"ok": true, ...}`` or ``{"ok": false, "reasons": [...]}`` — not ok only when the service
+cannot do its job: Redis unreachable, a queue without a worker with a fresh heartbeat (a sender does not stand in
+for the worker), the sweeper's heartbeat stale (timed jobs do not fire), games overdue (a due time long past: the
+sweeper cannot handle them). What may pass on its own is a ``warning``: no RQ scheduler holding a queue's lock (a
+healthy worker takes it over within a minute after the one holding it dies; if none does, the sweeper's
+heartbeat goes stale), an outbox backlog (a burst of deadlines at 20:00 meets Telegram's rate). Thresholds: the
+``health_*`` settings.
 
 With game shards (``ARTEMIA_REDIS_SHARDS``) each shard has its own queues, workers, scheduler, sweeper and due set:
 `health_of` checks each shard so (and that the index Redis answers), and the gauges of /metrics add the shards up
@@ -95,7 +98,7 @@ def _parse_time(raw: bytes | None) -> datetime | None:
 
 
 def health(connection, settings: Settings, now: float | None = None) -> dict:
-    """-> {"ok": bool, "reasons": [...], "checks": snapshot} (see the module docstring)."""
+    """-> {"ok": bool, "reasons": [...], "warnings": [...], "checks": snapshot} (see the module docstring)."""
     now = time.time() if now is None else now
     try:
         connection.ping()
@@ -103,7 +106,7 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
         overdue = connection.zcount(DUE, "-inf", now - settings.health_overdue_seconds)
     except redis.RedisError as exc:
         return {"ok": False, "reasons": [f"redis unreachable: {exc.__class__.__name__}: {exc}"], "checks": {}}
-    reasons = []
+    reasons: list[str] = []
     fresh = [w for w in checks["workers"] if w["heartbeat_age"] <= settings.health_worker_stale_seconds]
     if len(fresh) < settings.health_min_workers:
         reasons.append(
@@ -115,9 +118,11 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
             reasons.append(
                 f"no worker with a heartbeat fresher than {settings.health_worker_stale_seconds} s takes queue {name}"
             )
-    for name, queue in checks["queues"].items():
-        if not queue["scheduler_lock"]:
-            reasons.append(f"no RQ scheduler holds the lock of queue {name}: timed jobs do not fire")
+    warnings = [
+        f"no RQ scheduler holds the lock of queue {name}: timed jobs wait until a worker's scheduler takes it"
+        for name, queue in checks["queues"].items()
+        if not queue["scheduler_lock"]
+    ]
     if checks["sweeper_heartbeat_age"] > settings.downtime_threshold_seconds:
         reasons.append(
             f"the sweeper has not run for {checks['sweeper_heartbeat_age']} s "
@@ -125,9 +130,9 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
         )
     outbox = checks["outbox"]
     if outbox["queued"] > settings.health_outbox_max:
-        reasons.append(f"outbox backlog: {outbox['queued']} deliveries queued (> {settings.health_outbox_max})")
+        warnings.append(f"outbox backlog: {outbox['queued']} deliveries queued (> {settings.health_outbox_max})")
     if outbox["oldest_age"] > settings.health_outbox_max_age_seconds:
-        reasons.append(
+        warnings.append(
             f"outbox backlog: the oldest delivery has waited {outbox['oldest_age']} s "
             f"(> {settings.health_outbox_max_age_seconds} s)"
         )
@@ -135,7 +140,7 @@ def health(connection, settings: Settings, now: float | None = None) -> dict:
         reasons.append(f"{overdue} game(s) overdue by more than {settings.health_overdue_seconds} s")
     checks["games_overdue"] = overdue
     checks["engine"] = buildinfo.running()  # this process's: "compiled" (tools/build_engine.py) or "sources"
-    return {"ok": not reasons, "reasons": reasons, "checks": checks}
+    return {"ok": not reasons, "reasons": reasons, "warnings": warnings, "checks": checks}
 
 
 def health_of(index, shards: list, settings: Settings, now: float | None = None) -> dict:
@@ -150,6 +155,7 @@ def health_of(index, shards: list, settings: Settings, now: float | None = None)
     return {
         "ok": all(result["ok"] for result in each),
         "reasons": [f"shard {i}: {reason}" for i, result in enumerate(each) for reason in result["reasons"]],
+        "warnings": [f"shard {i}: {said}" for i, result in enumerate(each) for said in result.get("warnings", [])],
         "checks": {"shards": [result["checks"] for result in each]},
     }
 

@@ -9,9 +9,9 @@ on it, so arbitrary extras never reach the output.
 What must never be logged — a token, a webhook secret, a hand, a hidden pick — is kept out at the source (log
 ids, not payloads; RQ's job descriptions are switched off, see `workers.worker.OpsWorker`), and a last line of
 defence masks known secrets in every line: the values of the secret settings read from the environment
-(``TELEGRAM_BOT_TOKEN``, ``ARTEMIA_WEBHOOK_SECRET``, ``TWILIO_AUTH_TOKEN``, ``TWILIO_SHARED_KEYS``, the password
-in ``REDIS_URL``) and anything shaped like a Telegram bot token. ``tests/test_ops_logs.py`` plays whole games and
-scans every line for hidden information.
+(``TELEGRAM_BOT_TOKEN``, ``ARTEMIA_WEBHOOK_SECRET``, ``ARTEMIA_OPS_TOKEN``, ``TWILIO_AUTH_TOKEN``,
+``TWILIO_SHARED_KEYS``, the password in ``REDIS_URL``) and anything shaped like a Telegram bot token.
+``tests/test_ops_logs.py`` plays whole games and scans every line for hidden information.
 
 Use:
     service.ops.logs.configure("worker")          # in an entry point (never on import, never in a library)
@@ -61,7 +61,12 @@ MASK = "***"
 
 def secrets_of(settings: Settings) -> list[str]:
     """The secret values the settings hold (to mask wherever they would appear)."""
-    found = [settings.telegram_bot_token or "", settings.webhook_secret, settings.twilio_auth_token]
+    found = [
+        settings.telegram_bot_token or "",
+        settings.webhook_secret,
+        settings.twilio_auth_token,
+        settings.ops_token or "",
+    ]
     found += [settings.redis_password or "", settings.redis_sentinel_password or ""]
     found += list(settings.twilio_shared_keys.values())
     try:

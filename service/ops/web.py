@@ -1,8 +1,10 @@
-"""The operator's web face: ``GET /healthz`` and ``GET /metrics``, and the middleware that counts and logs every
-webhook request. `service.web.create_app` composes them into the app (routes, middleware, lifespan)."""
+"""The operator's web face: ``GET /healthz`` (ok or not for anyone, the detail for the operator's token) and
+``GET /metrics`` (the operator's token only), and the middleware that counts and logs every webhook request.
+`service.web.create_app` composes them into the app (routes, middleware, lifespan)."""
 
 import asyncio
 import contextlib
+import hmac
 import logging
 import math
 import time
@@ -26,13 +28,41 @@ def _ops_target(app):
     return ctx.store.redis, ctx.store.shards, ctx.settings
 
 
+def operator(request: Request) -> bool:
+    """Whether the request carries the operator's token (``ARTEMIA_OPS_TOKEN``: "Authorization: Bearer <token>")."""
+    token = request.app.state.env.ctx.settings.ops_token
+    given = request.headers.get("authorization", "")
+    return bool(token) and hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
+async def cached_health(app) -> dict:
+    """The service's health, computed at most once per ``health_cache_seconds`` in this process (concurrent
+    requests wait for the one computation under way): however many poll it, it costs Redis the same."""
+    connection, shards, settings = _ops_target(app)
+    cache = getattr(app.state, "health", None)
+    if cache is None:
+        cache = app.state.health = {"at": -math.inf, "result": None, "lock": asyncio.Lock()}
+    async with cache["lock"]:
+        if time.monotonic() - cache["at"] >= settings.health_cache_seconds or cache["result"] is None:
+            cache["result"] = await run_in_threadpool(health_of, connection, shards, settings)
+            cache["at"] = time.monotonic()
+        return cache["result"]
+
+
 async def healthz(request: Request) -> Response:
-    connection, shards, settings = _ops_target(request.app)
-    result = await run_in_threadpool(health_of, connection, shards, settings)
-    return JSONResponse(finite(result), status_code=200 if result["ok"] else 503)
+    """200 or 503, and only ``{"ok": …}`` unless the operator's token comes with the request: the reasons, worker
+    names and counts are the operator's."""
+    result = await cached_health(request.app)
+    status = 200 if result["ok"] else 503
+    return JSONResponse(finite(result) if operator(request) else {"ok": result["ok"]}, status_code=status)
 
 
 async def metrics(request: Request) -> Response:
+    settings = _ops_target(request.app)[2]
+    if not settings.ops_token:
+        return Response("metrics are off: set ARTEMIA_OPS_TOKEN\n", status_code=404, media_type="text/plain")
+    if not operator(request):
+        return Response("", status_code=401, headers={"WWW-Authenticate": "Bearer"})
     connection, shards, settings = _ops_target(request.app)
     counts = getattr(request.app.state, "counts", None)
     if counts is not None:
