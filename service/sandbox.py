@@ -40,6 +40,7 @@ from service.pipeline.resolution import start_game
 TABLE = "console:table"
 YOU = "console:you"
 UNLIMITED = 1e9  # no send budget on a terminal
+QUIT = ("quit", "konec")
 
 
 def parse_args(argv):
@@ -145,10 +146,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _listen(port: int) -> socket.socket:
-    """The watch page's socket on 127.0.0.1 (bound now, so that its address is known before the game starts)."""
+    """The watch page's socket on 127.0.0.1, listening now: its address is known before the game starts."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
+    sock.listen(128)  # a browser opening the address at once waits for the server rather than being refused
     return sock
 
 
@@ -174,15 +176,21 @@ def run(
 ) -> int:
     worker = SandboxWorker(ctx.queues, connection=ctx.store.redis, serializer=ctx.queue.serializer)
     lines = _stdin_lines() if human is not None else None
+    _ = i18n.translator(lang).gettext
     started = time.monotonic()
     while timeout is None or time.monotonic() - started < timeout:
         worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
         if ctx.store.load(game_id).status == "over" and not _deliveries_pending(ctx):
+            if lines is not None:  # the watch page shows the whole game until the player has seen it
+                print("\n" + _("The game is over. Its watch page stays up until you type quit."), flush=True)
+                while (line := lines.get()) is not None and line.strip() not in QUIT:
+                    pass
             return 0
         # one line per turn of the loop: its effects come first (there are lines only when a seat is human)
         if human is not None and lines is not None and not lines.empty():
             line = lines.get()
-            if line is None or line.strip() in ("quit", "konec"):
+            if line is None or line.strip() in QUIT:
+                print(_("The sandbox has stopped."), flush=True)
                 return 0
             if line.strip():
                 reply = typed.answer(ctx, game_id, human, line, lang, sender.choices.get(YOU, []))

@@ -271,6 +271,30 @@ def test_a_blocked_player_gets_nothing_and_console_chats_get_readable_text():
     )
 
 
+def test_a_console_player_without_a_group_reads_the_tables_news_and_their_own_in_order():
+    ctx = make_ctx()
+    game = new_game({"players": 3, "seed": 1, "side": 1, "expert": False, "secrecy": "fast"})
+    meta = {
+        **TG_META,
+        "group": None,
+        "reader": 1,
+        "players": {**TG_META["players"], "1": {"name": "You", "chat": "console:you", "user": "u", "lang": "en"}},
+    }
+    events = [
+        {"type": "played", "seat": 1, "cards": [2], "visible_to": [1]},
+        {"type": "tokens", "tokens": {"creature": [2]}},
+        {"type": "caught", "seat": 1, "place": 2},
+    ]
+    out, _ = telling.step_messages(ctx, news.Step("g1", meta, game, events, [], [1], 2e9, 2, news.empty_news(1)))
+    story = "\n".join(m["text"] for m in out if m["chat"] == "console:you").splitlines()
+    # one story, as it happened: the seat's own pick (private) before the tokens and the catch (public)
+    assert story[:3] == [
+        "You play: 2 Jungle.",
+        "The Creature placed its tokens: Creature token: 2 Jungle.",
+        "You were caught at 2 Jungle.",
+    ], story
+
+
 def test_an_older_version_of_a_living_message_is_skipped_and_a_rejected_one_fails_alone():
     clock = Clock()
     ctx = make_ctx(clock=clock)

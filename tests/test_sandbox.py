@@ -55,6 +55,15 @@ def test_a_number_presses_that_choice_and_opens_what_it_opens(monkeypatch, capsy
     assert "no time limit" in out and "Answer by" not in out  # no deadline unless --deadline sets one
 
 
+def test_a_typed_command_goes_on_from_the_choices_made_so_far(monkeypatch, capsys):
+    # 6: "Ask me about my cards later this turn" (chosen so far), then the place typed: both are the answer
+    monkeypatch.setattr("sys.stdin", io.StringIO("6\nplay 3\n"))
+    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "Chosen so far: 🔔 Ask me about my cards later this turn" in out
+    assert "-> Locked in: later, play 3 (River)" in out
+
+
 def test_a_cards_text_is_one_command_away_and_the_board_a_file(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("karta Falešná stopa\nkarta 3\ndeska\n"))
     assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5", "--lang", "cs"]) == 0

@@ -21,6 +21,7 @@ from tests.test_language_whole_game import english_in
 
 ROOT = Path(__file__).resolve().parents[1]
 CHOICE = re.compile(r"^\s+1\) ", re.M)
+OVER = re.compile(r"The game is over\. Its watch page stays up|Hra skončila\. Její stránka pro diváky zůstane")
 # "Sat 5 Dec, 21:27 CET" / "so 5. pro, 21:27 SEČ" (steps of an hour: to the minute)
 TIME = {
     "en": re.compile(r"\b[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d [A-Z]{3,4}\b"),
@@ -56,7 +57,10 @@ def play_in_a_terminal(args: list[str], quiet: float = 0.3, limit: float = 240) 
                 page = found.group()
                 with urllib.request.urlopen(page, timeout=10) as response:  # the board, live, in a browser
                     assert response.status == 200 and b"<html" in response.read().lower()
-            if time.monotonic() - last > quiet and CHOICE.search(text, answered):
+            if time.monotonic() - last > quiet and OVER.search(text, answered):
+                os.write(master, b"quit\n")  # the watch page stays up until the player has seen it
+                answered = len(text)
+            elif time.monotonic() - last > quiet and CHOICE.search(text, answered):
                 answered = len(text)
                 os.write(master, b"1\n")
                 last = time.monotonic()

@@ -115,17 +115,20 @@ def news_lines(items: list[dict], meta: dict, lang: str, bot_username: str) -> l
     names, me = names_of(meta), meta.get("reader")
     out = []
     for item in items:
-        if item["type"] == "_notice":
-            out.append("ℹ️ " + notice_text(item, names, lang, bot_username))
-        elif item["type"] == "reveal":
-            out.append(reveal(item, names, lang))
-        elif item["type"] == "turn":
+        if item["type"] == "turn":
             out.append("⏭ " + translator(lang).gettext("Turn {n}").format(n=item["turn"]))
-        else:
-            text = line(item, names, lang, me)
-            if text:
-                out.append(text)
+        elif text := item_line(item, names, lang, me, bot_username):
+            out.append(text)
     return out[-MAX_NEWS_LINES:]
+
+
+def item_line(item: dict, names: dict[int, str], lang: str, me: int | None, bot_username: str) -> str | None:
+    """One item of the news (an engine event, a reveal, a pipeline notice) as a line; ``me``: the reader's seat."""
+    if item["type"] == "_notice":
+        return "ℹ️ " + notice_text(item, names, lang, bot_username)
+    if item["type"] == "reveal":
+        return reveal(item, names, lang)
+    return line(item, names, lang, me)
 
 
 def lines(events: list[dict], names: dict[int, str], lang: str, me: int | None = None) -> list[str]:
@@ -139,13 +142,32 @@ def table(news: StepNews, chat: str, seat: int | None = None, again: str = AGAIN
     step, readers = news.step, news.readers
     lang = readers.lang(seat) if seat is not None else readers.group_lang()
     _ = translator(lang).gettext
-    names = names_of(step.meta)
     out = []
     for part in news.parts:
         out += news_lines(part.added, step.meta, lang, news.bot_username)
         if part.ended and part is not news.parts[-1]:
             out.append(_("Turn {n} begins.").format(n=news.parts[news.parts.index(part) + 1].turn))
-    game = step.game
+    return [message(chat, text, seat, seat is None) for text in chunks(out + where_now(news, lang, again))]
+
+
+def chronicle(news: StepNews, chat: str, seat: int, again: str = AGAIN_BY_COMMAND) -> list[dict]:
+    """A step as one player reads a game they play alone in one chat (the sandbox): the table's news and their own
+    in the order they happened (two lists, the table's then theirs, would put "you will be asked later" after the
+    reveal that came later), then where the game is now."""
+    step, lang = news.step, news.readers.lang(seat)
+    names = names_of(step.meta)
+    items = [e for e in step.events if (e.get("visible_to") is None and e["type"] != "locked_in") or sees(e, seat)]
+    items += [item for item in news.parts[-1].added if item["type"] == "_notice"]
+    out = [text for item in items if (text := item_line(item, names, lang, seat, news.bot_username))]
+    return [message(chat, text, seat, False) for text in chunks(out + where_now(news, lang, again))]
+
+
+def where_now(news: StepNews, lang: str, again: str) -> list[str]:
+    """The end of a step's news: how the game ended, or whom the open window waits for (and until when)."""
+    step, game = news.step, news.step.game
+    _ = translator(lang).gettext
+    names = names_of(step.meta)
+    out = []
     if game.is_over:
         out.append(game_over(game.public_view(), names, lang, again))
     elif game.window and shown(game, step.asked):
@@ -162,7 +184,7 @@ def table(news: StepNews, chat: str, seat: int | None = None, again: str = AGAIN
         out.append(_("A card may still be played (nobody is named: cards are secret)."))
         if timed(step.meta):
             out[-1] += " " + _("Answer by {time}.").format(time=when(step.deadline, lang, step.meta))
-    return [message(chat, text, seat, seat is None) for text in chunks(out)]
+    return out
 
 
 def waited_names(seats: list[int], names: dict[int, str], lang: str, reader: int | None) -> str:

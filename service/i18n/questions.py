@@ -141,8 +141,8 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
         if "call" in kinds:
             lines.append(
                 _(
-                    "🔔 You hold a card that could be played later this turn: to be asked when it can, press "
-                    "“Ask me about my cards later this turn” before choosing. Otherwise you are not asked (and "
+                    "🔔 You hold a card that could be played later this turn: to be asked when it can, first choose "
+                    "“Ask me about my cards later this turn”, then your place. Otherwise you are not asked (and "
                     "nobody learns whether you hold one)."
                 )
             )
@@ -165,8 +165,8 @@ def question(game: Game, seat: int, lang: str) -> list[str]:
         if "call" in kinds:
             lines.append(
                 _(
-                    "🔔 You hold a Hunt card for after the reveal: to be asked then, press “Ask me about my cards "
-                    "later this turn” before placing your tokens. Otherwise you are not asked this turn."
+                    "🔔 You hold a Hunt card for after the reveal: to be asked then, first choose “Ask me about my "
+                    "cards later this turn”, then your tokens. Otherwise you are not asked this turn."
                 )
             )
         return lines

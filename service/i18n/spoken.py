@@ -113,9 +113,9 @@ def spoken(action: dict, lang: str, names: dict[int, str] | None = None) -> str:
         return _("Later: {actions}").format(actions="; ".join(spoken(order, lang, names) for order in action["orders"]))
     if kind in ("survival", "hunt_card"):
         details = _card_details(action, lang, names)
-        played = _("Play {card}").format(card=name(action["card"], lang))
+        played = _("Play {card}").format(card=name(action["card"], lang, accusative=True))  # "Zahrát Nadvládu"
         if "copy" in action:
-            played += " (" + _("as {card}").format(card=name(action["copy"], lang)) + ")"
+            played += " (" + _("as {card}").format(card=name(action["copy"], lang, accusative=True)) + ")"
         return f"{played}: {details}" if details else played
     return kind
 

@@ -27,30 +27,25 @@ class ConsoleChannel:
             chat = readers.chat(seat)
             if readers.kind(seat) != "console" or chat is None:
                 continue
-            if not group:
-                out += plain.table(news, chat, seat, again=AGAIN_IN_SANDBOX)
-            out += self._private(news, seat, chat)
+            lang = readers.lang(seat)
+            if group:
+                own = plain.lines([e for e in news.step.events if sees(e, seat)], names_of(news.step.meta), lang, seat)
+                out += [message(chat, text, seat, False) for text in plain.chunks(own)]
+            else:  # the player is told what the table would be, in one story with their own news
+                out += plain.chronicle(news, chat, seat, again=AGAIN_IN_SANDBOX)
+            out += self._question(news, seat, chat)
         return out
 
-    def _private(self, news: StepNews, seat: int, chat: str) -> list[dict]:
-        """The seat's own news of the step, then its question when it is asked (the buttons: numbered choices)."""
-        step, lang = news.step, news.readers.lang(seat)
-        names = names_of(step.meta)
-        lines = plain.lines([e for e in step.events if sees(e, seat)], names, lang, seat)
-        out = [message(chat, text, seat, False) for text in plain.chunks(lines)]
-        game = step.game
-        if (seat in step.asked or seat in step.optional) and game.window is not None:
-            screen = ui.decision(
-                game,
-                seat,
-                ui.Choice(step.game_id, game.window["id"], seat),
-                deadline_shown(step.meta, step.deadline),
-                lang,
-                names,
-                **ui.clock_of(step.meta),
-            )
-            out.append(message(chat, screen.text, seat, False, buttons=screen.keyboard))
-        return out
+    def _question(self, news: StepNews, seat: int, chat: str) -> list[dict]:
+        """The seat's question when it is asked, as Telegram asks it (the buttons: numbered choices)."""
+        step, game = news.step, news.step.game
+        if game.window is None or (seat not in step.asked and seat not in step.optional):
+            return []
+        first = ui.Choice(step.game_id, game.window["id"], seat)
+        deadline = deadline_shown(step.meta, step.deadline)
+        names, lang = names_of(step.meta), news.readers.lang(seat)
+        screen = ui.decision(game, seat, first, deadline, lang, names, **ui.clock_of(step.meta))
+        return [message(chat, screen.text, seat, False, buttons=screen.keyboard)]
 
     def reminder_messages(self, reminder: Reminder) -> list[dict]:
         readers, out = reminder.readers, []

@@ -26,6 +26,7 @@ from service.pipeline.news import names_of
 from service.store import Snapshot
 
 BOARD_WORDS = {"board", "deska"}
+PLAYS = ("survival", "hunt_card", "power")  # the actions that play a card (a power: the Drone's, the Gate's)
 
 
 @dataclass(frozen=True)
@@ -47,22 +48,50 @@ def answer(ctx: Context, game_id: str, seat: int, line: str, lang: str, choices:
     if fold(text) in BOARD_WORDS:
         return Reply(_board(game_id, game, meta, lang))
     card = commands.named_card(text)
-    try:
-        actions = commands.parse(text, game, seat, lang=lang)
-    except commands.CommandError as exc:
-        return Reply(card_text(card, lang) if card is not None else str(exc))
     if card is not None and text.endswith("?"):
-        return Reply(card_text(card, lang))
+        return Reply(card_text(card, game, seat, lang))
+    so_far = _chosen(snap, game, seat, choices)
+    try:
+        actions = commands.parse(text, so_far.game if so_far else game, seat, lang=lang)
+    except commands.CommandError as exc:  # "card Wrong Track" alone: what the card does, and how to play it
+        return Reply(card_text(card, game, seat, lang) if card is not None else str(exc))
     if actions[0]["type"] == "_help":
         here = translator(lang).gettext(
-            "Here you may also type: the number of a choice; card <name> (what a card does); board (the board as a "
-            "picture); quit."
+            "Here you may also type: the number of a choice; card <name>? (what a card does); board (the board as "
+            "a picture); quit."
         )
         return Reply("\n".join([commands.help_text(game, seat, lang), here]))
     if actions[0]["type"] == "_status":
         return Reply(status(ctx, game_id, snap, meta, game, seat, lang))
     if snap.status == "over":
         return Reply(translator(lang).gettext("This game is over."))
+    return _typed(ctx, snap, meta, game, seat, (so_far.actions if so_far else []) + actions, lang)
+
+
+def _chosen(snap: Snapshot, game: Game, seat: int, choices: list[str]) -> ui.Stage | None:
+    """What the seat has chosen so far on the last screen shown ("Chosen so far: Resist …"), when that screen is
+    of the open window: a command typed now goes on from there, as the next number would."""
+    try:
+        shown = ui.decode(choices[-1]) if choices else None  # (its last button, "My cards" or "Back", keeps them)
+        if shown is None or not shown.chosen or snap.window != shown.window or snap.status != "collecting":
+            return None
+        return ui.follow(game, seat, ui.Choice(shown.game_id, shown.window, seat, shown.chosen))
+    except ui.BadCallback:
+        return None
+
+
+def _typed(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, actions: list[dict], lang: str) -> Reply:
+    """A typed answer: stored when it is complete, else the screen that asks the rest (as the numbers would)."""
+    first = ui.Choice(snap.game_id, snap.current_window, seat)
+    choice = ui.choice_of(game, seat, first, actions)
+    if choice is not None and snap.status == "collecting":
+        try:
+            if not ui.follow(game, seat, choice).complete:
+                deadline = deadline_shown(meta, snap.deadline)
+                screen = ui.decision(game, seat, choice, deadline, lang, names_of(meta), **ui.clock_of(meta))
+                return Reply(screen.text, screen.keyboard)
+        except ui.BadCallback:
+            pass  # the ingest words what is wrong with it
     return _submit(ctx, snap, meta, game, seat, actions, lang)
 
 
@@ -103,9 +132,16 @@ def _submit(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, act
     return Reply("\n\n".join([said, screen.text]), screen.keyboard)
 
 
-def card_text(card: int | str, lang: str) -> str:
-    """What a card does, in one paragraph: "Wrong Track: …"."""
-    return f"📖 {cards_text([card], lang)}: {cardtexts.text(card, lang)}"
+def card_text(card: int | str, game: Game, seat: int, lang: str) -> str:
+    """What a card does, in one paragraph ("📖 Wrong Track: …"), and how to play it when the seat may now."""
+    said = f"📖 {cards_text([card], lang)}: {cardtexts.text(card, lang)}"
+    playable = [a for a in game.legal_actions(seat) if a["type"] in PLAYS and card in (a.get("card"), a.get("via"))]
+    if not playable:
+        return said
+    how = translator(lang).gettext(
+        "To play it now: its number above, or type it with what it needs (as under the question)."
+    )
+    return f"{said}\n{how}"
 
 
 def _board(game_id: str, game: Game, meta: dict, lang: str) -> str:

@@ -113,7 +113,7 @@ def _head(shown: Shown) -> str:
     else:
         waiting = shown.waiting if shown.live and shown.waiting is not None else None
         waiting = (view.get("window") or {}).get("waiting") or [] if waiting is None else waiting
-        who = ", ".join(seat_name(shown.names, seat, lang) for seat in waiting)
+        who = plain.waited_names(waiting, shown.names, lang, shown.meta.get("reader"))
         line = escape(label(shown)) + (" — " + escape(_("Waiting for: {who}").format(who=who)) if who else "")
         status = f'<p class="status">{line}</p>'
     rescue = _("Rescue:") + " " + to_the_star(view["rescue"], lang)
@@ -175,7 +175,7 @@ def _log(shown: Shown) -> str:
         lines = [
             text
             for event, applied in events
-            for text in plain.news_lines([event], {"players": _players_at(shown.meta, applied)}, shown.lang, "")
+            for text in plain.news_lines([event], _table_at(shown.meta, applied), shown.lang, "")
         ]
         items = "".join(_tag("li", text) for text in lines)
         out.append("<section>" + _tag("h3", _("Turn {n}").format(n=turn)) + f"<ol>{items}</ol></section>")
@@ -192,10 +192,12 @@ def parts(shown: Shown) -> dict[str, str]:
     }
 
 
-def _players_at(meta: dict, applied: int) -> dict[str, dict]:
-    """The table's players as `plain.news_lines` reads them, each seat named by its holder of that moment."""
+def _table_at(meta: dict, applied: int) -> dict:
+    """The table as `plain.news_lines` reads it: each seat named by its holder of that moment, and the one player
+    who reads it, if it has one (the sandbox's: "You use", not "You uses")."""
     names = names_at(meta, applied)
-    return {seat: {**player, "name": names[int(seat)]} for seat, player in meta.get("players", {}).items()}
+    players = {seat: {**player, "name": names[int(seat)]} for seat, player in meta.get("players", {}).items()}
+    return {"players": players, "reader": meta.get("reader")}
 
 
 def _nav(shown: Shown, base: str) -> str:
