@@ -128,6 +128,9 @@ class Settings(BaseSettings):
     # edit. Telegram tolerates short bursts over 1 a second in a chat (docs/platform-notes.md §3.1).
     rate_private_burst: float = 2.0
     rate_group_per_minute: float = 20.0
+    # How many messages a group may take at once (a step's status and its closing edit, a command's reply); its
+    # bucket refills at the rest of the minute's limit, so no minute ever sees more than the limit.
+    rate_group_burst: float = 3.0
     # A 429 holds the sends to its chat alone, for its retry_after. Only when this many different chats are answered
     # 429 within this many seconds is it the bot's overall limit (about 30 a second), and every send waits.
     throttle_global_chats: int = 3

@@ -47,6 +47,17 @@ UNLIMITED_INBOUND = {
 }
 # Jobs run here in-process and scheduled ones stay scheduled, so every version of a message leaves at once: no
 # version that asks nothing is held back (test_pipeline_outbox tests the hold, the e2e tests run with it).
+# Telegram's limits as send budgets out of the way: a test's clock stands still, and every message of a test (a
+# webhook's replies too: `telegram.budget`) would otherwise share one instant's tokens. The budgets have tests of
+# their own (test_pipeline_outbox, test_telegram_budget), which pass Telegram's numbers (`TELEGRAM_RATES`).
+UNLIMITED_SENDS = {
+    "rate_global_per_second": 1_000_000,
+    "rate_group_per_minute": 1_000_000,
+    "rate_group_burst": 1_000_000,
+    "rate_private_per_second": 1_000_000,
+    "rate_private_burst": 1_000_000,
+}
+TELEGRAM_RATES = {name: Settings.model_fields[name].default for name in UNLIMITED_SENDS}
 NO_HOLDS = {
     "edit_settle_seconds": 0,
     "tick_settle_seconds": 0,
@@ -61,7 +72,14 @@ def make_ctx(connection=None, clock=None, shards=None, **overrides) -> context.C
     connection = connection or fakeredis.FakeRedis(server=fakeredis.FakeServer())
     clock = clock or Clock()
     settings = Settings(
-        **{"min_deadline_seconds": 1, "sender": "recording", **NO_HOLDS, **UNLIMITED_INBOUND, **overrides}
+        **{
+            "min_deadline_seconds": 1,
+            "sender": "recording",
+            **NO_HOLDS,
+            **UNLIMITED_INBOUND,
+            **UNLIMITED_SENDS,
+            **overrides,
+        }
     )
     ctx = wiring.build(connection, settings, sender=RecordingSender(connection), shards=shards)
     for each in ctx.shard_contexts or [ctx]:

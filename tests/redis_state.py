@@ -1,11 +1,16 @@
 """A snapshot of every Redis key, to assert that refused input changed nothing (shared by the SMS, lobby and
 fuzz tests)."""
 
+# A reply spends its chat's send budget (the outbox's token buckets): not state that refused input may not change.
+SEND_BUDGET = (b"artemia:rl:chat:", b"artemia:rl:global")
+
 
 def redis_state(connection, ignore: tuple[bytes, ...] = ()) -> dict[bytes, object]:
-    """Every key and its value (type-aware), and whether it expires, except keys starting with one of ``ignore``.
+    """Every key and its value (type-aware), and whether it expires, except keys starting with one of ``ignore``
+    and the send budget's buckets.
     On fakeredis the server's data is read directly (a command per key costs ~0.3 ms there); on a real Redis,
     with commands."""
+    ignore = (*ignore, *SEND_BUDGET)
     server = getattr(connection, "connection_pool", None) and connection.connection_pool.connection_kwargs.get("server")
     if server is not None and hasattr(server, "dbs"):
         db = server.dbs[connection.connection_pool.connection_kwargs.get("db", 0)]

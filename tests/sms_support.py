@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import httpx
 import pytest
 from fake_twilio import FakeTwilio, serve
-from pipeline_support import NO_HOLDS, UNLIMITED_INBOUND, Clock, make_ctx, run_jobs
+from pipeline_support import NO_HOLDS, UNLIMITED_INBOUND, UNLIMITED_SENDS, Clock, make_ctx, run_jobs
 from redis_state import redis_state as snapshot_keys
 from starlette.testclient import TestClient
 
@@ -146,6 +146,7 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1, over_http: bool =
         sms_public_url=PUBLIC,
         **NO_HOLDS,  # as in make_ctx: jobs run in-process
         **UNLIMITED_INBOUND,
+        **{**UNLIMITED_SENDS, "rate_private_per_second": 1.0},
     )
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run
     endpoint = sms.build(ctx, settings, lobby)

@@ -3,7 +3,7 @@ records and the group's history (`service.pipeline.absence`, `service.pipeline.r
 `service.channels.longplay`)."""
 
 import pytest
-from pipeline_support import CONFIG, Clock, make_ctx, run_jobs, table
+from pipeline_support import CONFIG, TELEGRAM_RATES, Clock, make_ctx, run_jobs, table
 from rq.job import Job
 from rq.registry import ScheduledJobRegistry
 
@@ -31,7 +31,7 @@ def clock():
 
 @pytest.fixture
 def ctx(clock):
-    ctx = make_ctx(clock=clock, pause_max_days=7, away_max_days=30, downtime_threshold_seconds=10**9)
+    ctx = make_ctx(clock=clock, pause_max_days=7, away_max_days=30, downtime_threshold_seconds=10**9, **TELEGRAM_RATES)
     start_game(ctx, G, CONFIG, table(3, humans=[1, 2], deadline=3600))
     upkeep.sweep(ctx)  # the sweeper's first heartbeat
     return ctx

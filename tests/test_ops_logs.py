@@ -9,7 +9,7 @@ import pathlib
 from types import SimpleNamespace
 
 import pytest
-from pipeline_support import make_ctx, table
+from pipeline_support import TELEGRAM_RATES, make_ctx, table
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.responses import Response
@@ -117,7 +117,7 @@ class ScanWorker(OpsSimpleWorker):
 def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
     """Every seat has a private chat and is played by the bot; the game runs end to end through the real jobs,
     the outbox and the worker class of the Procfile, with the webhook middleware in front; root at DEBUG."""
-    ctx = make_ctx()
+    ctx = make_ctx(**TELEGRAM_RATES)  # sends that wait for their budget log it too
     meta = table(4, humans=[0, 1, 2, 3])
     meta["bots"] = [0, 1, 2, 3]
     start_game(ctx, "scan", {"players": 4, "seed": 11, "side": None, "expert": False}, meta)

@@ -112,7 +112,7 @@ def test_a_board_waits_for_the_group_budget_and_goes_out_later(chat, env, api):
     """The draw job spends the chat's send budget like any message: a group out of budget gets its picture from a
     job scheduled for when the budget allows, and nothing is sent now."""
     game_id, _ = begin(chat, env)
-    env.ctx.settings = env.ctx.settings.model_copy(update={"rate_group_per_minute": 1})
+    env.ctx.settings = env.ctx.settings.model_copy(update={"rate_group_per_minute": 1, "rate_group_burst": 3})
     group = str(GROUP["id"])
     rates = boards.outbox.budget({"group": True}, env.ctx.settings)
     while not env.ctx.store.take_send_token(group, env.ctx.clock(), *rates):

@@ -5,7 +5,7 @@ Wiring only: each job takes the context of its connection (`service.wiring.curre
 the work.
 """
 
-from service.channels.telegram import boards
+from service.channels.telegram import boards, budget
 from service.pipeline import absence, delivery, resolution, upkeep
 from service.wiring import current
 
@@ -46,6 +46,10 @@ def redraw(game_id: str, window: int) -> bool:
 
 def board(game_id: str, chat: str) -> str:
     return boards.send(current(), game_id, chat)
+
+
+def reply(answer: dict, digest: str, attempt: int = 0) -> str:
+    return budget.send_later(current(), answer, digest, attempt)
 
 
 def sweep() -> dict[str, int]:

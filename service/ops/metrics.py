@@ -40,6 +40,10 @@ COUNTERS = {
     "deadlines_fired": ("Deadlines that closed a window still waiting for answers.", ()),
     "autoplays": ("Seats auto-played because they did not answer (hook in service/pipeline/resolution.py).", ()),
     "throttled": ("429 / retry-after answers of a channel (hook in service/pipeline/outbox.py).", ("channel",)),
+    "replies_dropped": (
+        "Webhook replies not sent: their chat's send budget was spent (a flood of commands).",
+        ("chat",),
+    ),
     "deliveries": ("Outbox delivery attempts, by result.", ("status",)),
     "jobs": ("RQ jobs run, by job and outcome.", ("job", "outcome")),
 }

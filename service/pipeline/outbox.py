@@ -128,7 +128,10 @@ DONE = ("sent", "done", "superseded", "unchanged", "folded", "failed", "unreacha
 def budget(message: dict, settings: Settings) -> tuple[float, float, float, float]:
     """(global rate/s, global burst, chat rate/s, chat burst) for this message's chat."""
     if message.get("group"):
-        chat_rate, chat_cap = settings.rate_group_per_minute / 60.0, 3.0
+        # a bucket of the burst refilled at the rest of the limit never lets more than the limit through in any
+        # minute (Telegram counts a group's messages per minute, not per bucket)
+        chat_cap = settings.rate_group_burst
+        chat_rate = max(settings.rate_group_per_minute - chat_cap, 1.0) / 60.0
     else:
         chat_rate, chat_cap = settings.rate_private_per_second, settings.rate_private_burst
     return settings.rate_global_per_second, max(1.0, settings.rate_global_per_second), chat_rate, chat_cap

@@ -54,6 +54,7 @@ Global (not per game; on the index Redis):
     artemia:rl:in:<address>     inbound flood bucket of one sender (service.pipeline.floods); expires when full
     artemia:rl:dropped:<address>  how many of its texts the bucket dropped unread since it last read one (a day)
     artemia:rl:in-strangers     the shared bucket of replies to senders who play nothing
+    artemia:rl:reply:<chat>:<digest>  a webhook reply waiting for its chat's budget (one per chat and text)
     artemia:record:<u>    hash  a player's record across tables (service.pipeline.records)
     artemia:record:<u>:times list the player's answer times (seconds), the newest `RECORD_TIMES` kept
     artemia:norecord:<u>        the player said /stats off: nothing is recorded for them
@@ -295,6 +296,12 @@ INBOUND_STRANGERS = "artemia:rl:in-strangers"
 
 
 # Telegram's global keys (the channel's own state; not per game).
+def deferred_reply(chat: str, digest: str) -> str:
+    """A webhook reply that waits for its chat's send budget (`service.channels.telegram.budget`): the same reply
+    asked for again meanwhile is this one, not another."""
+    return f"artemia:rl:reply:{chat}:{digest}"
+
+
 def telegram_lang(user: str) -> str:
     """A user's own language choice."""
     return f"tg:lang:{user}"

@@ -30,6 +30,7 @@ from service import cardtexts, commands, i18n
 from service.cardnames import fold, name, spellings
 from service.channels import longplay, plain, ui
 from service.channels.telegram import boards
+from service.channels.telegram.budget import within_budget
 from service.channels.telegram.tables import Admitted, Tables, place_of
 from service.channels.telegram.update import CallbackQuery, Message, SentMessage, Update
 from service.config import DEADLINE_PRESETS, deadline_seconds
@@ -115,17 +116,18 @@ def _slow_down(lang: str) -> str:
 
 
 def handle(update: Update, env: Env) -> dict | None:
-    """The reply to ``update``, once everything it changes is stored. An update is handled once: one handled
-    already (`Tables.seen`) gets None and changes nothing; one handled is marked so only then (an error leaves it
-    unmarked, and Telegram's retry handles it again: the handlers are idempotent)."""
+    """The reply to ``update``, once everything it changes is stored, within its chat's send budget
+    (`budget.within_budget`). An update is handled once: one handled already (`Tables.seen`) gets None and changes
+    nothing; one handled is marked so only then (an error leaves it unmarked, and Telegram's retry handles it
+    again: the handlers are idempotent)."""
     if update.callback_query:
         return press(update.update_id, update.callback_query, env)
     message = _readable(update.message)
     if message is not None and message.chat.type == "private" and update.my_chat_member is None:
-        return private_message(update.update_id, message, env)
+        return within_budget(env.ctx, private_message(update.update_id, message, env))
     if env.tables.seen(update.update_id):
         return None
-    answer = _handle(update, message, env)
+    answer = within_budget(env.ctx, _handle(update, message, env))
     env.tables.mark_seen(update.update_id)
     return answer
 

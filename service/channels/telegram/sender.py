@@ -166,6 +166,11 @@ def send(
     return _call(lambda bot: bot.send_message(chat_id, text, reply_markup=markup(buttons), message_thread_id=thread_id))
 
 
+def call(method: str, params: dict) -> Result:
+    """Any Bot API method with its JSON parameters (a webhook's reply sent later: `telegram.budget`)."""
+    return _call(lambda bot: bot.do_api_request(method, api_kwargs=params))
+
+
 def _photo_file(photo: str | bytes) -> str | InputFile:
     return photo if isinstance(photo, str) else InputFile(photo, filename="board.png")
 
