@@ -48,9 +48,12 @@ def default_env() -> telegram.Env:
 
 
 def handle_update(env: telegram.Env, update) -> dict | None:
-    """The update's reply, run in the thread pool (the Redis client blocks). An update handled already is skipped,
-    one handled marked so (`telegram.handle`)."""
-    return telegram.handle(update, env)
+    """The update's reply, run in the thread pool (the Redis client blocks), once a replica has what it changed
+    (`Store.replicated`: else 5xx, and Telegram sends it again). An update handled already is skipped, one handled
+    marked so (`telegram.handle`)."""
+    answer = telegram.handle(update, env)
+    env.ctx.store.replicated()
+    return answer
 
 
 async def telegram_webhook(request: Request) -> Response:

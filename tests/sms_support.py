@@ -131,12 +131,13 @@ class World:
 
 
 @contextlib.contextmanager
-def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1, over_http: bool = False):
-    """A fresh game world: the real app, its pipeline on fakeredis, its SMS sent to ``twilio``. The app is called
-    in this process (Starlette's TestClient: the requests and answers of HTTP, without a socket), or with
-    ``over_http`` served by uvicorn on a loopback port, for the tests of the HTTP layer itself (bodies, sizes)."""
+def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1, over_http: bool = False, connection=None, **settings):
+    """A fresh game world: the real app, its pipeline on fakeredis (or ``connection``), its SMS sent to ``twilio``.
+    The app is called in this process (Starlette's TestClient: the requests and answers of HTTP, without a socket),
+    or with ``over_http`` served by uvicorn on a loopback port, for the tests of the HTTP layer itself (bodies,
+    sizes). ``settings``: more for the pipeline's context (the store's replication, say)."""
     clock = Clock()
-    ctx = make_ctx(clock=clock, rate_private_per_second=1.0)
+    ctx = make_ctx(connection, clock=clock, rate_private_per_second=1.0, **settings)
     ctx.sleep = clock.advance  # a short send-budget wait passes on the test clock
     settings = Settings(
         twilio_account_sid=twilio.account_sid,

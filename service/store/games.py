@@ -393,6 +393,24 @@ class Store:
             raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
         return reply
 
+    def replicated(self) -> None:
+        """A barrier: every write made so far, by any connection of this process, is on ``ack_replicas`` replicas
+        of each Redis (the index and the game shards), else NotReplicated. A replica applies the primary's writes
+        in their order, so one that has a write made now has every write made before it; a WAIT alone counts only
+        its own connection's writes. The inbound webhooks pass it before they confirm a message (a STOP, a JOIN,
+        a setting): acknowledged means replicated for every change, not only for answers. No-op without the
+        setting."""
+        if self.ack_replicas <= 0:
+            return
+        for connection in {id(c): c for c in (self.redis, *self.shards)}.values():
+            pipe = connection.pipeline(transaction=False)
+            pipe.incr(keys.REPLICATION_MARK)
+            pipe.wait(self.ack_replicas, self.ack_timeout_ms)
+            confirmed = int(pipe.execute()[1])
+            if confirmed < self.ack_replicas:
+                wanted, within = self.ack_replicas, self.ack_timeout_ms
+                raise NotReplicated(f"{confirmed} of {wanted} replicas confirmed within {within} ms")
+
     def drop_refresh(self, game_id: str) -> None:
         """No refresh job after all (nothing to refresh)."""
         self.at(game_id).delete(keys.refresh_mark(game_id), keys.refresh_seats(game_id))

@@ -41,6 +41,7 @@ Per game ``G``:
 Per shard (with a single Redis, on it):
     artemia:due           zset  game -> when the sweeper should look at it next
     artemia:heartbeat           last time the sweeper ran (downtime detection)
+    artemia:replicated          a counter written before each replication barrier's WAIT (Store.replicated)
     artemia:ready         zset  "<game> <window>" -> when it was closed: windows waiting for a resolving job
     artemia:resolver:<n>        held by the n-th resolving job that drains ``artemia:ready`` (a lease)
     rq:*                        the RQ queues, registries and jobs of the shard's games
@@ -203,6 +204,7 @@ def metrics_histogram(name: str) -> str:
     return f"artemia:metrics:h:{name}"
 
 
+REPLICATION_MARK = "artemia:replicated"  # written before a WAIT that stands for every earlier write (Store.replicated)
 RATE_PAUSE = "artemia:rl:pause"
 RATE_GLOBAL = "artemia:rl:global"
 RATE_THROTTLED = "artemia:rl:throttled"  # zset chat bucket -> when it was last answered 429 (the last seconds only)

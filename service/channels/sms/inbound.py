@@ -83,6 +83,7 @@ class SmsEndpoint:
     directory: Directory
     router: Router
     clock: Callable[[], float] = time.time
+    replicated: Callable[[], None] = lambda: None  # `Store.replicated`: the barrier before a message is confirmed
 
 
 def build(ctx: Context, settings: Settings | None = None, lobby: Lobby | None = None) -> SmsEndpoint:
@@ -90,7 +91,7 @@ def build(ctx: Context, settings: Settings | None = None, lobby: Lobby | None = 
     settings = settings or ctx.settings
     directory = Directory(ctx.store.redis, default_tz=settings.sms_default_tz)
     router = Router(directory, PipelineGames(ctx), lobby or Lobby(ctx))
-    return SmsEndpoint(settings, directory, router, ctx.clock)
+    return SmsEndpoint(settings, directory, router, ctx.clock, ctx.store.replicated)
 
 
 def _fields(request: Request, body: bytes) -> tuple[dict[str, list[str]], bytes | None]:
@@ -127,6 +128,7 @@ async def twilio_webhook(request: Request) -> Response:
         return twiml(None)
     try:
         text = await run_in_threadpool(sms.router.handle, message.sender, message.text, message.provider_msg_id)
+        await run_in_threadpool(sms.replicated)  # not confirmed before a replica has what it changed
     except Exception:
         sms.directory.forget(message.provider_msg_id)
         raise
