@@ -59,6 +59,9 @@ __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
 # Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
 _OWN_STATE_ONLY: Final = {"play", "resist", "giveup", "keep_survival"}
+# Of those, the secret ones: no question ahead of another seat depends on them (it would tell them); a Will lost by
+# Resisting may (the Source heals by Will).
+_SECRET_OWN_MOVES: Final = {"play", "keep_survival"}
 # Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
 # no seat's options, no deferred question.
 _CHANGES_NO_OPTIONS: Final = {"pass"}
@@ -569,9 +572,9 @@ class Game:
         """Drop the derived values that a live answer of this kind may have changed."""
         if kind in _CHANGES_NO_OPTIONS:
             return
-        if w["kind"] == "explore" and kind in _OWN_STATE_ONLY and seat != CREATURE and "may" not in w["live"]:
-            # the other seats' options stay as they were (not a question ahead: the Source heals by Will)
-            self.memo.pop(MEMO_LIVE + seat, None)
+        own = kind in _SECRET_OWN_MOVES or (kind in _OWN_STATE_ONLY and "may" not in w["live"])
+        if w["kind"] == "explore" and seat != CREATURE and own:
+            self.memo.pop(MEMO_LIVE + seat, None)  # the other seats' options stay as they were
         else:
             self._forget()
 
