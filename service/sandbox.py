@@ -102,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
             "rate_global_per_second": UNLIMITED,
             "rate_private_per_second": UNLIMITED,
             "rate_group_per_minute": UNLIMITED,
+            # a person who misses deadlines gets a move played for them each time, not their seat taken for good:
+            # there is no "I'm back" button in a terminal
+            "autoplay_bot_after": 10**6,
             **({"public_url": f"http://127.0.0.1:{page.getsockname()[1]}"} if page else {}),
         }
     )
@@ -137,7 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     if page is not None:
         _serve_watch_page(ctx, page)
         print(_("Watch the board live in your browser: {url}").format(url=watch.url(settings, meta)))
-        print(_("Answer with the number of a choice, or type a command; help for more, quit to stop."), flush=True)
+        you = _("You play the Creature.") if human == 0 else _("You play a Hunted (seat {n}).").format(n=human)
+        print(
+            you + " " + _("Answer with the number of a choice, or type a command; help for more, quit to stop."),
+            flush=True,
+        )
     game_id = f"sandbox{seed}_{uuid.uuid4().hex[:6]}"
     scheduling.sweep(ctx, ctx.clock())  # the sweeper chain (and its heartbeat)
     start_game(ctx, game_id, {"players": args.players, "seed": seed, "side": None, "expert": False}, meta)
@@ -181,10 +188,13 @@ def run(
     while timeout is None or time.monotonic() - started < timeout:
         worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
         if ctx.store.load(game_id).status == "over" and not _deliveries_pending(ctx):
-            if lines is not None:  # the watch page shows the whole game until the player has seen it
+            if human is not None and lines is not None:  # the watch page stays until the player has seen it
                 print("\n" + _("The game is over. Its watch page stays up until you type quit."), flush=True)
                 while (line := lines.get()) is not None and line.strip() not in QUIT:
-                    pass
+                    if line.strip():  # status, board, a card's text still answer
+                        reply = typed.answer(ctx, game_id, human, line, lang, sender.choices.get(YOU, []))
+                        sender.reply(YOU, reply.text, reply.buttons)
+                print(_("The sandbox has stopped."), flush=True)
             return 0
         # one line per turn of the loop: its effects come first (there are lines only when a seat is human)
         if human is not None and lines is not None and not lines.empty():

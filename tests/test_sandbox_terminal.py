@@ -58,7 +58,7 @@ def play_in_a_terminal(args: list[str], quiet: float = 0.3, limit: float = 240) 
                 with urllib.request.urlopen(page, timeout=10) as response:  # the board, live, in a browser
                     assert response.status == 200 and b"<html" in response.read().lower()
             if time.monotonic() - last > quiet and OVER.search(text, answered):
-                os.write(master, b"quit\n")  # the watch page stays up until the player has seen it
+                os.write(master, b"status\nquit\n")  # the watch page stays up until the player quits; status answers
                 answered = len(text)
             elif time.monotonic() - last > quiet and CHOICE.search(text, answered):
                 answered = len(text)
@@ -119,8 +119,11 @@ def test_a_whole_sandbox_game_in_a_terminal_reads_like_the_real_thing(lang, args
         assert "Čekáme na: tebe" in text and "Čekáme na: Ty" not in text
         english = [line for line in text.splitlines() if "http" not in line and english_in(line)]
         assert not english, english[:10]
-        assert "Díky za hru! Další založí make run." in text
+        assert "Díky za hru! Další hru začneš novým spuštěním sandboxu." in text
     else:
-        assert "Waiting for you" in text and "Thanks for playing! make run starts another one." in text
+        assert "Waiting for you" in text and "Thanks for playing! Start the sandbox again for another game." in text
+        assert "You play the Creature." in text and "You chose side" in text  # your own moves, worded for you
         assert not re.search(r"\bYou (uses|plays|takes|discards|places)\b", text)
     assert "/newgame" not in text  # a Telegram command means nothing here
+    after = OVER.split(text)[-1]
+    assert "🌍" in after and after.rstrip().endswith(("The sandbox has stopped.", "Sandbox skončil."))

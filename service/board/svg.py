@@ -380,11 +380,11 @@ def _hunted_rows(view: dict, names: dict[int, str], lang: str, top: float) -> li
         hand = _("Places in hand: {n}").format(n=h["hand"]) + " · " + _("Survival cards: {n}").format(n=h["survival"])
         out.append(_live(_text(info_x, y + 31, hand, 20)))
         played = h["played"]
-        if isinstance(played, list):
+        if isinstance(played, list) and played:  # (none yet, or none since the turn ended: no label)
             shown = _("Played: {cards}").format(cards=cards_text(played, lang))
             if len(played) > 1 and _width(shown, 20, True) > 300:  # their numbers (the discs on the planet)
                 shown = _("Played: {cards}").format(cards=", ".join(map(str, played)))
-        elif played:
+        elif isinstance(played, int) and played:
             shown = _("Played: {n} face down").format(n=played)
         else:
             shown = ""

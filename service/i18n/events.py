@@ -10,6 +10,16 @@ from service.i18n import N_, spoken, translator
 from service.i18n.names import cards_text, seat_name, tokens_text
 
 
+def _creatures_own(event: dict, lang: str) -> str:
+    """A move of the Creature, told to the player who is the Creature."""
+    _ = translator(lang).gettext
+    if event["type"] == "side":
+        return _("You chose side {side} of the board.").format(side=event["side"])
+    if event["type"] == "tokens":
+        return _("You placed your tokens: {tokens}.").format(tokens=tokens_text(event["tokens"], lang))
+    return _("You play {card}.").format(card=name(event["card"], lang))
+
+
 def _yours(event: dict, names: dict[int, str], lang: str) -> str | None:
     """The event in the second person, for the reader whose seat it is ("You use", not "You uses"); None for an
     event that has no second-person wording (it is not about one seat)."""
@@ -70,6 +80,8 @@ def _power_gain(event: dict, names: dict[int, str], lang: str, me: int | None) -
 
 def line(event: dict, names: dict[int, str], lang: str, me: int | None = None) -> str | None:
     """``me``: the reader's own seat, whose events are worded in the second person (`_yours`)."""
+    if me == 0 and event["type"] in ("side", "tokens", "hunt_card"):  # the Creature's own moves (the reader's)
+        return _creatures_own(event, lang)
     if me is not None and event.get("seat") == me:
         yours = _yours(event, names, lang)
         if yours is not None:
@@ -241,7 +253,7 @@ def ended(view: dict, lang: str) -> str:
 
 # The end-of-game message's last line: how to start another game, as the channel starts one.
 AGAIN_BY_COMMAND = N_("Thanks for playing! /newgame starts another one.")
-AGAIN_IN_SANDBOX = N_("Thanks for playing! make run starts another one.")
+AGAIN_IN_SANDBOX = N_("Thanks for playing! Start the sandbox again for another game.")
 
 
 def game_over(view: dict, names: dict[int, str], lang: str, again: str = AGAIN_BY_COMMAND) -> str:
