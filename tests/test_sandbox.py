@@ -27,10 +27,15 @@ def test_bots_only_game_plays_to_the_end_and_keeps_hands_private(capsys):
     assert all("=" not in line for lines in blocks.values() for line in lines)  # no raw "field=value" text
 
 
+def played(monkeypatch, capsys, typed: str, *args: str) -> str:
+    """What the terminal showed of a sandbox game at seat 1 of 3, ``typed`` its player's lines, then stdin closed."""
+    monkeypatch.setattr("sys.stdin", io.StringIO(typed))
+    assert sandbox.main(["--seat", "1", "--players", "3", *args]) == 0
+    return capsys.readouterr().out
+
+
 def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO("help\nplay 1\nplay 2\n"))
-    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "4", "--deadline", "30"]) == 0
-    out = capsys.readouterr().out
+    out = played(monkeypatch, capsys, "help\nplay 1\nplay 2\n", "--seed", "4", "--deadline", "30")
     # the question as Telegram asks it, in words, its buttons numbered, and its deadline worded as every channel
     # words it ("Sat 5 Dec, 17:31:06 UTC": a 30-second step shows its seconds)
     assert "[you] 🎯 Turn 1 · Exploration" in out
@@ -45,9 +50,7 @@ def test_the_human_seat_answers_through_the_command_language(monkeypatch, capsys
 
 def test_a_number_presses_that_choice_and_opens_what_it_opens(monkeypatch, capsys):
     # 7 opens "My cards", 1 goes back to the question, 3 plays the River; 12 names no choice
-    monkeypatch.setattr("sys.stdin", io.StringIO("7\n1\n12\n3\n"))
-    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5"]) == 0
-    out = capsys.readouterr().out
+    out = played(monkeypatch, capsys, "7\n1\n12\n3\n", "--seed", "5")
     assert "-> 📖 Your cards:" in out and "• Wrong Track: Move the Creature token to an adjacent place." in out
     assert "1) « Back to the question" in out
     assert "-> There is no choice 12 on the last screen." in out
@@ -57,17 +60,13 @@ def test_a_number_presses_that_choice_and_opens_what_it_opens(monkeypatch, capsy
 
 def test_a_typed_command_goes_on_from_the_choices_made_so_far(monkeypatch, capsys):
     # 6: "Ask me about my cards later this turn" (chosen so far), then the place typed: both are the answer
-    monkeypatch.setattr("sys.stdin", io.StringIO("6\nplay 3\n"))
-    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5"]) == 0
-    out = capsys.readouterr().out
+    out = played(monkeypatch, capsys, "6\nplay 3\n", "--seed", "5")
     assert "Chosen so far: 🔔 Ask me about my cards later this turn" in out
     assert "-> Locked in: later, play 3 (River)" in out
 
 
 def test_a_cards_text_is_one_command_away_and_the_board_a_file(monkeypatch, capsys):
-    monkeypatch.setattr("sys.stdin", io.StringIO("karta Falešná stopa\nkarta 3\ndeska\n"))
-    assert sandbox.main(["--seat", "1", "--players", "3", "--seed", "5", "--lang", "cs"]) == 0
-    out = capsys.readouterr().out
+    out = played(monkeypatch, capsys, "karta Falešná stopa\nkarta 3\ndeska\n", "--seed", "5", "--lang", "cs")
     assert "-> 📖 Falešná stopa: Přesuň žeton Bytosti na sousední lokaci." in out
     assert "-> 📖 3 Řeka: " in out
     path = re.search(r"-> Herní plán: (\S+\.png)", out).group(1)
