@@ -59,9 +59,7 @@ __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
 # Exploration answers that change only the answering Hunted's own cards and Will: no other seat's options.
 _OWN_STATE_ONLY: Final = {"play", "resist", "giveup", "keep_survival"}
-# Of those, the secret ones: no question ahead of another seat depends on them (it would tell them); a Will lost by
-# Resisting may (the Source heals by Will).
-_SECRET_OWN_MOVES: Final = {"play", "keep_survival"}
+_SECRET_OWN_MOVES: Final = {"play", "keep_survival"}  # no seat's question ahead may tell them (Resist's Will may)
 # Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
 # no seat's options, no deferred question.
 _CHANGES_NO_OPTIONS: Final = {"pass"}
@@ -176,8 +174,7 @@ class Game:
         return self.s["winner"] is not None
 
     def returns(self) -> list[float]:
-        """Each seat's result, OpenSpiel style: 1 for the winning side's seats, -1 for the others, 0 before the
-        end."""
+        """Each seat's result, OpenSpiel style: 1 for the winning side's seats, -1 for the others, 0 before."""
         winner = self.s["winner"]
         if winner is None:
             return [0.0] * self.players
@@ -573,8 +570,8 @@ class Game:
         if kind in _CHANGES_NO_OPTIONS:
             return
         own = kind in _SECRET_OWN_MOVES or (kind in _OWN_STATE_ONLY and "may" not in w["live"])
-        if w["kind"] == "explore" and seat != CREATURE and own:
-            self.memo.pop(MEMO_LIVE + seat, None)  # the other seats' options stay as they were
+        if w["kind"] == "explore" and seat != CREATURE and own:  # the other seats' options stay as they were
+            self.memo.pop(MEMO_LIVE + seat, None)
         else:
             self._forget()
 

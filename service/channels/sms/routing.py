@@ -231,8 +231,7 @@ class Router:
         if not prefs.lang_chosen and words and fold(words[0]) in CZECH_KEYWORDS:
             prefs = replace(prefs, lang="cs")  # "NÁPOVĚDA" from a number abroad: answered as it asks
         keyword = fold(words[0]) if len(words) == 1 else ""
-        # the carrier keywords are always read and answered, past the flood bucket too and without taking from
-        # it: an opt-out, a way back or a plea for help must never be lost to a limit
+        # the carrier keywords pass the flood bucket, and take nothing from it: never an opt-out lost to a limit
         if keyword in STOP_WORDS:
             self._stop(number)
             return reply("stopped", prefs.lang)
