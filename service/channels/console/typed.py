@@ -87,9 +87,7 @@ def _typed(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, acti
     if choice is not None and snap.status == "collecting":
         try:
             if not ui.follow(game, seat, choice).complete:
-                deadline = deadline_shown(meta, snap.deadline)
-                screen = ui.decision(game, seat, choice, deadline, lang, names_of(meta), **ui.clock_of(meta))
-                return Reply(screen.text, screen.keyboard)
+                return _screen(snap, meta, game, seat, choice, lang)
         except ui.BadCallback:
             pass  # the ingest words what is wrong with it
     return _submit(ctx, snap, meta, game, seat, actions, lang)
@@ -108,9 +106,7 @@ def _press(
             raise ui.ExpiredChoice(f"window {choice.window} is not open")
         stage = ui.follow(game, seat, choice)
         if not stage.complete:
-            deadline = deadline_shown(meta, snap.deadline)
-            screen = ui.decision(game, seat, choice, deadline, lang, names_of(meta), **ui.clock_of(meta))
-            return Reply(screen.text, screen.keyboard)
+            return _screen(snap, meta, game, seat, choice, lang)
     except ui.ExpiredChoice:
         return Reply(ui.expired(lang))
     except ui.BadCallback:
@@ -127,9 +123,15 @@ def _submit(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, act
     more = ui.asked_more(game, seat, ui.Choice(snap.game_id, snap.current_window, seat), list(result.actions))
     if more is None:
         return Reply(said)
+    screen = _screen(snap, meta, game, seat, more, lang)
+    return Reply("\n\n".join([said, screen.text]), screen.buttons)
+
+
+def _screen(snap: Snapshot, meta: dict, game: Game, seat: int, choice: ui.Choice, lang: str) -> Reply:
+    """The screen of ``choice`` (a question, or a step of its answer), as the console shows it."""
     deadline = deadline_shown(meta, snap.deadline)
-    screen = ui.decision(game, seat, more, deadline, lang, names_of(meta), **ui.clock_of(meta))
-    return Reply("\n\n".join([said, screen.text]), screen.keyboard)
+    screen = ui.decision(game, seat, choice, deadline, lang, names_of(meta), **ui.clock_of(meta))
+    return Reply(screen.text, screen.keyboard)
 
 
 def card_text(card: int | str, game: Game, seat: int, lang: str) -> str:
