@@ -80,6 +80,7 @@ from serving import free_port  # noqa: E402
 from service.channels import ui  # noqa: E402
 from service.game import Game  # noqa: E402
 from service.game.bots import choose  # noqa: E402
+from service.store.codec import unpack_message, unpack_state  # noqa: E402
 from service.store.keys import shard_of  # noqa: E402
 
 DB = 13
@@ -464,7 +465,7 @@ class Driver:
         for _ in range(tries):
             raw = self.at(game_id).hgetall("{g:" + game_id + "}:snap")
             if raw.get(b"status") == b"collecting":
-                game, window = Game.from_json(raw[b"json"]), int(raw[b"window"])
+                game, window = Game.from_json(unpack_state(raw[b"json"])), int(raw[b"window"])
                 missing = sorted(set(game.waiting_for()))
                 if len(missing) >= 2:
                     return True
@@ -530,7 +531,7 @@ class Driver:
         raw = self.at(game_id).hgetall("{g:" + game_id + "}:snap")
         if not raw or raw.get(b"status") != b"collecting" or int(raw.get(b"window") or -1) != window:
             return []
-        game = Game.from_json(raw[b"json"])
+        game = Game.from_json(unpack_state(raw[b"json"]))
         if not game.answering(seat):
             return []
         if count:
@@ -630,11 +631,13 @@ def index_bytes(connection: redis.Redis) -> int:
 def memory(driver: "Driver", games: list[str], measured: int, index_before: int) -> dict:
     """Bytes per game of ``games``: its own keys ({g:<id>}*, on its shard); and the Telegram/lobby/index keys added
     since ``index_before`` per measured game (every measured game's players stay indexed while it runs and after)."""
-    connection, own = driver.redis, []
+    connection, own, kinds = driver.redis, [], collections.Counter()
     for game_id in games:
         total, on = 0, driver.at(game_id)
         for key in on.scan_iter(match="{g:" + game_id + "}*", count=1000):
-            total += on.memory_usage(key, samples=0) or 0
+            size = on.memory_usage(key, samples=0) or 0
+            total += size
+            kinds[key_kind(key)] += size
         own.append(total)
     other = index_bytes(connection) - index_before
     # The webhook's dedup keys are per update (kept 25 h), not per game: reported apart, per key.
@@ -645,7 +648,15 @@ def memory(driver: "Driver", games: list[str], measured: int, index_before: int)
         "index_keys_per_game": other / max(1, measured),
         "update_dedup_keys": len(updates),
         "bytes_per_update_dedup_key": statistics.mean(updates) if updates else 0,
+        "game_keys_by_kind": {kind: size / max(1, len(games)) for kind, size in kinds.most_common()},
     }
+
+
+def key_kind(key: bytes) -> str:
+    """A game key's kind: its name after the game's tag, without the batch, chat or index it names
+    (``{g:G}:out:17`` -> ``out``, ``{g:G}:tg:slots`` -> ``tg:slots``)."""
+    name = key.decode().split("}:", 1)[1]
+    return name if name.startswith("tg:") else name.split(":", 1)[0]
 
 
 async def rate(client: httpx.AsyncClient, make_request, seconds: float, concurrency: int) -> float:
@@ -697,7 +708,7 @@ async def measure_webhook(
         raw = driver.at(game_id).hgetall("{g:" + game_id + "}:snap")
         if raw.get(b"status") != b"collecting":
             continue
-        game = Game.from_json(raw[b"json"])
+        game = Game.from_json(unpack_state(raw[b"json"]))
         window = int(raw[b"window"])
         asked = game.waiting_for()
         for seat in asked[:-1]:
@@ -761,7 +772,7 @@ async def flood(driver: Driver, args) -> dict:
     if not game_id or not await driver.open_wide_window(game_id):
         return {"error": "no game with a window open for two seats"}
     raw = driver.at(game_id).hgetall("{g:" + game_id + "}:snap")
-    seat = Game.from_json(raw[b"json"]).waiting_for()[0]
+    seat = Game.from_json(unpack_state(raw[b"json"])).waiting_for()[0]
     data = driver.complete_choice(game_id, int(raw[b"window"]), seat)
     user, presses, health, queued = driver.games[game_id]["users"][seat], args.flood, collections.Counter(), []
     statuses: collections.Counter = collections.Counter()
@@ -895,8 +906,10 @@ def produced(connection: redis.Redis, game_id: str) -> dict[tuple[str, str], lis
     for key in connection.scan_iter(match=prefix + "*", count=1000):
         batch = key.decode()[len(prefix) :]
         step = re.search(r"v(\d+)$", batch)
-        for raw in connection.hvals(key):
-            m = json.loads(raw)
+        for index, raw in connection.hgetall(key).items():
+            if not index.isdigit():
+                continue  # a delivered message's mark ("d<index>")
+            m = unpack_message(raw)
             if m.get("seq") is not None:
                 out[m["chat"], m["text"]].append(int(m["seq"]))
             elif m.get("until") is not None:  # a screen after a press, drawn at the step before ``until``
@@ -955,7 +968,7 @@ def game_turns(driver: "Driver", games: list[str]) -> int:
     for game_id in games:
         raw = driver.at(game_id).hget("{g:" + game_id + "}:snap", "json")
         if raw:
-            total += Game.from_json(raw).turn
+            total += Game.from_json(unpack_state(raw)).turn
     return total
 
 
@@ -1044,7 +1057,9 @@ async def run_async(args, driver: Driver, cluster: Cluster) -> dict:
                 samples.append(sample)
         active_memory = {"samples": len(samples)}
         if samples:
-            active_memory.update({k: statistics.mean(s[k] for s in samples) for k in samples[0]})
+            numbers = [k for k in samples[0] if k != "game_keys_by_kind"]
+            active_memory.update({k: statistics.mean(s[k] for s in samples) for k in numbers})
+            active_memory["game_keys_by_kind"] = samples[len(samples) // 2]["game_keys_by_kind"]
             active_memory["game_keys_max"] = max(s["game_keys_max"] for s in samples)
         play_s = time.monotonic() - play_started
         if flooding is not None:
@@ -1226,6 +1241,10 @@ def report(f: dict) -> None:
             f"{ma['game_keys_max'] / 1024:.1f}) + {ma['index_keys_per_game'] / 1024:.1f} KB index keys; "
             f"used_memory growth {ma['used_memory_per_game'] / 1024:.1f} KB/game (goal <= 16 KB)"
         )
+    for label, measured in (("active", ma), ("finished", mf)):
+        if measured.get("game_keys_by_kind"):
+            kinds = ", ".join(f"{k} {v / 1024:.1f}" for k, v in list(measured["game_keys_by_kind"].items())[:8])
+            print(f"    {label}, KB per game by key: {kinds}")
     print(
         f"  memory per finished game: {mf['game_keys_mean'] / 1024:.1f} KB game keys (max "
         f"{mf['game_keys_max'] / 1024:.1f}) + {mf['index_keys_per_game'] / 1024:.1f} KB index keys; "

@@ -50,6 +50,7 @@ from bench import load
 from bench.load import Cluster, Driver, WatchedBotAPI, decision_of, drain, percentile
 from service.game import Game, IllegalAction, new_game
 from service.i18n.events import line
+from service.store.codec import unpack_message, unpack_state
 
 
 class RedisServer:
@@ -132,7 +133,7 @@ class SoakDriver(Driver):
             raw = self.redis.hget("{g:" + game_id + "}:snap", "json")
             from service.channels import ui
 
-            self._pending[data, seat] = ui.follow(Game.from_json(raw), seat, ui.decode(data)).actions
+            self._pending[data, seat] = ui.follow(Game.from_json(unpack_state(raw)), seat, ui.decode(data)).actions
         return data
 
     async def answer(self, user, game_id, window):
@@ -272,9 +273,11 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
             out["secrets: private lines checked"] += 1
         outbox = collections.Counter()
         for key in connection.scan_iter(match="{g:" + game_id + "}:out:*", count=1000):
-            batch = key.decode().rsplit(":", 1)[1]
-            for index, raw in connection.hgetall(key).items():
-                message = json.loads(raw)
+            batch, fields = key.decode().rsplit(":", 1)[1], connection.hgetall(key)
+            for index, raw in fields.items():
+                if not index.isdigit():
+                    continue  # a message's mark ("d<index>"), read with its body
+                message = unpack_message(raw)
                 outbox[str(message.get("chat")), message.get("text")] += 1
                 seat, chat = message.get("seat"), str(message.get("chat"))
                 if message.get("group") and chat != group_of_game[game_id]:
@@ -282,7 +285,7 @@ def audit(driver: SoakDriver, connection: redis.Redis, api_calls: list[dict], gr
                 elif not message.get("group") and seat is not None and chats_of_game[game_id].get(chat) != seat:
                     out["secrets: seat's message routed to a chat not its own"] += 1
                 out["secrets: outbox routes checked"] += 1
-                state = connection.get("{g:" + game_id + "}:sent:" + batch + ":" + index.decode())
+                state = fields.get(b"d" + index)
                 out["outbox messages"] += 1
                 if state is None:
                     out["outbox messages never sent"] += 1

@@ -14,6 +14,7 @@ from service.game import Game
 from service.pipeline import cancelling, ingest
 from service.pipeline.botplay import bot_answer
 from service.pipeline.resolution import start_game
+from service.store import keys
 
 CONFIG = {"players": 3, "seed": 4, "side": 1, "expert": False}
 
@@ -81,7 +82,8 @@ def test_cancel_ends_the_game_tells_the_table_and_refuses_later_answers(ctx):
     after = ctx.store.load("adm1")
     assert after.status == "over" and after.window is None
     assert ctx.store.expected("adm1") == set() and ctx.store.answers("adm1") == {}
-    assert ctx.store.redis.zscore("artemia:due", "adm1") is None
+    # no deadline will fire: the game is due only to be compacted once its last messages are out
+    assert ctx.store.redis.zscore("artemia:due", "adm1") == ctx.clock() + ctx.settings.finished_compact_after_seconds
     game = Game.from_json(after.json)
     seat = game.waiting_for()[0]
     refused = ingest.submit(ctx, "adm1", seat, bot_answer(game, seat), snap.window, "late")
@@ -137,7 +139,7 @@ def test_export_replays_to_the_stored_game(ctx):
 
 def test_export_without_an_action_log_says_so_and_keeps_the_config(ctx):
     human_game(ctx)
-    ctx.store.redis.delete(admin._actions_key("adm1"))
+    ctx.store.redis.delete(keys.actions("adm1"))
     text, complete = admin.export(ctx, "adm1")
     assert not complete and "no action log is stored" in text
     body = [line for line in text.splitlines() if line and not line.startswith("#")]

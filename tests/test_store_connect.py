@@ -177,5 +177,5 @@ def test_a_delivered_message_is_marked_with_what_it_shows_and_taken_off_its_lane
     assert not connection.exists(keys.lane_lock("g3", "c"))  # the last message's drop gave the lease back
     assert not connection.exists(keys.outbox("g3", "v1"))  # the batch is complete: deleted
     assert store.drop_from_lane("g3", "c", lane[1], "sent") == ([], None)  # again (a retried job): nothing written
-    assert not connection.exists(keys.sent("g3", "v1", 1))
+    assert not connection.exists(keys.outbox("g3", "v1"))
     assert script_exists_calls(connection) == 0

@@ -185,7 +185,6 @@ def test_every_key_of_a_game_shares_one_hash_tag():
         keys.meta(G),
         keys.log(G),
         keys.outbox(G, "v1"),
-        keys.sent(G, "v1", 0),
         keys.dedup(G),
     ]
     assert {k[: k.index("}") + 1] for k in tagged} == {"{g:g1}"}
@@ -209,3 +208,29 @@ def test_the_player_indexes_of_older_versions_fold_into_the_one_index(store):
     assert not store.redis.keys("artemia:user:*") and not store.redis.keys("artemia:joined:*")
     assert not store.redis.keys("artemia:seats:*")
     assert store.games_of_user("42") == [("g2", 1), (G, 2)]  # from the one index now
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_a_done_message_leaves_its_batch_and_a_newer_version_behind_the_head_replaces_an_older_one(keep):
+    """A sent message's body goes at once (the audit mode keeps it beside its mark); queuing a newer version of a
+    living message takes the older versions waiting behind the lane's head off the lane, marked sent."""
+    store = Store(fakeredis.FakeRedis(server=fakeredis.FakeServer()), keep_sent=keep)
+    status = {"chat": "grp", "slot": "s"}
+    store.write_batch(G, "v1", [{**status, "text": "1", "seq": 1}, {"chat": "p", "text": "question"}])
+    store.write_batch(G, "v2", [{**status, "text": "2", "seq": 2}])
+    store.write_batch(G, "r1", [{**status, "text": "screen"}])
+    assert [e.raw for e in store.lane(G, "grp")] == ["v1|0|s|1", "v2|0|s|2", "r1|0|s|"]  # a screen replaces no step
+    store.write_batch(G, "v3", [{**status, "text": "3", "seq": 3}, {"chat": "grp", "text": "other"}])
+    assert [e.raw for e in store.lane(G, "grp")] == [
+        "v1|0|s|1",
+        "v3|0|s|3",
+        "v3|1||",
+    ]  # the head stays: it may be sending
+    for batch in ("v2", "r1"):  # marked sent, never a send: their batches, all done, are gone (unless audited)
+        assert store.send_state(G, batch, 0) == ("sent" if keep else None)
+        assert store.redis.exists(keys.outbox(G, batch)) == keep
+    assert store.mark_sent(G, "v1", 1) is False  # the group's head still waits: the batch stays, without the body
+    assert (store.message(G, "v1", 1) is not None) == keep and store.send_state(G, "v1", 1) == "sent"
+    assert store.batch_size(G, "v1") == 2 and store.batch_chats(G, "v1") == (["grp", "p"] if keep else ["grp"])
+    assert store.mark_sent(G, "v1", 0) is not keep  # the last one: the batch goes (unless audited)
+    assert store.redis.exists(keys.outbox(G, "v1")) == keep

@@ -53,7 +53,7 @@ def cancel(
         raise NoSuchGame(game_id)
     if result == "OVER":
         return "over"
-    store.drop_due(game_id)
+    store.set_due(game_id, now + ctx.settings.finished_compact_after_seconds)  # to compact it (`upkeep.compact`)
     snap, meta = store.load_with_meta(game_id)
     group = meta.get("group")
     if group and store.redis.get(keys.chat_game(group)) == game_id.encode():

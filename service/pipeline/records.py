@@ -51,8 +51,8 @@ def fold(ctx: Context, game_id: str) -> bool:
     """Record a finished game (once; the follow-up of its last commit calls it, and may run again).
     -> False when there is nothing to record or it was recorded before."""
     snap, meta = ctx.store.load_with_meta(game_id)
-    if snap is None or snap.status != "over":
-        return False
+    if snap is None or snap.status != "over" or snap.compacted:
+        return False  # (a compacted game was folded before it was compacted: its tally is gone)
     game = Game.from_json(snap.json)
     if game.winner is None:
         return False  # cancelled

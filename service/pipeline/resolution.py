@@ -529,10 +529,10 @@ def _sent_here(
     return future
 
 
-def _schedule(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None) -> float | None:
+def _schedule(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None) -> float:
     """The jobs the committed state ``snap`` waits for: an open window's deadline and reminder (and the bot's
     answers for seats taken meanwhile), or its resolution when bots answered it all. -> when the sweeper is to
-    look at the game next (None: the game is over)."""
+    look at the game next: once it is over, to compact it (`upkeep.compact`)."""
     if snap.status == "collecting":
         answer_taken(ctx, game_id, snap, marks)
         scheduling.deadline(ctx, game_id, snap.current_window, snap.deadline)
@@ -541,4 +541,4 @@ def _schedule(ctx: Context, game_id: str, snap: Snapshot, marks: Marks | None) -
     if snap.status == "resolving":
         scheduling.resolve(ctx, game_id, snap.current_window)
         return snap.opened + ctx.settings.resolve_grace_seconds
-    return None
+    return snap.opened + ctx.settings.finished_compact_after_seconds

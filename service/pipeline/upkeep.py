@@ -106,8 +106,7 @@ def check_game(ctx: Context, game_id: str) -> str:
         follow_up(ctx, game_id)
         return "followed"
     if snap.status == "over":
-        store.drop_due(game_id)
-        return "over"
+        return compact(ctx, game_id)
     if snap.status == "collecting":
         if now < snap.deadline:
             redeliver(ctx, game_id, snap)
@@ -119,6 +118,40 @@ def check_game(ctx: Context, game_id: str) -> str:
         store.set_due(game_id, stuck_since + ctx.settings.resolve_grace_seconds)
         return "resolving"
     return resolve_window(ctx, game_id, snap.current_window)
+
+
+def compact(ctx: Context, game_id: str) -> str:
+    """A finished game due for the sweeper: compacted (`Store.compact`), or looked at again in a minute while
+    messages of it still wait to be sent. -> "compacted", "waiting" or what else `Store.compact` says."""
+    settings = ctx.settings
+    done = ctx.store.compact(game_id, ctx.clock(), settings.finished_retention_days * 86400)
+    if done == "waiting":
+        ctx.store.set_due(game_id, ctx.clock() + 60)
+    elif done != "compacted":
+        ctx.store.drop_due(game_id)
+    return done
+
+
+def compact_stored(ctx: Context) -> dict[str, int]:
+    """The migration to compacted finished games: every finished game stored before games were compacted (none
+    of them is due) is compacted now, or made due for when it will be (SCAN over every shard: an operator's
+    command, `python -m service.admin compact`). -> how many games got each outcome."""
+    done: dict[str, int] = {}
+    now, after = ctx.clock(), ctx.settings.finished_compact_after_seconds
+    for shard in ctx.store.shards:
+        for key in shard.scan_iter(match="{g:*}:snap", count=1000):
+            game_id = key.decode()[3 : -len("}:snap")]
+            status, compacted, opened, cancelled = shard.hmget(key, "status", "compacted", "opened", "cancelled")
+            if status != b"over" or compacted is not None or opened is None:
+                continue
+            ended = float(cancelled or opened)
+            if ended + after > now:
+                ctx.store.set_due(game_id, ended + after)
+                what = "due"
+            else:
+                what = compact(ctx, game_id)
+            done[what] = done.get(what, 0) + 1
+    return done
 
 
 def redeliver(ctx: Context, game_id: str, snap: Snapshot) -> None:

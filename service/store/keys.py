@@ -15,9 +15,8 @@ Per game ``G``:
     {g:G}:log             list  "<version>:<resolved window>" per commit: the audit trail of resolutions
     {g:G}:actions         list  the config JSON, then one JSON ``[seat, action]`` per applied action, appended by
                                 the same commit as the resolution (replayable: `service.replay`)
-    {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder); deleted with
-                                its markers once every message of it is sent
-    {g:G}:sent:<batch>:<i>      delivery claim / done marker of one message
+    {g:G}:out:<batch>     hash  index -> outgoing message JSON (a batch per commit or reminder) until it is sent,
+                                then "d<index>" -> "sent" | "failed"; deleted once every message of it is done
     {g:G}:seq             hash  "<chat>|<slot>" -> the newest ``seq`` delivered to that living message (older
                                 ones are skipped); one hash per game, compact in Redis's listpack encoding
     {g:G}:lane:<chat>     list  the chat's messages still to send, in the order they were written
@@ -150,11 +149,6 @@ def shown(game_id: str) -> str:
 
 def outbox(game_id: str, batch: str) -> str:
     return f"{_g(game_id)}:out:{batch}"
-
-
-def sent(game_id: str, batch: str, index: int | str) -> str:
-    """A message's delivery marker (``index`` "": the common prefix of a batch's markers)."""
-    return f"{_g(game_id)}:sent:{batch}:{index}"
 
 
 def dedup(game_id: str) -> str:

@@ -5,17 +5,65 @@ hash tag), or only global keys (the rate limits; one Telegram update's mark and 
 and is O(players). They run the same on redis-server and on fakeredis with lupa.
 """
 
+# Marks message ``index`` of the batch at key ``batch`` done (`MARK_DONE`). -> 1 when that deleted the batch.
+MARK_IN_BATCH = """
+local function mark_in_batch(batch, index, state, keep)
+  if redis.call('EXISTS', batch) == 0 then return 0 end
+  if keep ~= '1' then redis.call('HDEL', batch, index) end
+  redis.call('HSET', batch, 'd' .. index, state)
+  if keep == '1' then return 0 end
+  for _, field in ipairs(redis.call('HKEYS', batch)) do
+    if string.sub(field, 1, 1) ~= 'd' then return 0 end
+  end
+  redis.call('DEL', batch)
+  return 1
+end
+"""
+
 # Every script that writes outgoing messages also queues them, in the same step, on the lane of their chat
 # (``{g:G}:lane:<chat>``): the order in which a chat's messages were written is the order they are sent in
-# (`service.pipeline.outbox`). ``keys[offset + i]`` is the lane of the i-th entry.
-PUSH_LANES = """
-local function push_lanes(keys, offset, entries, ttl)
+# (`service.pipeline.outbox`). ``keys[offset + i]`` is the lane of the i-th entry ("<batch>|<index>|<slot>|<seq>").
+# A version of a living message queued behind the lane's head that the new entry supersedes is taken off the lane
+# and marked sent in its batch as it is queued: the deliverer would skip it anyway (`outbox.superseded`, the same
+# rule), and a group short of budget (20 messages a minute) would otherwise keep every version it was written,
+# with its batch, until the lane reached it. The head is left alone: a deliverer may be sending it.
+PUSH_LANES = (
+    MARK_IN_BATCH
+    + """
+local function parse_entry(entry)
+  local batch, index, slot, seq = string.match(entry, '^([^|]*)|(%d+)|([^|]*)|(%-?%d*)$')
+  return batch, index, slot, seq
+end
+
+local function supersedes(new_seq, old_seq)
+  if new_seq == '' then return old_seq == '' end
+  return old_seq == '' or tonumber(new_seq) >= tonumber(old_seq)
+end
+
+local function drop_superseded(lane, entry, keep)
+  local _, _, slot, seq = parse_entry(entry)
+  if slot == '' then return end
+  local at = string.find(lane, '}:lane:', 1, true)
+  local outbox = string.sub(lane, 1, at) .. ':out:'
+  local queued = redis.call('LRANGE', lane, 1, -1)
+  for _, old in ipairs(queued) do
+    local batch, index, old_slot, old_seq = parse_entry(old)
+    if old_slot == slot and supersedes(seq, old_seq) then
+      redis.call('LREM', lane, 1, old)
+      mark_in_batch(outbox .. batch, index, 'sent', keep)
+    end
+  end
+end
+
+local function push_lanes(keys, offset, entries, ttl, keep)
   for i, entry in ipairs(entries) do
+    drop_superseded(keys[offset + i], entry, keep)
     redis.call('RPUSH', keys[offset + i], entry)
     redis.call('EXPIRE', keys[offset + i], ttl)
   end
 end
 """
+)
 
 # KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at, refresh seats, refresh mark
 # ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
@@ -114,7 +162,8 @@ return {'CLOSED'}
 #       [16] JSON {tally field: count to add}, [17] JSON {tally field: text to append},
 #       [18] when the sweeper is to look at the game next ("": as it was), [19] game id (its member in the due set),
 #       [20] JSON list of the ids of the scheduled jobs to drop (the resolved window's deadline and reminders),
-#       [21] the id of the resolved window's status refresh job ("": none)
+#       [21] the id of the resolved window's status refresh job ("": none), [22] keep ("1": delivered messages
+#       stay, `MARK_DONE`)
 # -> {the new version, the auto-play streaks and the away seats after it (flat hashes)}: the seats the bot plays
 # in the new window, read in the same step; or 0 when the compare-and-set failed (another resolution won). The
 # due time is set in the
@@ -146,7 +195,7 @@ end
 for i, message in ipairs(cjson.decode(ARGV[11])) do redis.call('HSET', KEYS[6], i - 1, message) end
 redis.call('EXPIRE', KEYS[6], ARGV[12])
 local lanes = cjson.decode(ARGV[15])
-push_lanes(KEYS, 13, lanes, ARGV[12])
+push_lanes(KEYS, 13, lanes, ARGV[12], ARGV[22])
 for field, n in pairs(cjson.decode(ARGV[16])) do redis.call('HINCRBY', KEYS[11], field, n) end
 for field, text in pairs(cjson.decode(ARGV[17])) do
   redis.call('HSET', KEYS[11], field, (redis.call('HGET', KEYS[11], field) or '') .. text)
@@ -170,7 +219,7 @@ return {v, redis.call('HGETALL', KEYS[4]), redis.call('HGETALL', KEYS[13])}
 )
 
 # KEYS: snap, outbox batch, then the lane of each message      ARGV: window, TTL, once, JSON lane entries,
-#       message JSON...
+#       keep ("1": delivered messages stay, `MARK_DONE`), message JSON...
 # Writes a batch only while the window is still collecting, and not over a batch of the same name still waiting.
 # ``once`` (a reminder's "<window>:<point>", or "" for none) is kept in the snapshot's field ``reminded``: a
 # batch is deleted once delivered, so this is what stops the same reminder from being written twice.
@@ -185,43 +234,37 @@ if ARGV[3] ~= '' then
   if st[3] == ARGV[3] then return 0 end
   redis.call('HSET', KEYS[1], 'reminded', ARGV[3])
 end
-for i = 5, #ARGV do redis.call('HSET', KEYS[2], i - 5, ARGV[i]) end
+for i = 6, #ARGV do redis.call('HSET', KEYS[2], i - 6, ARGV[i]) end
 redis.call('EXPIRE', KEYS[2], ARGV[2])
-push_lanes(KEYS, 2, cjson.decode(ARGV[4]), ARGV[2])
+push_lanes(KEYS, 2, cjson.decode(ARGV[4]), ARGV[2], ARGV[5])
 return 1
 """
 )
 
-# KEYS: outbox batch, then the lane of each message      ARGV: TTL, JSON lane entries, message...
+# KEYS: outbox batch, then the lane of each message      ARGV: TTL, JSON lane entries, keep, message...
 # Writes a whole batch at once, unless it is stored already. -> 1 written, 0 not.
 WRITE_BATCH = (
     PUSH_LANES
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-for i = 3, #ARGV do redis.call('HSET', KEYS[1], i - 3, ARGV[i]) end
+for i = 4, #ARGV do redis.call('HSET', KEYS[1], i - 4, ARGV[i]) end
 redis.call('EXPIRE', KEYS[1], ARGV[1])
-push_lanes(KEYS, 1, cjson.decode(ARGV[2]), ARGV[1])
+push_lanes(KEYS, 1, cjson.decode(ARGV[2]), ARGV[1], ARGV[3])
 return 1
 """
 )
 
-# KEYS: outbox batch, sent marker      ARGV: state ("sent" | "failed"), TTL, the batch's marker prefix, keep
-# Marks one message done; when every message of the batch is done, the batch and its markers are deleted (unless
-# ``keep`` is 1), so a game keeps in Redis only what is still to be sent. A batch already deleted (every message
-# of it done) is left alone: no marker is written for it. -> 1 when the batch was deleted.
-MARK_DONE = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[2])
-if ARGV[4] == '1' then return 0 end
-local n = redis.call('HLEN', KEYS[1])
-for i = 0, n - 1 do
-  local state = redis.call('GET', ARGV[3] .. i)
-  if state ~= 'sent' and state ~= 'failed' then return 0 end
-end
-redis.call('DEL', KEYS[1])
-for i = 0, n - 1 do redis.call('DEL', ARGV[3] .. i) end
-return 1
+# KEYS: outbox batch      ARGV: index, state ("sent" | "failed"), keep
+# Marks one message done: its body is dropped from the batch and field "d<index>" holds its state; once no body is
+# left, the batch is deleted, so a game keeps in Redis only what is still to be sent (``keep`` "1": the bodies
+# stay beside their marks and the batch is kept, for audits). A batch already deleted (every message of it done)
+# is left alone: no mark is written for it. -> 1 when the batch was deleted.
+MARK_DONE = (
+    MARK_IN_BATCH
+    + """
+return mark_in_batch(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
 """
+)
 
 # KEYS: snap, pause, pause votes      ARGV: now, until
 # Pauses the table until ``until`` unless it is paused already, and shifts the open window's deadline by the

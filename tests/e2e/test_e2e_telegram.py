@@ -15,6 +15,7 @@ from service.game import Game
 from service.pipeline import export
 from service.pipeline.outbox import with_prefix
 from service.store import Store, keys
+from service.store.codec import unpack_message
 
 pytestmark = pytest.mark.integration
 
@@ -37,7 +38,8 @@ def outbox(store: Store, game_id: str) -> list[tuple[str, int, dict]]:
     for key in store.redis.scan_iter(match=f"{{g:{game_id}}}:out:*"):
         batch = key.decode().rsplit(":", 1)[1]
         for index, raw in store.redis.hgetall(key).items():
-            out.append((batch, int(index), json.loads(raw)))
+            if index.isdigit():  # (not a delivered message's mark, "d<index>")
+                out.append((batch, int(index), unpack_message(raw)))
     return out
 
 

@@ -76,7 +76,12 @@ def late_work_done(ctx, jobs: tuple[str, ...], since: float, ignore: tuple[str, 
 
 def outbox_total(ctx, game_ids) -> int:
     r = ctx.store.redis
-    return sum(r.hlen(k) for g in game_ids for k in r.scan_iter(match=f"{{g:{g}}}:out:*"))
+    # (a message's body is field "<index>"; its mark, once done, "d<index>")
+    return sum(
+        ctx.store.batch_size(g, k.decode().rsplit(":", 1)[1])
+        for g in game_ids
+        for k in r.scan_iter(match=f"{{g:{g}}}:out:*")
+    )
 
 
 def test_many_threads_many_games_each_window_resolved_exactly_once(redis_url, ctx_for, workers):

@@ -22,7 +22,7 @@ import redis
 
 from service.pipeline import floods
 from service.store import keys, lua
-from service.store.games import pipelined, queue_script
+from service.store.base import pipelined, queue_script
 
 KEEP_SECONDS = 400 * 86400
 
