@@ -14,6 +14,11 @@ file by its id. A caption over 1024 UTF-16 code units is refused, as Telegram re
 ``latency`` (seconds, 0 by default) holds every answer back that long, as the round trip to Telegram's servers
 does; calls wait concurrently.
 
+``limits`` (None by default: no limit) makes it answer the way Telegram answers a bot over its sending limits: a
+`Limits` counts every ``send*`` and ``edit*`` call that got through in sliding windows (all chats, each private
+chat, each group) and answers a call that would pass one 429 "Too Many Requests: retry after N", with
+``parameters.retry_after`` N = the whole seconds until the window has room again; ``limited`` counts those.
+
 ``serve(api)`` runs it under uvicorn on 127.0.0.1 in a background thread and yields the base URL to give the
 bot (``http://127.0.0.1:<port>/bot``).
 """
@@ -23,9 +28,11 @@ import email.policy
 import hashlib
 import itertools
 import json
+import math
 import threading
 import time
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from email.parser import BytesParser
 from urllib.parse import parse_qsl
 
@@ -75,6 +82,38 @@ class Fault:
         )
 
 
+@dataclass
+class Limits:
+    """Telegram's sending limits as sliding windows, each (calls, seconds): a call is refused while the calls that
+    got through in the last ``seconds`` number ``calls`` (docs/platform-notes.md §3.1). The defaults: about 30 a
+    second in all; about 1 a second per private chat, a burst of two tolerated; 20 a minute per group (a negative
+    chat id), its topics included. Sends and edits count; other methods (answerCallbackQuery...) do not."""
+
+    overall: tuple[int, float] = (30, 1.0)
+    private: tuple[int, float] = (2, 1.0)
+    group: tuple[int, float] = (20, 60.0)
+    _passed: dict = field(default_factory=dict)  # scope -> deque of the monotonic times of calls let through
+
+    @staticmethod
+    def counts(method: str) -> bool:
+        return method.startswith(("send", "edit"))
+
+    def admit(self, chat: str, now: float) -> float:
+        """Let a call to ``chat`` through (-> 0) or not (-> seconds until it would be let through)."""
+        scopes = [("*", self.overall), (chat.partition("/")[0], self.group if chat.startswith("-") else self.private)]
+        wait = 0.0
+        for scope, (calls, seconds) in scopes:
+            passed = self._passed.setdefault(scope, deque())
+            while passed and passed[0] <= now - seconds:
+                passed.popleft()
+            if len(passed) >= calls:
+                wait = max(wait, passed[-calls] + seconds - now)
+        if wait <= 0:
+            for scope, _ in scopes:
+                self._passed[scope].append(now)
+        return wait
+
+
 class FakeBotAPI:
     def __init__(self, token: str = "123:TEST"):
         self.token = token
@@ -85,6 +124,8 @@ class FakeBotAPI:
         self.strangers: set[str] = set()
         self.uploads: dict[str, bytes] = {}  # file_id -> the bytes uploaded (sendPhoto)
         self.latency = 0.0  # seconds every answer is held back (a real round trip to Telegram: tens of ms)
+        self.limits: Limits | None = None  # Telegram's sending limits, enforced with 429s (`Limits`); None: none
+        self.limited = 0  # calls answered 429 by `limits`
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self.app = Starlette(routes=[Route("/bot{token}/{method}", self.endpoint, methods=["POST"])])
@@ -98,6 +139,9 @@ class FakeBotAPI:
             self.strangers.clear()
             self.uploads.clear()
             self._ids = itertools.count(1)
+            self.limited = 0
+            if self.limits is not None:
+                self.limits = Limits(self.limits.overall, self.limits.private, self.limits.group)
 
     # --- scripting ---------------------------------------------------------------------------------------
 
@@ -122,6 +166,7 @@ class FakeBotAPI:
     async def endpoint(self, request: Request) -> JSONResponse:
         method = request.path_params["method"]
         params = await _params(request)
+        wait = self._admit(method, params)  # as the call arrives, before its share of the round trip
         if self.latency:
             await asyncio.sleep(self.latency)
         if request.path_params["token"] != self.token:
@@ -138,6 +183,15 @@ class FakeBotAPI:
             if parameters:
                 body["parameters"] = parameters
             return self._record(method, params, code, body)
+        if wait > 0:
+            seconds = max(1, math.ceil(wait))  # Telegram names whole seconds
+            body = {
+                "ok": False,
+                "error_code": 429,
+                "description": f"Too Many Requests: retry after {seconds}",
+                "parameters": {"retry_after": seconds},
+            }
+            return self._record(method, params, 429, body)
         handler = getattr(self, "_" + method, None)
         if handler is None:
             return self._record(method, params, 404, {"ok": False, "error_code": 404, "description": "Not Found"})
@@ -146,6 +200,15 @@ class FakeBotAPI:
             {"ok": True, "result": result} if code == 200 else {"ok": False, "error_code": code, "description": result}
         )
         return self._record(method, params, code, body)
+
+    def _admit(self, method: str, params: dict) -> float:
+        """0 when the call may go (it is counted), else the seconds until `limits` would let it through."""
+        if self.limits is None or not Limits.counts(method):
+            return 0.0
+        with self._lock:
+            wait = self.limits.admit(str(params.get("chat_id")), time.monotonic())
+            self.limited += wait > 0
+        return wait
 
     def _record(self, method: str, params: dict, code: int, body: dict) -> JSONResponse:
         with self._lock:

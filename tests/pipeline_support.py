@@ -52,6 +52,7 @@ UNLIMITED_INBOUND = {
 # their own (test_pipeline_outbox, test_telegram_budget), which pass Telegram's numbers (`TELEGRAM_RATES`).
 UNLIMITED_SENDS = {
     "rate_global_per_second": 1_000_000,
+    "rate_global_burst": 1_000_000,
     "rate_group_per_minute": 1_000_000,
     "rate_group_burst": 1_000_000,
     "rate_private_per_second": 1_000_000,

@@ -32,6 +32,15 @@ INLINE_STEPS_AT_ONCE = 4
 # going on while a send waits for Telegram (tens of ms); a send that waits for nothing (a local sender) costs the
 # threads more than it saves (bench_pipeline: 0.74 -> 0.60 of a no-op job's rate).
 BESIDE_ABOVE_SECONDS = 0.005
+# A resolving job's sends wait this long at most for the shared send budget before leaving a message to a delivery
+# job. Left (nothing was slept), a question waited on the send queue behind every resolution, then among the groups'
+# status edits and the held edits: with 1,000 tables due at once, the last table's first question went 332 s after
+# the deadline, behind 936 status edits (bench/due.py). Waiting here, a burst's resolutions go at the budget's pace
+# and the questions before the send queue's jobs (statuses, edits that ask nothing). A step's chats wait at once (a
+# thread each, a token each): 0.25 s still left 104 tables of 1,000 to the queue, 0.9 s left 4. Under a second: a
+# private chat's own wait for its next message once its burst is spent (a second) stays the delivery job's, as does
+# a hold or a 429.
+INLINE_PATIENCE_SECONDS = 0.9
 
 
 def batch_chats(ctx: Context, game_id: str, batches: list[str] | tuple[str, ...]) -> list[str]:
@@ -50,12 +59,13 @@ def deliver_batch(ctx: Context, game_id: str, *batches: str) -> list[str]:
 
 def deliver_now(ctx: Context, game_id: str, batches: list[str], chats: list[str] | None = None) -> bool:
     """Send the private chats' messages of ``batches`` here and now, the chats at once, each lane until it is empty
-    or must wait (nothing is slept); a chat not begun within ``deliver_inline_seconds`` is left. -> True when
-    nothing is left for a delivery job: no group among the chats, and every lane emptied or left with a drain job
-    of its own (a hold, a backoff, a 429). A short wait (a chat's budget once its burst is spent: a second or
-    less) or a lane another deliverer holds is left to the delivery job, which sleeps through such waits; so is
-    everything when a send fails in a way the outbox does not know (a sender's bug: the job's retries deal with
-    it). ``chats``: those the batches write to, when the caller knows them (else they are read)."""
+    or must wait (a wait for the shared budget of at most ``INLINE_PATIENCE_SECONDS`` is slept); a chat not begun
+    within ``deliver_inline_seconds`` is left. -> True when nothing is left for a delivery job: no group among the
+    chats, and every lane emptied or left with a drain job of its own (a hold, a backoff, a 429). A longer short
+    wait (a chat's budget once its burst is spent: a second or less) or a lane another deliverer holds is left to
+    the delivery job, which sleeps through such waits; so is everything when a send fails in a way the outbox does
+    not know (a sender's bug: the job's retries deal with it). ``chats``: those the batches write to, when the
+    caller knows them (else they are read)."""
     if ctx.settings.deliver_inline_seconds <= 0:
         return False
     try:
@@ -93,7 +103,8 @@ def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
     def drain_inline(chat: str) -> outbox.Drained | None:
         if ctx.clock() > until:
             return None
-        return outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=0)
+        patience = INLINE_PATIENCE_SECONDS
+        return outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=patience)
 
     error: BaseException | None = None
     for chat, (drained, failed) in zip(private, _each_at_once(drain_inline, private), strict=True):
