@@ -26,6 +26,7 @@ from starlette.routing import Route
 from service import wiring
 from service.channels.sms import inbound as sms
 from service.channels.telegram import inbound as telegram
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
 from service.channels.telegram.update import MalformedUpdate, parse_update
 from service.channels.web import routes as watch_pages
@@ -39,15 +40,15 @@ from service.store import connect
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
-def default_env() -> telegram.Env:
+def default_env() -> Env:
     settings = get_settings()
     if not connect.configured(settings):
         raise SystemExit("REDIS_URL is not set (nor ARTEMIA_REDIS_SENTINELS)")
     ctx = wiring.from_settings(settings)  # with game shards, it routes each game to its own (`Context.at`)
-    return telegram.Env(ctx, Tables(ctx.store.redis, settings.dedup_ttl_seconds), settings.bot_username)
+    return Env(ctx, Tables(ctx.store.redis, settings.dedup_ttl_seconds), settings.bot_username)
 
 
-def handle_update(env: telegram.Env, update) -> dict | None:
+def handle_update(env: Env, update) -> dict | None:
     """The update's reply, run in the thread pool (the Redis client blocks), once a replica has what it changed
     (`Store.replicated`: else 5xx, and Telegram sends it again). An update handled already is skipped, one handled
     marked so (`telegram.handle`)."""
@@ -72,7 +73,7 @@ async def telegram_webhook(request: Request) -> Response:
 
 
 def create_app(
-    env: telegram.Env | None = None, secret: str | None = None, sms_endpoint: sms.SmsEndpoint | None = None
+    env: Env | None = None, secret: str | None = None, sms_endpoint: sms.SmsEndpoint | None = None
 ) -> Starlette:
     env = env or default_env()
     app = Starlette(

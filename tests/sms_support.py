@@ -26,7 +26,7 @@ from starlette.testclient import TestClient
 from service import wiring
 from service.channels.recording import RecordingSender
 from service.channels.sms import inbound as sms
-from service.channels.telegram.inbound import Env
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
 from service.config import Settings
 from service.pipeline.lobby import Lobby

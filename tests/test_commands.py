@@ -13,17 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service import cardnames
-from service.commands import (
-    FILLERS,
-    KEYWORDS,
-    CommandError,
-    _alternatives,
-    describe,
-    detect_language,
-    help_text,
-    parse,
-    summary,
-)
+from service.commands import CommandError, parse
+from service.commands.reading import detect_language
+from service.commands.words import FILLERS, KEYWORDS
+from service.commands.writing import _alternatives, describe, help_text, summary
 from service.game import new_game
 from service.game.cards import CARDS, PLACE_NUMBERS
 from tests.engine_helpers import act, play_turn, restart_turn, scenario

@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 from test_fuzz_support import FUZZ_EXAMPLES, WORDS, mutate_text, random_text, record, rng_for
 
 from service import commands
+from service.commands.words import typed
+from service.commands.writing import describe
 from service.game import IllegalAction, new_game
 from service.game.bots import choose
 
@@ -49,8 +51,8 @@ def states() -> list[tuple[object, int]]:
 
 
 def real_commands(game, seat) -> list[str]:
-    legal = commands.typed(game.legal_actions(seat)) if not game.is_over else []
-    texts = [commands.describe(a, lang) for a in legal[:40] for lang in ("en", "cs")]
+    legal = typed(game.legal_actions(seat)) if not game.is_over else []
+    texts = [describe(a, lang) for a in legal[:40] for lang in ("en", "cs")]
     return texts or ["play 3", "pass", "plan pass"]
 
 

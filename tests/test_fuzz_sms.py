@@ -39,8 +39,10 @@ from test_fuzz_support import (
 
 from service import commands
 from service.channels.sms import inbound as sms
-from service.channels.telegram.inbound import Env
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
+from service.commands.words import typed
+from service.commands.writing import describe
 from service.config import Settings
 from service.game import Game
 from service.pipeline.lobby import sms_address
@@ -180,7 +182,7 @@ class World:
         if numbers:
             number = self.rng.choice(numbers)
             action = game.autoplay(self.seat_of[number])
-            self.text(number, commands.describe(action, self.rng.choice(["en", "cs"])))
+            self.text(number, describe(action, self.rng.choice(["en", "cs"])))
             self.settle()  # a window the answer closed is resolved before the next input (test_fuzz_telegram)
 
     # --- one fuzz input ---------------------------------------------------------------------------------------
@@ -251,12 +253,8 @@ class World:
         elif kind == "player_text":
             number = rng.choice(PLAYERS)
             seat = self.seat_of[number]
-            legal = commands.typed(game.legal_actions(seat)) if not game.is_over else []
-            body = (
-                mutate_text(rng, commands.describe(rng.choice(legal)))
-                if legal and rng.random() < 0.5
-                else random_text(rng)
-            )
+            legal = typed(game.legal_actions(seat)) if not game.is_over else []
+            body = mutate_text(rng, describe(rng.choice(legal))) if legal and rng.random() < 0.5 else random_text(rng)
             invalid = self.refused(body, game, seat)
             response = self.signed(self.form(number, body))
         elif kind == "stranger_text":

@@ -38,8 +38,9 @@ from test_fuzz_support import (
 from service import commands
 from service.channels import ui
 from service.channels.telegram import inbound as telegram
-from service.channels.telegram.inbound import Env
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
+from service.commands.writing import describe
 from service.game import Game
 from service.web import SECRET_HEADER, create_app
 
@@ -246,7 +247,7 @@ class World:
         rng = self.rng
         legal = game.legal_actions(seat) if not game.is_over and seat in game.waiting_for() else []
         if legal and rng.random() < 0.5:
-            return mutate_text(rng, commands.describe(rng.choice(legal), rng.choice(["en", "cs"])))
+            return mutate_text(rng, describe(rng.choice(legal), rng.choice(["en", "cs"])))
         return random_text(rng)
 
     def refused(self, text, game, seat) -> bool:

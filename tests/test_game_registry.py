@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from service import commands
 from service.cardnames import name
+from service.commands.words import CARD_PARAMS, TARGET_OPTIONAL, VIA_CARDS
 from service.game import new_game
 from service.game.bots import choose
 from service.game.cards import CARDS, HUNT_CARDS, SURVIVAL_CARDS
@@ -26,9 +26,9 @@ def test_entry_agrees_with_cards_json(card):
 
 
 def test_command_language_reads_the_shapes_from_the_table():
-    assert commands.CARD_PARAMS == {c.id: c.params for c in CARD_LIST if c.params}
-    assert set(commands.VIA_CARDS) == {"drone", "gate"}
-    assert commands.TARGET_OPTIONAL == {"force-field", "clone", "mirage", "scream", "toxin"}
+    assert CARD_PARAMS == {c.id: c.params for c in CARD_LIST if c.params}
+    assert set(VIA_CARDS) == {"drone", "gate"}
+    assert TARGET_OPTIONAL == {"force-field", "clone", "mirage", "scream", "toxin"}
 
 
 def _offered_parameters(seeds):

@@ -25,7 +25,8 @@ from fake_twilio import FakeTwilio
 from fake_twilio import serve as serve_twilio
 from sms_support import world_of
 
-from service import cardnames, cardtexts, commands
+from service import cardnames, cardtexts
+from service.commands.writing import describe
 from service.game import Game
 from service.game.bots import choose
 from service.i18n import compile as catalogues
@@ -499,7 +500,7 @@ class Table:
                 game = self.game()
                 self.oddities(game, seat, sms, tg, oddities)
                 actions = self.full_answer(game, seat)
-                text = " ".join(commands.describe(a, self.lang) for a in actions)
+                text = " ".join(describe(a, self.lang) for a in actions)
                 if seat in sms:
                     self.sms(sms[seat], f"{self.code} {text}" if windows % 2 else text)
                 elif windows % 3 == 1 and self.press_through(tg[seat], window):
@@ -534,7 +535,7 @@ class Table:
         kind = "sms" if seat in sms else "tg"
         if resist and f"incomplete_{kind}" not in done:
             done.add(f"incomplete_{kind}")
-            said = commands.describe(resist, self.lang)
+            said = describe(resist, self.lang)
             reply = self.sms(sms[seat], said) if seat in sms else self.tg(tg[seat], said)
             assert reply, said
         if f"chatter_{kind}" not in done:

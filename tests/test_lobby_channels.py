@@ -4,8 +4,8 @@ do nothing twice."""
 
 from sms_support import redis_state, world_fixtures
 
-from service import commands
 from service.channels import ui
+from service.commands.writing import describe
 from service.game import Game
 from service.pipeline.botplay import bot_answer
 
@@ -131,11 +131,11 @@ def test_duplicate_deliveries_do_nothing_twice(world):
         if missing & set(numbers):
             break
         game = Game.from_json(store.load(code).json)
-        assert world.telegram.say(TG_A, commands.describe(game.legal_actions(tg_seat)[0])).startswith("Locked in")
+        assert world.telegram.say(TG_A, describe(game.legal_actions(tg_seat)[0])).startswith("Locked in")
         world.pump()
     seat = min(missing & set(numbers))
     game = Game.from_json(store.load(code).json)
-    text = " ".join(commands.describe(a) for a in bot_answer(game, seat))
+    text = " ".join(describe(a) for a in bot_answer(game, seat))
     assert world.reply(numbers[seat], "CONFIRM ON", sid="SMconfirm").startswith("OK")  # a reply says it counted
     assert world.reply(numbers[seat], text, sid="SManswer").startswith(f"{code}: Locked in")
     before = redis_state(store.redis)

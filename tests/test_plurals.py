@@ -9,7 +9,7 @@ from pipeline_support import make_ctx
 
 from service.board import svg
 from service.channels import longplay
-from service.channels.telegram import inbound
+from service.channels.telegram import lobby
 from service.channels.telegram.update import SentMessage
 from service.i18n.events import notice_text, to_the_star, track
 from service.pipeline.absence import AbsenceError, PauseAsked
@@ -190,7 +190,7 @@ def test_a_solo_game_counts_its_bots(lang, n, expected):
     opened = SimpleNamespace(table=SimpleNamespace(code="ABCD"))
     # a lobby that opens any size (0 bots: a real one would refuse it), beside a real context
     env = SimpleNamespace(lobby=SimpleNamespace(solo=lambda *args: opened), ctx=make_ctx())
-    assert inbound.solo_game(message, ["hunted", str(n + 1)], lang, env)["text"] == expected
+    assert lobby.solo_game(message, ["hunted", str(n + 1)], lang, env)["text"] == expected
 
 
 # ---------------------------------------------------------------------------------------------- long games

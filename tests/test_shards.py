@@ -12,7 +12,8 @@ from shard_support import ids_on, placement
 from test_ops import make_healthy
 
 from service.channels import ui
-from service.channels.telegram.inbound import Env, handle
+from service.channels.telegram.handling import Env
+from service.channels.telegram.inbound import handle
 from service.channels.telegram.tables import Tables
 from service.channels.telegram.update import parse_update
 from service.config import Settings

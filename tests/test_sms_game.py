@@ -8,9 +8,9 @@ import random
 
 from sms_support import world_fixtures
 
-from service import commands
 from service.channels.sms.routing import read_answer
 from service.channels.sms.text import cost
+from service.commands.writing import describe
 from service.game import Game, new_game
 from service.game.bots import whole_answer
 
@@ -37,7 +37,7 @@ def play_window(world, code, rng, sms_seats, tg_seats=None, prefix_code=False):
     store = world.ctx.store
     for seat in sorted(store.expected(code) - set(store.answers(code))):
         game = Game.from_json(store.load(code).json)
-        text = " ".join(commands.describe(a) for a in full_answer(game, seat, rng))
+        text = " ".join(describe(a) for a in full_answer(game, seat, rng))
         if seat in sms_seats:
             reply = world.reply(sms_seats[seat], f"{code} {text}" if prefix_code else text)
             assert reply == "", (text, reply)  # no paid reply: the next SMS confirms it (CONFIRM OFF, the default)
@@ -247,7 +247,7 @@ def test_read_answer_reads_after_the_held_part_unless_the_text_repeats_it():
     game.apply(0, {"type": "side", "side": 1})
     seat = 1  # seed 1 deals the first Hunted a Survival card
     card = next(a for a in game.legal_actions(seat) if a["type"] == "survival")
-    word = commands.describe(card, "en")
+    word = describe(card, "en")
     held, actions, _ = read_answer(game, seat, [card], "play 2", "en")
     assert held == [card] and actions == [{"type": "play", "cards": [2]}]
     held, actions, _ = read_answer(game, seat, [card], f"{word} play 2", "en")  # sent whole again

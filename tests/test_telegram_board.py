@@ -13,7 +13,7 @@ from service import board
 from service.board import raster
 from service.channels.telegram import boards
 from service.channels.telegram import sender as tg
-from service.game import new_game
+from service.game import Game, new_game
 from service.store import keys
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
@@ -53,7 +53,7 @@ def test_a_caption_over_1024_utf16_units_is_refused_like_telegram_does(api):
 
 def test_board_in_the_group_is_drawn_by_a_worker_once_then_sent_by_file_id(chat, env, api, drawings):
     game_id, meta = begin(chat, env)
-    turn = boards.Game.from_json(env.ctx.store.load(game_id).json).public_view()["turn"]
+    turn = Game.from_json(env.ctx.store.load(game_id).json).public_view()["turn"]
     assert chat.say(1, "/board") is None  # nothing drawn yet: a job will draw it
     assert chat.say(1, "/board") is None  # typed twice meanwhile: still one job
     assert drawings == [] and env.ctx.draw_queue.count == 1

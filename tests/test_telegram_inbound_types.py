@@ -7,9 +7,9 @@ import json
 import pytest
 from test_telegram_webhook import GROUP, begin, chat, env, private  # noqa: F401 - chat, env: fixtures
 
-from service import commands
-from service.channels.telegram.inbound import Env
+from service.channels.telegram.handling import Env
 from service.channels.telegram.update import SentMessage, parse_update
+from service.commands.writing import describe
 from service.game import Game
 
 
@@ -33,7 +33,7 @@ def _asked(env, game_id: str, meta: dict) -> tuple[int, str]:
     """The user of the first seat asked, and a legal move of theirs as typed."""
     game = Game.from_json(env.ctx.store.load(game_id).json)
     seat = game.waiting_for()[0]
-    return int(meta["players"][str(seat)]["user"]) - 1000, commands.describe(game.legal_actions(seat)[0])
+    return int(meta["players"][str(seat)]["user"]) - 1000, describe(game.legal_actions(seat)[0])
 
 
 def _second_load_returns(env, monkeypatch, change):

@@ -10,7 +10,7 @@ import random
 import pytest
 from sms_support import world_fixtures
 
-from service import commands
+from service.commands.writing import describe
 from service.game import Game
 from service.game.bots import whole_answer
 from service.pipeline import absence, upkeep
@@ -75,7 +75,7 @@ def answer_typed(world, code: str, seat: int, user: int, rng: random.Random) -> 
     """The seat's whole answer for the open window, typed in its private chat."""
     actions = whole_answer(Game.from_json(world.ctx.store.load(code).json), seat, rng)
     lang = world.telegram.langs.get(user, "en")
-    said = say(world, user, " ".join(commands.describe(a, lang) for a in actions))
+    said = say(world, user, " ".join(describe(a, lang) for a in actions))
     assert said and said.startswith(("Locked in", "Zaznamenáno")), said
 
 

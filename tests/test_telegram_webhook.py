@@ -11,10 +11,10 @@ import pytest
 from pipeline_support import Clock, answer_all, make_ctx
 from starlette.testclient import TestClient
 
-from service import commands
 from service.channels import ui
-from service.channels.telegram.inbound import Env
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
+from service.commands.writing import describe
 from service.game import Game
 from service.ops import metrics
 from service.pipeline import news, telling
@@ -263,7 +263,8 @@ def test_cancel_by_the_creator_ends_a_running_game_for_everyone(chat, env):
 
     assert chat.say(0, "/cancel")["text"] == "The game is cancelled. /newgame opens a new one."
     assert env.ctx.store.load(game_id).status == "over" and env.ctx.store.expected(game_id) == set()
-    assert game_id.encode() not in env.ctx.store.redis.zrange("artemia:due", 0, -1)  # no deadline will fire
+    due = env.ctx.store.redis.zscore("artemia:due", game_id)  # no deadline will fire; it is compacted later
+    assert due == env.ctx.clock() + env.ctx.settings.finished_compact_after_seconds
     # the group heard it in the reply, no SMS player: only the living messages are edited to say it, the group's
     # status and the asked seat's question (its buttons gone)
     cancel = [env.ctx.store.message(game_id, "cancel", i) for i in range(env.ctx.store.batch_size(game_id, "cancel"))]
@@ -282,7 +283,7 @@ def test_typed_answer_in_private(chat, env):
     game = Game.from_json(env.ctx.store.load(game_id).json)
     seat = game.waiting_for()[0]
     user = int(meta["players"][str(seat)]["user"]) - 1000
-    typed = commands.describe(game.legal_actions(seat)[0])
+    typed = describe(game.legal_actions(seat)[0])
     said = chat.say(user, typed, chat=private(user))["text"]
     assert said.startswith("Locked in:")
     assert seat in env.ctx.store.answers(game_id)
@@ -339,7 +340,7 @@ def test_join_by_code_in_private_and_answers_prefixed_with_the_code(chat, env):
     user = int(meta["players"][str(seat)]["user"]) - 1000
     other = "AB23" if code != "AB23" else "CD45"
     assert f"no question to answer in game {other}" in chat.say(user, f"{other} pass", chat=private(user))["text"]
-    typed = commands.describe(game.legal_actions(seat)[0])
+    typed = describe(game.legal_actions(seat)[0])
     assert chat.say(user, f"{code} {typed}", chat=private(user))["text"].startswith("Locked in:")
     assert seat in env.ctx.store.answers(code)
 

@@ -9,7 +9,7 @@ from pipeline_support import CONFIG, answer_all, make_ctx, run_jobs, table
 from starlette.testclient import TestClient
 
 from service.cardnames import name
-from service.channels.telegram import inbound as telegram
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
 from service.game import Game
 from service.pipeline import cancelling, ingest, standins, watch
@@ -21,7 +21,7 @@ PUBLIC = "https://watch.example.org"
 
 
 def client_of(ctx) -> TestClient:
-    return TestClient(create_app(telegram.Env(ctx, Tables(ctx.store.redis), "bot"), "secret"))
+    return TestClient(create_app(Env(ctx, Tables(ctx.store.redis), "bot"), "secret"))
 
 
 @pytest.fixture

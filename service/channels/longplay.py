@@ -12,7 +12,7 @@ from service.i18n import translator
 from service.i18n.clock import when
 from service.i18n.events import counters, duration, track
 from service.i18n.names import cards_text
-from service.pipeline import absence, records, standins, watch
+from service.pipeline import absence, records, seats, standins, watch
 from service.pipeline.absence import AbsenceError
 from service.pipeline.context import Context
 from service.pipeline.lobby import Lobby, user_of
@@ -83,7 +83,7 @@ def welcome_back(ctx: Context, user: str, lang: str) -> str | None:
 def pause(ctx: Context, game_id: str, seat: int | None, creator: bool, text: str, by: str, lang: str, word: str):
     """``text``: how long, in days ("2") or until when as `away` reads it ("2d", "24.12. 18:00")."""
     _, ngettext = translator(lang).gettext, translator(lang).ngettext
-    meta = ctx.store.meta(game_id)
+    meta = seats.meta(ctx, game_id)
     try:
         seconds = absence.pause_seconds(text, ctx.clock(), absence.table_zone(meta), ctx.settings.pause_max_days)
         asked = absence.pause(ctx, game_id, seat, creator, seconds, by)
@@ -112,7 +112,7 @@ def status_lines(ctx: Context, game_id: str, meta: dict, lang: str) -> list[str]
     _ = translator(lang).gettext
     tz, now = meta.get("tz"), ctx.clock()
     out = []
-    paused = ctx.store.paused_until(game_id)
+    paused = seats.paused_until(ctx, game_id)
     if paused is not None and paused > now:
         out.append("⏸ " + _("Paused until {time}.").format(time=when(paused, lang, tz)))
     for seat, until in sorted(absence.away_seats(ctx, game_id).items()):
@@ -251,11 +251,11 @@ def take_seat(
         taken = standins.take(ctx, token, player)
     except StandInError as error:
         return standin_refusal(error, lang), None
-    snap, meta = ctx.store.load_with_meta(taken.game_id)
-    if snap is None:
+    view = seats.read(ctx, taken.game_id)
+    if view.snap is None:
         return standin_refusal(StandInError("over"), lang), None
-    link = watch.url(ctx.settings, meta)
-    return recap(Game.from_json(snap.json), taken.seat, taken.before, taken.game_id, lang, link, short), taken
+    link = watch.url(ctx.settings, view.meta or {})
+    return recap(view.game, taken.seat, taken.before, taken.game_id, lang, link, short), taken
 
 
 def leave(ctx: Context, game_id: str, user: str, lang: str) -> str:

@@ -4,7 +4,7 @@ living message to edit (a game without a group tells each player what the table 
 Shared by the channels (which never import each other); worded with `service.i18n.events`.
 """
 
-from service import commands
+from service.commands.writing import describe, summary
 from service.game import Game
 from service.i18n import N_, clock, translator
 from service.i18n.events import AGAIN_BY_COMMAND, game_over, line, notice_text, reveal
@@ -59,7 +59,7 @@ def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep
         ).format(actions=said, n=result.waiting)
     params, reason = result.params, result.reason
     if reason is Reason.INCOMPLETE:
-        options = _options(commands.summary(params["game"], seat, lang), sep)
+        options = _options(summary(params["game"], seat, lang), sep)
         return _("Not complete yet, you still need to answer: {options}").format(options=options)
     if reason is Reason.TOO_MANY:
         return ngettext(
@@ -70,7 +70,7 @@ def submitted(result: SubmitResult, game: Game | None, seat: int, lang: str, sep
     if reason in (Reason.ILLEGAL, Reason.MALFORMED):
         move = _describe(params["action"], lang) if reason is Reason.ILLEGAL else ""
         head = _("Not possible now: {move}.").format(move=move) if move else _("Not understood.")
-        legal = commands.summary(game, seat, lang) if game is not None and not game.is_over else []
+        legal = summary(game, seat, lang) if game is not None and not game.is_over else []
         return head + (" " + _("You may now: {options}").format(options=_options(legal, sep)) if legal else "")
     if reason is Reason.EXPIRED:
         return _("That choice has expired: step {window} is over (now at step {now}).").format(**params)
@@ -92,7 +92,7 @@ def _options(lines: list[str], sep: str) -> str:
 def _describe(action: dict, lang: str) -> str:
     """The action as a command; "" for one that cannot be written (a malformed or forged action)."""
     try:
-        return commands.describe(action, lang)
+        return describe(action, lang)
     except (AttributeError, KeyError, IndexError, TypeError, ValueError):
         return ""
 
@@ -206,7 +206,7 @@ def private(news: StepNews, seat: int, chat: str) -> list[dict]:
                 turn=game.turn, step=game.window["id"], time=when(step.deadline, lang, step.meta)
             )
         )
-        out.append("\n".join(commands.summary(game, seat, lang)))
+        out.append("\n".join(summary(game, seat, lang)))
         out.append(_("(send help for more)"))
     return [message(chat, text, seat, False) for text in chunks(out)]
 

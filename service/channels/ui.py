@@ -35,9 +35,11 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
-from service import cardtexts, commands
+from service import cardtexts
 from service.cardnames import name, word
 from service.channels.plain import clock_of, situation  # noqa: F401  (re-exported: ui.clock_of)
+from service.commands.words import SEAT_FIELDS
+from service.commands.writing import summary
 from service.game import Game, IllegalAction
 from service.i18n import translator
 from service.i18n.clock import when, zone  # noqa: F401  (re-exported: ui.when, ui.zone)
@@ -280,7 +282,7 @@ def _category_label(category: tuple[str, str | None], lang: str) -> str:
 
 
 def _value_label(key: str, value, lang: str, names: dict[int, str]) -> str:
-    if key in commands.SEAT_FIELDS:
+    if key in SEAT_FIELDS:
         return seat_name(names, value, lang)
     if isinstance(value, (int, str)) and not isinstance(value, bool):
         return cards_text([value], lang)
@@ -423,7 +425,7 @@ def decision(
         )
     if seat in stage.game.waiting_for() and deadline is not None:
         lines.append(_("Answer by {time}.").format(time=when(deadline, lang, tz, precise)))
-    typed = "; ".join(commands.summary(stage.game, seat, lang))
+    typed = "; ".join(summary(stage.game, seat, lang))
     if typed:
         lines.append(_("Or type: {commands}").format(commands=typed))
     return Screen("\n".join(lines), keyboard)

@@ -1,6 +1,6 @@
 """An engine action as a player says it — "Take back 4 Beach", "Use 5 Rover: take 6 Swamp from the reserve" —
 for the Telegram buttons and for what was played for someone ("⏰ Time ran out — I played Play 2 Jungle for you").
-The typed command form (`service.commands.describe`) stays the hint line under a question; this is its reading.
+The typed command form (`service.commands.writing.describe`) stays the hint line under a question; this is its reading.
 """
 
 from service.cardnames import name, word

@@ -4,6 +4,7 @@
                                               gives one to every game (meta ``"watch"``, indexed by the store)
     url(settings, meta) -> str | None         the page's address, ``<ARTEMIA_PUBLIC_URL>/w/<token>`` (None without
                                               that setting, or for a game without a token)
+    watched(store, token) -> Watched | None   the game whose page has that token, as the page shows it now
     history(store, game_id) -> list[Frame]    every step of the game so far, as anyone may see it
     show_hidden(store, game_id)               after the game, its creator's choice: the page shows each seat's
                                               hidden cards and picks at every step too (meta ``"watch_hidden"``)
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from service.config import Settings
 from service.game import Game
 from service.game.engine import new_game
-from service.store import Store
+from service.store import Snapshot, Store
 
 TOKEN_BYTES = 16
 OVER = "over"  # a frame's kind once the game is over (a window's kinds: explore, hunt, prereveal, reckoning, end)
@@ -82,6 +83,36 @@ def names_at(meta: dict, applied: int) -> dict[int, str]:
 
 def hidden_shown(meta: dict, over: bool) -> bool:
     return over and bool(meta.get("watch_hidden"))
+
+
+@dataclass(frozen=True)
+class Watched:
+    """A game as its watch page shows it now (`watched`)."""
+
+    game_id: str
+    snap: Snapshot
+    meta: dict
+    waiting: list[int] | None  # while the window collects: the seats the table is told it waits for, not answered
+    cancelled: bool  # over, because it was cancelled
+
+
+def watched(store: Store, token: str) -> Watched | None:
+    """The game whose watch page has ``token``, as the page shows it now (None: no such page, or game)."""
+    game_id = store.game_of_watch(token)
+    if game_id is None:
+        return None
+    snap, meta = store.load_with_meta(game_id)
+    if snap is None:
+        return None
+    waiting: list[int] | None = None
+    if snap.status == "collecting":
+        answers, expected, _, _ = store.window_state(game_id)
+        # whom the table is told the window waits for (strict secrecy never names a seat asked only about cards)
+        window = Game.from_json(snap.json).public_view()["window"]
+        named = set(window["waiting"]) if window else set()
+        waiting = sorted((expected & named) - set(answers))
+    cancelled = snap.status == "over" and store.cancelled_at(game_id) is not None
+    return Watched(game_id, snap, meta, waiting, cancelled)
 
 
 def show_hidden(store: Store, game_id: str) -> None:

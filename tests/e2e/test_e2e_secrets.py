@@ -37,8 +37,8 @@ from service import wiring
 from service.cardnames import name
 from service.channels import ui
 from service.channels.telegram import boards
-from service.channels.telegram import inbound as telegram
 from service.channels.telegram import sender as telegram_send
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
 from service.config import Settings, get_settings
 from service.game import Game
@@ -120,7 +120,7 @@ def stack(redis_url, monkeypatch):
     )
     ctx = wiring.build(connection, settings)
     context.register(ctx)
-    env = telegram.Env(ctx, Tables(connection), BOT_USERNAME)
+    env = Env(ctx, Tables(connection), BOT_USERNAME)
     with TestClient(create_app(env, SECRET)) as client:
         yield fake, ctx, client
     get_settings.cache_clear()

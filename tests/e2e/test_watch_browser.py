@@ -21,7 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from service.channels.telegram import inbound as telegram
+from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
 from service.pipeline import watch
 from service.pipeline.resolution import start_game
@@ -69,7 +69,7 @@ def browser(chromium):
 def site(redis_url):
     """The app on a real Redis, served on a loopback port: (ctx, base URL)."""
     ctx = make_ctx(redis.Redis.from_url(redis_url), clock=RealTime())
-    app = create_app(telegram.Env(ctx, Tables(ctx.store.redis), "bot"), "secret")
+    app = create_app(Env(ctx, Tables(ctx.store.redis), "bot"), "secret")
     with serve(app) as base:
         yield ctx, base
 

@@ -6,7 +6,7 @@
       card needs now; ``card <name>?`` only ever reads it);
     * ``board`` / ``deska`` writes the board as a PNG file and says where;
     * ``help``, ``status``, and any answer in the command language (`service.commands`).
-Answers go through `service.pipeline.ingest.submit`, as a Telegram press or message does.
+Answers go through `service.pipeline.seats.answer`, as a Telegram press or message does.
 """
 
 import tempfile
@@ -17,10 +17,12 @@ from service import board, cardtexts, commands
 from service.cardnames import fold
 from service.channels import plain, ui
 from service.channels.console.render import deadline_shown
+from service.commands.reading import named_card
+from service.commands.writing import help_text
 from service.game import Game
 from service.i18n import translator
 from service.i18n.names import cards_text
-from service.pipeline import ingest
+from service.pipeline import ingest, seats
 from service.pipeline.context import Context
 from service.pipeline.news import names_of
 from service.store import Snapshot
@@ -38,7 +40,8 @@ class Reply:
 def answer(ctx: Context, game_id: str, seat: int, line: str, lang: str, choices: list[str]) -> Reply:
     """The reply to ``line`` typed at ``seat``; ``choices``: the data of the buttons of the last screen shown to
     the seat, numbered from 1."""
-    snap, meta = ctx.store.load_with_meta(game_id)
+    view = seats.read(ctx, game_id)
+    snap, meta = view.snap, view.meta or {}
     if snap is None:
         return Reply(translator(lang).gettext("There is no such game."))
     game = Game.from_json(snap.json)
@@ -47,7 +50,7 @@ def answer(ctx: Context, game_id: str, seat: int, line: str, lang: str, choices:
         return _press(ctx, snap, meta, game, seat, int(text), choices, lang)
     if fold(text) in BOARD_WORDS:
         return Reply(_board(game_id, game, meta, lang))
-    card = commands.named_card(text)
+    card = named_card(text)
     if card is not None and text.endswith("?"):
         return Reply(card_text(card, game, seat, lang))
     so_far = _chosen(snap, game, seat, choices)
@@ -60,7 +63,7 @@ def answer(ctx: Context, game_id: str, seat: int, line: str, lang: str, choices:
             "Here you may also type: the number of a choice; card <name>? (what a card does); board (the board as "
             "a picture); quit."
         )
-        return Reply("\n".join([commands.help_text(game, seat, lang), here]))
+        return Reply("\n".join([help_text(game, seat, lang), here]))
     if actions[0]["type"] == "_status":
         return Reply(status(ctx, game_id, snap, meta, game, seat, lang))
     if snap.status == "over":
@@ -102,7 +105,7 @@ def _press(
         return Reply(_("There is no choice {n} on the last screen.").format(n=number))
     try:
         choice = ui.decode(choices[number - 1])
-        if snap.window != choice.window or snap.status != "collecting":
+        if seats.press_closed(ctx, seats.View(snap.game_id, snap, meta), choice.window, None) is not None:
             raise ui.ExpiredChoice(f"window {choice.window} is not open")
         stage = ui.follow(game, seat, choice)
         if not stage.complete:
@@ -116,11 +119,12 @@ def _press(
 
 def _submit(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, actions: list[dict], lang: str) -> Reply:
     """The answer stored, and the question the seat is still asked that nothing waits for (a question ahead)."""
-    result = ingest.submit(ctx, snap.game_id, seat, actions, snap.current_window, dedup_id=None, snap=snap, meta=meta)
-    said = plain.submitted(result, game, seat, lang)
-    if not result.stored or result.status is ingest.Status.RESOLVE:
+    view = seats.View(snap.game_id, snap, meta)
+    outcome = seats.answer(ctx, snap.game_id, seat, actions, snap.current_window, view=view)
+    said = plain.submitted(outcome.result, game, seat, lang)
+    if not outcome.stored or outcome.status is ingest.Status.RESOLVE:
         return Reply(said)
-    more = ui.asked_more(game, seat, ui.Choice(snap.game_id, snap.current_window, seat), list(result.actions))
+    more = ui.asked_more(game, seat, ui.Choice(snap.game_id, snap.current_window, seat), list(outcome.actions))
     if more is None:
         return Reply(said)
     screen = _screen(snap, meta, game, seat, more, lang)
@@ -156,14 +160,15 @@ def _board(game_id: str, game: Game, meta: dict, lang: str) -> str:
 
 def status(ctx: Context, game_id: str, snap: Snapshot, meta: dict, game: Game, seat: int, lang: str) -> str:
     """`status` in words: the table's status (as Telegram's /status shows it), then what your seat holds."""
-    store = ctx.store
-    asked = plain.shown(game, sorted(store.expected(game_id))) if snap.status == "collecting" else []
+    state = seats.state(ctx, game_id, seats.View(game_id, snap, meta), streaks=False)
+    assert state is not None
+    asked = plain.shown(game, sorted(state.expected)) if snap.status == "collecting" else []
     shown = asked or plain.cards_pending(game)
     table = ui.status(
         game.public_view(),
         names_of(meta),
         asked,
-        set(store.answers(game_id)),
+        state.answered,
         deadline_shown(meta, snap.deadline) if shown else None,
         lang,
         **ui.clock_of(meta),

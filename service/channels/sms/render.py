@@ -13,10 +13,10 @@ worded in the number's language and time zone and fitted to its ASCII setting. T
 
 import re
 
-from service import commands
 from service.channels import plain
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Prefs, number_of
+from service.commands.writing import describe
 from service.i18n import N_, translator
 from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable
 
@@ -98,7 +98,7 @@ def confirmation(chat: str, code: str, game, seat: int, actions: list[dict], dea
     """ "K7QX T3 OK: play 3." for a number that did not ask for confirmations (CONFIRM OFF, the default): held like
     news, it rides on the number's next message when that has room, and is dropped otherwise (``fold_only``): the
     game going on says the answer counted, and a refused answer is always answered at once."""
-    said = ", ".join(re.sub(r" \([^)]*\)", "", commands.describe(action, prefs.lang)) for action in actions)
+    said = ", ".join(re.sub(r" \([^)]*\)", "", describe(action, prefs.lang)) for action in actions)
     ok = sms_text.prepare(translator(prefs.lang).gettext(OK).format(actions=said), prefs.ascii)
     head = sms_text.prepare(sms_text.head(code, game, prefs.lang), prefs.ascii)
     return {**_held(_message(chat, seat, f"{head} {ok}", len(head)), ok, deadline), "fold_only": True}

@@ -67,7 +67,7 @@ from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Held, Prefs, chat_of
 from service.game import Game, IllegalAction
 from service.i18n import N_, translator
-from service.pipeline import absence, floods, scheduling, watch
+from service.pipeline import absence, floods, seats, watch
 from service.pipeline.ingest import Reason, Status
 from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
 from service.pipeline.seats import Games
@@ -417,7 +417,7 @@ class Router:
         seat = table.seats[sms_address(number)]
         role = reply("creature", lang) if seat == 0 else reply("hunted", lang, n=seat)
         said = reply("seated", lang, code=table.code, role=role)
-        link = watch.url(self.lobby.ctx.settings, self.lobby.ctx.store.meta(table.code)) if table.game else None
+        link = watch.url(self.lobby.ctx.settings, seats.meta(self.lobby.ctx, table.code)) if table.game else None
         if link:
             said += " " + reply("watch", lang, link=link)
         if lang == "cs" and not self.directory.prefs(number).ascii:
@@ -552,19 +552,19 @@ class Router:
             return f"{table.game_id}: {exc}"
         if actions[0]["type"] in ("_help", "_status"):
             return sms_text.question(table.game_id, game, seat, table.deadline, lang, prefs.tz)
-        result = self.games.submit(table.game_id, seat, before + actions, table.window, message_id)
+        outcome = self.games.answer(table.game_id, seat, before + actions, table.window, message_id)
         ttl = self.lobby.ctx.settings.sms_prefs_ttl_seconds
-        if result.reason is Reason.INCOMPLETE:  # legal so far: kept, and the rest is asked
+        if outcome.reason is Reason.INCOMPLETE:  # legal so far: kept, and the rest is asked
             kept = Held(table.game_id, table.window, before + actions)
             self.directory.set_prefs(number, ttl, held=kept.to_json())
-            return sms_text.rest(table.game_id, result.params["game"], seat, actions, table.deadline, lang, prefs.tz)
-        if result.stored and prefs.held:
+            return sms_text.rest(table.game_id, outcome.params["game"], seat, actions, table.deadline, lang, prefs.tz)
+        if outcome.stored and prefs.held:
             self.directory.set_prefs(number, ttl, held="")
-        if result.stored and not prefs.confirm:  # no paid reply: the confirmation rides on the next message
-            if result.status is Status.ACCEPTED:
-                self._confirm_later(number, table, seat, list(result.actions), prefs)
+        if outcome.stored and not prefs.confirm:  # no paid reply: the confirmation rides on the next message
+            if outcome.status is Status.ACCEPTED:
+                self._confirm_later(number, table, seat, list(outcome.actions), prefs)
             return None  # (after the last answer, the step's own message follows at once)
-        return f"{table.game_id}: {plain.submitted(result, table.game, seat, lang, sep='; ')}"
+        return f"{table.game_id}: {plain.submitted(outcome.result, table.game, seat, lang, sep='; ')}"
 
     def _confirm_later(self, number: str, table, seat: int, actions: list[dict], prefs: Prefs) -> None:
         """ "OK: play 3." held on the number's lane until its next message of the game takes it in
@@ -573,8 +573,7 @@ class Router:
         message = sms_render.confirmation(
             chat_of(number), table.game_id, table.game, seat, actions, table.deadline, prefs
         )
-        ctx.store.write_batch(table.game_id, batch, [message])
-        scheduling.deliveries(ctx, table.game_id, batch)
+        seats.confirm_later(ctx, table.game_id, batch, message)
 
 
 def read_answer(game, seat: int, held: list[dict], text: str, lang: str) -> tuple[list[dict], list[dict], Game]:

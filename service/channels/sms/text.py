@@ -9,7 +9,7 @@ setting, stripped of diacritics (`ascii_only`): Czech then costs what English co
 text keeps its diacritics unless dropping them saves a segment.
 
 Texts. Every SMS stands on its own: it starts with the game code, says what is asked and the legal choices
-(the compact summary of `service.commands`), and ends with the deadline as an absolute local time with its
+(the compact summary of `service.commands.writing`), and ends with the deadline as an absolute local time with its
 time zone. What happened since the last message (places revealed, who was caught, the counters) is added
 when it still fits in `TARGET_SEGMENTS`; the question itself is never cut.
 """
@@ -21,7 +21,8 @@ from zoneinfo import ZoneInfo
 
 from babel.dates import format_datetime
 
-from service import commands
+from service.commands.words import MESSAGES
+from service.commands.writing import describe, summary
 from service.i18n import N_, translator
 from service.i18n.clock import clock_time, zone_name
 
@@ -212,9 +213,9 @@ def question(
     noted: play 1-5. …")."""
     if game.is_over:
         return head(code, game, lang)
-    choices = "; ".join(commands.summary(game, seat, lang))
+    choices = "; ".join(summary(game, seat, lang))
     kind = game.window["kind"]
-    phase = translator(lang).gettext(commands.MESSAGES[kind]) if kind in PHASES else ""
+    phase = translator(lang).gettext(MESSAGES[kind]) if kind in PHASES else ""
     if noted:
         phase += ", " + _w("noted", lang, actions=noted)
     if not choices:
@@ -228,7 +229,7 @@ def rest(
 ) -> str:
     """The reply to the first part of an answer (held until the rest comes): what was noted, and the rest of the
     question, where ``game`` is the game as those actions leave it."""
-    noted = ", ".join(commands.describe(action, lang) for action in actions)
+    noted = ", ".join(describe(action, lang) for action in actions)
     return question(code, game, seat, deadline, lang, tz, precise, noted)
 
 

@@ -22,8 +22,7 @@ from service import board, i18n
 from service.board import Picture
 from service.channels.telegram import sender as telegram_send
 from service.channels.telegram.sender import CAPTION_LIMIT, TelegramSender, known_file, remember_file, split_chat
-from service.game import Game
-from service.pipeline import outbox, scheduling
+from service.pipeline import outbox, scheduling, seats
 from service.pipeline.chats import budget_chat
 from service.pipeline.context import Context
 
@@ -34,10 +33,11 @@ SHORT_WAIT = 5.0  # a budget wait up to this long is slept through; a longer one
 
 def picture_of(ctx: Context, game_id: str) -> tuple[Picture, str] | None:
     """The picture of the game's public state now, and its caption; None when there is no such game."""
-    snap, meta = ctx.store.load_with_meta(game_id)
+    read = seats.read(ctx, game_id)
+    snap, meta = read.snap, read.meta or {}
     if snap is None:
         return None
-    view = Game.from_json(snap.json).public_view()  # the public view and nothing else is drawn
+    view = read.game.public_view()  # the public view and nothing else is drawn
     names = {int(seat): player["name"] for seat, player in meta.get("players", {}).items()}
     lang = meta.get("lang") or "en"
     picture = board.picture(board.payload(game_id, view, names, lang, snap.version))

@@ -28,7 +28,6 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from service.channels.web import page
-from service.game import Game
 from service.i18n import LANGS
 from service.pipeline import watch
 from service.pipeline.context import Context
@@ -82,24 +81,14 @@ def _answer(ctx: Context, request: Request, as_json: bool) -> Response:
     if asked_lang is not None and asked_lang not in LANGS:
         return _bad_request(request, f"lang must be one of: {', '.join(LANGS)}")
     token = request.path_params["token"]
-    game_id = ctx.store.game_of_watch(token) if TOKEN.match(token) else None
-    if game_id is None:
+    seen = watch.watched(ctx.store, token) if TOKEN.match(token) else None
+    if seen is None:
         return _not_found(request)
-    snap, meta = ctx.store.load_with_meta(game_id)
-    if snap is None:
-        return _not_found(request)
+    game_id, snap, meta, waiting, cancelled = seen.game_id, seen.snap, seen.meta, seen.waiting, seen.cancelled
     lang = next(choice for choice in (asked_lang, meta.get("lang"), LANGS[0]) if choice in LANGS)
     step = int(asked_step) if asked_step is not None else None
     over = snap.status == "over"
     hidden = watch.hidden_shown(meta, over)
-    waiting: list[int] | None = None
-    if snap.status == "collecting":
-        answers, expected, _, _ = ctx.store.window_state(game_id)
-        # whom the table is told the window waits for (strict secrecy never names a seat asked only about cards)
-        window = Game.from_json(snap.json).public_view()["window"]
-        named = set(window["waiting"]) if window else set()
-        waiting = sorted((expected & named) - set(answers))
-    cancelled = over and ctx.store.cancelled_at(game_id) is not None
     settled = over or step is not None
     kind = ("j" if as_json else "h") + ("s" if hidden else "") + ("c" if cancelled else "")
     now = "" if waiting is None else ".".join(map(str, waiting))
