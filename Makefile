@@ -87,3 +87,9 @@ lock: venv
 	$(PY) -m pip install --disable-pip-version-check -q pip-tools
 	$(VENV)/bin/pip-compile $(LOCK_FLAGS) -o requirements.lock pyproject.toml
 	$(VENV)/bin/pip-compile $(LOCK_FLAGS) --extra test -o requirements-dev.lock pyproject.toml
+	$(MAKE) requirements.txt
+
+# requirements.txt for Procfile platforms (pip install -r requirements.txt): the lock under a header
+# (tests/test_requirements.py checks it matches).
+requirements.txt: requirements.lock
+	{ sed -n '1,3p' $@ 2>/dev/null | grep '^#' || true; cat requirements.lock; } > $@.tmp && mv $@.tmp $@

@@ -15,6 +15,12 @@
                                    (``--yes`` skips the question; without a terminal to answer, nothing is done)
     health                         /healthz as JSON; exit status 1 when unhealthy (container health checks)
     seed-sweeper                   schedule the periodic sweep now (the Procfile's worker does it at start)
+    backup DIR [--keep N]          a point-in-time RDB of every Redis node (the index and each game shard) in a new
+                                   DIR/artemia-<UTC time>/, with a manifest (SHA-256); keep the newest N
+    restore BACKUP [--force]       copy a backup into this deployment's Redis (empty, unless --force), then credit
+                                   the time lost to open deadlines and ask every seat of an open window that has
+                                   no answer stored again: answers given after the backup was taken are re-asked
+                                   (service/ops/backup.py; docs/operations.md, "Backups")
 
 The replay log comes from the per-game action log ``{g:<id>}:actions`` that each commit appends to (config
 line, then ``[seat, action]`` lines). A game begun before that log existed has none: its moves cannot be rebuilt
@@ -33,19 +39,16 @@ from datetime import UTC, datetime
 from service import wiring
 from service.config import get_settings
 from service.game import Game
+from service.ops import backup as backups
 from service.ops import health, logs
 from service.ops import web as ops_web
-from service.pipeline import cancelling, resolution, scheduling
+from service.pipeline import cancelling, resolution, scheduling, upkeep
 from service.replay import replay, write_log
 from service.store import connect, keys
 
 
 class AdminError(Exception):
     """A request that cannot be done; the message says why."""
-
-
-def _actions_key(game_id: str) -> str:
-    return getattr(keys, "actions", lambda g: "{g:" + g + "}:actions")(game_id)
 
 
 def _iso(ts: float | None) -> str | None:
@@ -112,7 +115,8 @@ def describe(ctx, game_id: str) -> dict:
         "autoplay_streaks": store.streaks(game_id),
         "due": _iso(r.zscore(keys.DUE, game_id)),
         "resolution_log": store.resolution_log(game_id),
-        "action_log_entries": max(0, r.llen(_actions_key(game_id)) - 1),
+        "action_log_entries": len(store.action_log(game_id)[1]),
+        "compacted": snap.compacted,
         "public_view": game.public_view(),
     }
 
@@ -130,12 +134,10 @@ def export(ctx, game_id: str) -> tuple[str, bool]:
     snap = ctx.store.load(game_id)
     if snap is None:
         raise AdminError(f"no game {game_id!r}")
-    raw = ctx.store.at(game_id).lrange(_actions_key(game_id), 0, -1)
+    config, moves = ctx.store.action_log(game_id)
     header = f"# game {game_id}, version {snap.version}, status {snap.status}, exported {_iso(time.time())}\n"
     header += "# holds every hidden pick and hand: treat this file as a secret\n"
-    if raw:
-        config = json.loads(raw[0])
-        moves = [tuple(json.loads(line)) for line in raw[1:]]
+    if config is not None:
         return header + write_log(config, moves), True
     config = json.loads(snap.json)["config"]
     note = (
@@ -174,6 +176,39 @@ def cancel(ctx, game_id: str, reason: str = "", notify: bool = True) -> str:
         return cancelling.cancel(ctx, game_id, reason, notify)
     except cancelling.NoSuchGame:
         raise AdminError(f"no game {game_id!r}") from None
+
+
+# The reminder number of the question asked again after a restore (past the settings' reminder points: it schedules
+# no further reminder, and is written once per window).
+RESTORED_REMINDER = 100
+
+
+def nodes_of(ctx) -> dict:
+    """The Redis nodes of the deployment by backup name: ``index`` (REDIS_URL or the Sentinel primary) and, when the
+    games are sharded, ``shard-N`` each (``index`` alone when the games live in it)."""
+    store = ctx.store
+    if len(store.shards) == 1 and store.shards[0] is store.redis:
+        return {"index": store.redis}
+    return {"index": store.redis, **{f"shard-{n}": shard for n, shard in enumerate(store.shards)}}
+
+
+def take_backup(ctx, directory: str, keep: int = 0):
+    return backups.backup(nodes_of(ctx), directory, keep)
+
+
+def restore_backup(ctx, backup_dir: str, force: bool = False) -> dict:
+    """Copy ``backup_dir`` into the deployment, credit the downtime, re-ask the open windows. -> figures."""
+    copied = backups.restore(backup_dir, nodes_of(ctx), force)
+    credited = []
+    for each in ctx.shard_contexts or [ctx]:
+        credited.append(upkeep.credit_downtime(each))
+        scheduling.sweep(each, each.clock())  # windows caught resolving are resolved by the sweeper after its grace
+    reasked = {}
+    for game in list_games(ctx):
+        if game["status"] == "collecting" and not game["cancelled"]:
+            if upkeep.remind(ctx, game["game"], game["window"], RESTORED_REMINDER):
+                reasked[game["game"]] = game["window"]
+    return {"keys": copied, "downtime_credited_seconds": max(credited, default=0.0), "reasked": reasked}
 
 
 # ------------------------------------------------------------------------------------------ command line
@@ -241,6 +276,13 @@ def main(argv: list[str] | None = None) -> int:
     can.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     sub.add_parser("health")
     sub.add_parser("seed-sweeper")
+    sub.add_parser("compact", help="compact the finished games stored before games were compacted (a migration)")
+    bak = sub.add_parser("backup")
+    bak.add_argument("directory")
+    bak.add_argument("--keep", type=int, default=0, help="delete all but the newest N backups (0: keep all)")
+    rst = sub.add_parser("restore")
+    rst.add_argument("backup", help="a directory written by backup (artemia-<time>)")
+    rst.add_argument("--force", action="store_true", help="replace the keys of a Redis that is not empty")
     args = parser.parse_args(argv)
 
     settings = get_settings()
@@ -290,6 +332,23 @@ def run(ctx, args) -> int:
         return 0 if result["ok"] else 1
     elif args.command == "seed-sweeper":
         print("scheduled" if scheduling.sweep(ctx, ctx.clock()) else "already scheduled")
+    elif args.command == "compact":
+        print(json.dumps(upkeep.compact_stored(ctx)))
+    elif args.command == "backup":
+        started = time.monotonic()
+        try:
+            written = take_backup(ctx, args.directory, args.keep)
+        except backups.BackupError as exc:
+            raise AdminError(str(exc)) from None
+        manifest = json.loads((written / "manifest.json").read_text())
+        print(json.dumps({"backup": str(written), "seconds": round(time.monotonic() - started, 3), **manifest}))
+    elif args.command == "restore":
+        started = time.monotonic()
+        try:
+            figures = restore_backup(ctx, args.backup, args.force)
+        except backups.BackupError as exc:
+            raise AdminError(str(exc)) from None
+        print(json.dumps({"restored": args.backup, "seconds": round(time.monotonic() - started, 3), **figures}))
     return 0
 
 

@@ -5,9 +5,17 @@ three sentinels, each a real ``redis-server`` process with its own port and dire
         cluster.primary_port, cluster.sentinel_ports, cluster.kill(port), cluster.restart(port)
 
 The sentinels monitor the primary under SERVICE with a quorum of 2 and declare it down after DOWN_AFTER_MS.
+
+`DeployedCluster` is the same setup as deploy/sentinel/ ships it: deploy/sentinel/local-up.sh renders the
+production templates (passwords, min-replicas-to-write, AOF) for each node and sentinel and starts them; only the
+addresses, ports, directories, the sentinels' down-after and fsync differ (environment variables of the script).
 """
 
+import os
+import secrets
 import shutil
+import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -15,6 +23,8 @@ from pathlib import Path
 
 import redis
 from real_redis import free_port, server_binary
+
+DEPLOY = Path(__file__).resolve().parents[1] / "deploy" / "sentinel"
 
 SERVICE = "artemia"
 DOWN_AFTER_MS = 1000
@@ -40,6 +50,8 @@ class Cluster:
         self.replica_ports = [free_port() for _ in range(replicas)]
         self.sentinel_ports = [free_port() for _ in range(sentinels)]
         self.procs: dict[int, subprocess.Popen] = {}
+        self.password: str | None = None  # the data nodes'
+        self.sentinel_password: str | None = None
 
     # --- processes -------------------------------------------------------------------------------------------
     def _start_data_node(self, port: int, replica_of: int | None = None) -> None:
@@ -113,7 +125,10 @@ class Cluster:
 
     # --- reading ---------------------------------------------------------------------------------------------
     def sentinel(self, port: int) -> redis.Redis:
-        return redis.Redis(port=port, socket_timeout=1, decode_responses=True)
+        return redis.Redis(port=port, socket_timeout=1, decode_responses=True, password=self.sentinel_password)
+
+    def node(self, port: int) -> redis.Redis:
+        return redis.Redis(port=port, socket_timeout=1, password=self.password)
 
     def sentinels_setting(self) -> str:
         return ",".join(f"127.0.0.1:{port}" for port in self.sentinel_ports)
@@ -136,7 +151,7 @@ class Cluster:
         """Until the primary has ``count`` replicas connected and in sync."""
 
         def synced():
-            info = redis.Redis(port=primary, socket_timeout=1).info("replication")
+            info = self.node(primary).info("replication")
             return info.get("connected_slaves", 0) >= count and all(
                 info.get(f"slave{i}", {}).get("state") == "online" for i in range(count)
             )
@@ -146,3 +161,98 @@ class Cluster:
     def wait_failover(self, old: int, timeout: float = 30) -> int:
         """Until the sentinels name a primary other than ``old``: its port."""
         return _wait(lambda: (p := self.current_primary()) not in (None, old) and p, timeout, "a failover")
+
+
+def _free_block(size: int) -> int:
+    """A base port with ``size`` free ports above it (local-up.sh numbers its ports from a base)."""
+    for _ in range(200):
+        base = free_port()
+        if base + size >= 65000:
+            continue
+        taken = False
+        for port in range(base, base + size):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", port))
+                except OSError:
+                    taken = True
+                    break
+        if not taken:
+            return base
+    raise RuntimeError("no block of free ports")
+
+
+class DeployedCluster(Cluster):
+    """deploy/sentinel/local-up.sh's setup (one service, SERVICE): a primary, ``replicas`` replicas, three
+    sentinels, with passwords; each process found by its pid file."""
+
+    def __init__(self, replicas: int = 2):
+        self.dir = Path(tempfile.mkdtemp(prefix="artemia-deployed-sentinel-"))
+        self.base = _free_block(103)
+        self.primary_port = self.base
+        self.replica_ports = [self.base + 1 + n for n in range(replicas)]
+        self.sentinel_ports = [self.base + 100 + n for n in range(3)]
+        self.procs = {}
+        self.password = "data-" + secrets.token_urlsafe(12)
+        self.sentinel_password = "sentinel-" + secrets.token_urlsafe(12)
+        self.env = {
+            **os.environ,
+            "BASE_PORT": str(self.base),
+            "REPLICAS": str(replicas),
+            "REDIS_SERVER_BIN": server_binary(),
+            "REDIS_PASSWORD": self.password,
+            "SENTINEL_PASSWORD": self.sentinel_password,
+            "SENTINEL_DOWN_AFTER_MS": str(DOWN_AFTER_MS),
+            "SENTINEL_FAILOVER_TIMEOUT_MS": "10000",
+            "REDIS_APPENDFSYNC": "always",
+            # with one replica, writes must not stop while it is the one promoted (deploy/sentinel/node.conf.in)
+            "REDIS_MIN_REPLICAS_TO_WRITE": "1" if replicas >= 2 else "0",
+        }
+
+    def start(self) -> "DeployedCluster":
+        subprocess.run(
+            [str(DEPLOY / "local-up.sh"), str(self.dir), "1"], env=self.env, check=True, capture_output=True, timeout=60
+        )
+        for port in [self.primary_port, *self.replica_ports]:
+            self.procs[port] = int((self.dir / str(port) / "redis.pid").read_text())
+        for port in self.sentinel_ports:
+            self.procs[port] = int((self.dir / str(port) / "sentinel.pid").read_text())
+        self.wait_replicas(self.primary_port, len(self.replica_ports))
+        for port in self.sentinel_ports:
+            _wait(
+                lambda port=port: (
+                    len(self.sentinel(port).sentinel_slaves(SERVICE)) == len(self.replica_ports)
+                    and len(self.sentinel(port).sentinel_sentinels(SERVICE)) == len(self.sentinel_ports) - 1
+                ),
+                20,
+                f"sentinel {port} to discover the replicas and the other sentinels",
+            )
+        return self
+
+    def _gone(self, pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    def kill(self, port: int) -> None:
+        pid = self.procs.pop(port)
+        os.kill(pid, signal.SIGKILL)
+        _wait(lambda: self._gone(pid), 10, f"process {pid} to die")
+
+    def restart_as_node(self, port: int) -> None:
+        """The node again from its rendered file (its machine came back); the sentinels make it a replica."""
+        conf = self.dir / str(port) / "node.conf"
+        subprocess.run([server_binary(), str(conf), "--daemonize", "yes"], check=True, timeout=30)
+        _wait(lambda: self.node(port).ping(), 10, f"redis-server on port {port}")
+        self.procs[port] = int((self.dir / str(port) / "redis.pid").read_text())
+
+    def stop(self) -> None:
+        for pid in self.procs.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.procs.clear()
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -226,13 +226,32 @@ class RedisCollector:
             "open": gauge("artemia_games_open", "Games with an open window (the sweeper's due set)."),
             "due": gauge("artemia_games_due", "Games whose due time has passed (the sweeper's next work)."),
             "ready": gauge("artemia_windows_ready", "Closed windows waiting for a resolving job."),
+            "memory": gauge("artemia_redis_used_memory_bytes", "Memory the shard's Redis uses (INFO used_memory)."),
+            "replicas": gauge("artemia_redis_connected_replicas", "Replicas connected to the shard's Redis primary."),
+            "lag": gauge(
+                "artemia_redis_replication_lag_bytes",
+                "Bytes of the primary's replication stream its furthest-behind replica has not acknowledged "
+                "(0 without replicas).",
+            ),
         }
+        live = gauge(
+            "artemia_queue_workers",
+            "Workers taking the queue whose heartbeat is fresher than ARTEMIA_HEALTH_WORKER_STALE_SECONDS.",
+            "queue",
+        )
         for index, checks in enumerate(each):
             shard = str(index)
             for name, queue in checks["queues"].items():
                 for key, family in per_queue.items():
                     family.add_metric([shard, name], queue[key])
                 lock.add_metric([shard, name], 1 if queue["scheduler_lock"] else 0)
+                fresh = [
+                    w
+                    for w in checks["workers"]
+                    if name in w["queues"] and w["heartbeat_age"] <= self.settings.health_worker_stale_seconds
+                ]
+                live.add_metric([shard, name], len(fresh))
+            memory, replication = redis_figures(self.shards[index])
             ages = [w["heartbeat_age"] for w in checks["workers"]]
             values = {
                 "outbox_depth": checks["outbox"]["queued"],
@@ -244,12 +263,30 @@ class RedisCollector:
                 "open": checks["games_open"],
                 "due": checks["games_due"],
                 "ready": checks["windows_ready"],
+                "memory": memory,
+                "replicas": replication[0],
+                "lag": replication[1],
             }
             for key, family in families.items():
                 family.add_metric([shard], values[key])
         yield from per_queue.values()
         yield lock
+        yield live
         yield from families.values()
+
+
+def redis_figures(connection) -> tuple[float, tuple[float, float]]:
+    """(used memory in bytes, (connected replicas, replication lag in bytes)); NaN when INFO is refused (a managed
+    Redis may rename it)."""
+    try:
+        memory = float(connection.info("memory").get("used_memory", math.nan))
+        info = connection.info("replication")
+    except redis.ResponseError:
+        return math.nan, (math.nan, math.nan)
+    offset = int(info.get("master_repl_offset", 0) or 0)
+    replicas = [v for k, v in info.items() if k.startswith("slave") and isinstance(v, dict)]
+    lag = max((offset - int(r.get("offset", 0)) for r in replicas), default=0)
+    return memory, (float(info.get("connected_slaves", 0) or 0), float(max(lag, 0)))
 
 
 def _le(bound: float) -> str:

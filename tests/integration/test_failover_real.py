@@ -1,4 +1,5 @@
-"""Losing the Redis primary mid-game: the Procfile's processes reach Redis through three sentinels, every answer
+"""Losing the Redis primary mid-game, on the Sentinel setup of deploy/sentinel/ as its local-up.sh brings it up
+(the production templates: passwords, min-replicas-to-write, AOF; tests/sentinel_cluster.py `DeployedCluster`): the Procfile's processes reach Redis through three sentinels, every answer
 is acknowledged only once the replica has it (WAIT), the primary is SIGKILLed after a few windows, the sentinels
 promote the replica, the old primary's machine comes back (the sentinels make it the new replica) — and the game
 finishes with every acknowledged answer applied and no window resolved twice.
@@ -31,7 +32,7 @@ from tests.integration.test_procfile_real import (
     random_answer,
 )
 from tests.real_redis import wait_for
-from tests.sentinel_cluster import SERVICE, Cluster
+from tests.sentinel_cluster import SERVICE, Cluster, DeployedCluster
 
 pytestmark = pytest.mark.integration
 
@@ -45,18 +46,25 @@ def test_the_primary_dies_mid_game_and_no_acknowledged_answer_is_lost(tmp_path, 
     """With one replica, answers wait for the old primary's machine to come back as the new replica; with two,
     the other replica confirms as soon as it follows the promoted one."""
     api = FakeBotAPI()
-    with Cluster(replicas=replicas) as cluster, serve(api) as bot_base_url:
+    with DeployedCluster(replicas=replicas) as cluster, serve(api) as bot_base_url:
         sentinels = {
             "ARTEMIA_REDIS_SENTINELS": cluster.sentinels_setting(),
             "ARTEMIA_REDIS_SENTINEL_SERVICE": SERVICE,
             "ARTEMIA_REDIS_ACK_REPLICAS": "1",
             "ARTEMIA_REDIS_ACK_TIMEOUT_MS": "500",
+            "ARTEMIA_REDIS_PASSWORD": cluster.password,
+            "ARTEMIA_REDIS_SENTINEL_PASSWORD": cluster.sentinel_password,
         }
         env = process_env(api, bot_base_url, sentinels)
         port = free_port()
         web = Proc("web", env, port, tmp_path / "web.log").start()
         worker = Proc("worker", env, port + 100, tmp_path / "worker.log", count=2).start()
-        settings = Settings(redis_sentinels=cluster.sentinels_setting(), redis_sentinel_service=SERVICE)
+        settings = Settings(
+            redis_sentinels=cluster.sentinels_setting(),
+            redis_sentinel_service=SERVICE,
+            redis_password=cluster.password,
+            redis_sentinel_password=cluster.sentinel_password,
+        )
         try:
             figures = play(cluster, api, f"http://127.0.0.1:{port}", settings)
         except BaseException:
