@@ -1,4 +1,4 @@
-"""The dispatch tables (service/game/rules/__init__.py) cover what games use, and agree with each other."""
+"""The dispatch tables (service/game/rules/dispatch.py) cover what games use, and agree with each other."""
 
 import random
 
@@ -6,7 +6,7 @@ from service.game import new_game
 from service.game.answers import DEFERRED_KIND
 from service.game.bots import play_out
 from service.game.engine import ACTION_TYPES
-from service.game.rules import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, QUESTIONS, TASKS
+from service.game.rules.dispatch import ANSWERS_THAT_CLOSE, LIVE_ACTIONS, QUESTIONS, TASKS
 
 
 def test_every_deferred_question_has_its_window_and_its_task():

@@ -27,20 +27,32 @@ Events are dicts ``{"type": ..., "visible_to": None | [seats], ...}``; ``visible
 
 Modules
 -------
-    engine.py      Game: the public face above and the driver that runs a turn's agenda of tasks
-    buildinfo.py   whether the engine runs compiled (mypyc, tools/build_engine.py) and that a build is current
-    state.py       the state as TypedDicts (plain JSON), its format version and the migration of old snapshots
+From the top down: a module imports only modules listed below it (tests/test_engine_architecture.py checks that no
+engine module imports the engine or imports itself back, type-only imports counted). Game is the façade: the
+rules, the questions and the views work on a table.Table, never on the engine.
+
+    botseat.py     hands the searching bots a seat's knowledge (observer.knowledge) and options
+    search.py      the searching bots (``normal``, ``hard``): determinised Monte Carlo from a seat's knowledge
+    bots.py        today's bot policy (rollouts and the ``easy`` level), playing Games
+    engine.py      Game, the façade: a table.Table with the public face above and the driver that runs a turn's
+                   agenda of tasks (the rules' dispatch tables, the questions, the views)
     config.py      a game's config: its keys, what each allows, its defaults (checked by new_game)
-    cards.py       card and setup data from cards.json
-    registry.py    the card table: one entry per Hunt / Survival card (shape, options, effect, hooks)
-    rules/         the rules by phase (turn, explore, play_cards, prereveal, reckoning) and each card's rules
-                   (survival, hunt_cards); secrecy (who is asked under the table's secrecy setting);
-                   rules/__init__.py holds the dispatch tables (task name -> function)
-    answers.py     answers given ahead (recorded answers and plans) and deciding a deferred question
     observer.py    the views: what each seat may see
-    autoplay.py    auto-play for late seats; bots.py: today's bot policy (rollouts and the ``easy`` level)
-    search.py      the searching bots (``normal``, ``hard``): determinised Monte Carlo from a seat's knowledge;
-                   worlds.py samples the worlds it plays in; botseat.py hands it a seat's knowledge and options
+    questions.py   whom a window waits for, and the deferred questions it asks each seat (memoised)
+    rules/         the rules, by phase and by card (rules/__init__.py lists them); top down:
+                   dispatch.py (the dispatch tables: task name -> function); the phases (turn, explore, ahead:
+                   the questions ahead, prereveal, reckoning, play_cards); then
+    registry.py    the card table: one entry per Hunt / Survival card (shape, options, effect, hooks); then
+                   rules/survival.py, rules/hunt_cards.py (each card's rules)
+    answers.py     answers given ahead (recorded answers and plans) and deciding a deferred question
+    autoplay.py    auto-play for late seats, from what the seat may know
+                   rules/secrecy.py (who is asked under the table's secrecy setting)
+    worlds.py      samples the worlds the search plays in, from a seat's knowledge
+                   rules/common.py (small rules every phase uses: randomness, counters, Will, decks, windows)
+    table.py       Table: the state, what a game fixes (seats, secrecy) and the memo of values derived from it
+    state.py       the state as TypedDicts (plain JSON), its format version and the migration of old snapshots
+    cards.py       card and setup data from cards.json
+    buildinfo.py   whether the engine runs compiled (mypyc, tools/build_engine.py) and that a build is current
 
 Decision windows
 ----------------

@@ -2,16 +2,14 @@
 decided when the rules reach it — a recorded answer or plan, the only option, a fallback, or a window that asks.
 """
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.autoplay import pick, power_score
 from service.game.cards import SURVIVAL_CARDS
 from service.game.rules.common import NeedAnswer, creature_places
 from service.game.rules.secrecy import asks
 from service.game.state import Action, Event
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 # Tasks whose decisions are collected in a window before they run, and the window that collects them.
 DEFERRED_KIND: Final = {
@@ -27,7 +25,7 @@ DEFERRED_KIND: Final = {
 }
 
 
-def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) -> Action | None:
+def from_orders(g: Table, seat: int, key: str | None, options: list[Action]) -> Action | None:
     """The first of the seat's orders for this question (then its plan) that answers it; used up, but for a
     planned ``pass``: "no cards this turn" answers every question it fits until the turn ends."""
     orders = g.s["orders"][seat]
@@ -44,7 +42,7 @@ def from_orders(g: "Game", seat: int, key: str | None, options: list[Action]) ->
     return None
 
 
-def order_answer(g: "Game", seat: int, order: Action, options: list[Action]) -> Action | None:
+def order_answer(g: Table, seat: int, order: Action, options: list[Action]) -> Action | None:
     """The option a planned action answers: itself, or for a bare "use my place's power" order (``power``
     with at most ``place``/``use``, or ``via: "lair"``: copy the power of the Creature's place) the best such
     power, details chosen as auto-play would."""
@@ -64,7 +62,7 @@ def order_answer(g: "Game", seat: int, order: Action, options: list[Action]) -> 
     return max(fitting, key=lambda o: power_score(g, seat, o)) if fitting else None
 
 
-def _safe_keep(g: "Game", card: int, options: list[Action]) -> Action | None:
+def _safe_keep(g: Table, card: int, options: list[Action]) -> Action | None:
     """The River's conditional order: keep ``card`` unless the Creature token (or the Target under Clone) is on it
     and not on the other card played."""
     hunted = set(creature_places(g))
@@ -77,7 +75,7 @@ def _safe_keep(g: "Game", card: int, options: list[Action]) -> Action | None:
     return keep[card]
 
 
-def matches_orders(g: "Game", seat: int, key: str, options: list[Action]) -> bool:
+def matches_orders(g: Table, seat: int, key: str, options: list[Action]) -> bool:
     return any(
         o["key"] in (key, None) and order_answer(g, seat, o["action"], options) is not None for o in g.s["orders"][seat]
     )
@@ -92,7 +90,7 @@ def survival_card(action: Action) -> str | None:
     return via if via in SURVIVAL_CARDS else None
 
 
-def decide(g: "Game", seat: int, key: str, options: list[Action], events: list[Event]) -> Action:
+def decide(g: Table, seat: int, key: str, options: list[Action], events: list[Event]) -> Action:
     """The answer to a deferred question: a recorded answer or plan, the only option, or a fallback. A fallback
     never spends a Survival card the seat did not name in its answer (every such question also offers an answer
     without the card)."""

@@ -5,7 +5,7 @@
 """
 
 import random
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import (
     ARTEFACT,
@@ -23,9 +23,7 @@ from service.game.cards import (
 )
 from service.game.rules.common import CREATURE, PLACE_VALUE, peek_rng, player
 from service.game.state import Action
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 SURVIVAL_KEEP_ORDER: Final = [
     "dodge",
@@ -58,7 +56,7 @@ _POWER_VALUE: Final = {
 }
 
 
-def auto_live(g: "Game", seat: int, options: list[Action]) -> Action:
+def auto_live(g: Table, seat: int, options: list[Action]) -> Action:
     """The answer to the open window's own question, ``options`` being the seat's legal actions."""
     w = g.s["window"]
     assert w is not None
@@ -88,7 +86,7 @@ def _keep_rank(card: str) -> int:
     return SURVIVAL_KEEP_ORDER.index(card) if card in SURVIVAL_KEEP_ORDER else len(SURVIVAL_KEEP_ORDER)
 
 
-def auto_tokens(g: "Game", options: list[Action], rng: random.Random) -> Action:
+def auto_tokens(g: Table, options: list[Action], rng: random.Random) -> Action:
     """Where the Hunted are most likely to be, judged only from public information (discard piles)."""
     smoke = g.s["this_turn"]["smokescreen"]
     weight = {p: rng.random() for p in PLACE_NUMBERS}
@@ -104,7 +102,7 @@ def auto_tokens(g: "Game", options: list[Action], rng: random.Random) -> Action:
     return wanted
 
 
-def pick(g: "Game", seat: int, key: str, options: list[Action]) -> Action:
+def pick(g: Table, seat: int, key: str, options: list[Action]) -> Action:
     """The sensible default answer to a deferred question."""
     kind = key.split(":")[0]
     h = player(g, seat)
@@ -123,7 +121,7 @@ def pick(g: "Game", seat: int, key: str, options: list[Action]) -> Action:
     return options[0]
 
 
-def power_score(g: "Game", seat: int, option: Action) -> float:
+def power_score(g: Table, seat: int, option: Action) -> float:
     """How much a Hunted gains by a way of using a place (a power action, a takeback, or a pass: nothing)."""
     if option["type"] == "pass":
         return 0.0

@@ -1,19 +1,22 @@
 """The game: its public face (state, legal actions, apply, terminal/winner, views) and the driver that runs a turn.
 
 The state is one plain JSON-able dict (``Game.s``, a state.State) so that it round-trips exactly and copies
-cheaply. The turn is an *agenda* of tasks kept in the state; the driver (``advance``) runs tasks
-(rules.TASKS) until one needs a person, then opens a window. The rules live in service/game/rules/, the cards in
-registry.py, the views in observer.py, auto-play in autoplay.py. See the package docstring for the windows and
-the action shapes, and docs/rulings.md for choices.
+cheaply. The turn is an *agenda* of tasks kept in the state; the driver (``advance``) runs tasks (TASKS, in
+rules/dispatch.py) until one needs a person, then opens a window. The rules live in service/game/rules/, the cards
+in registry.py, the views in observer.py, auto-play in autoplay.py, whom a window waits for and what it asks in
+questions.py. See the package docstring for the windows and the action shapes, and docs/rulings.md for choices.
+
+Game is the façade on top: a table.Table (the state and what the rules read of a game) with the public face and
+the driver. Everything below it works on a Table and never imports this module (only the package's door and the
+bots, which play Games, do).
 """
 
-import json
 from typing import Any, Final
 
 import orjson
 
-from service.game import observer
-from service.game.answers import DEFERRED_KIND, from_orders, matches_orders, survival_card
+from service.game import observer, questions
+from service.game.answers import from_orders, survival_card
 from service.game.autoplay import auto_live, pick
 from service.game.cards import (
     HUNT_CARDS,
@@ -26,17 +29,6 @@ from service.game.cards import (
     WILL_MAX,
 )
 from service.game.config import check_config
-from service.game.rules import (
-    ACTION_TYPES,
-    ANSWERS_THAT_CLOSE,
-    LIVE_ACTIONS,
-    OPENS_WINDOW_ONLY,
-    PLAN_ORDERS,
-    QUESTIONS,
-    TASKS,
-    ask_task,
-    run_task,
-)
 from service.game.rules.ahead import ahead_question
 from service.game.rules.common import (
     CREATURE,
@@ -48,12 +40,20 @@ from service.game.rules.common import (
     open_window,
     shuffled,
 )
+from service.game.rules.dispatch import (
+    ACTION_TYPES,
+    ANSWERS_THAT_CLOSE,
+    LIVE_ACTIONS,
+    OPENS_WINDOW_ONLY,
+    PLAN_ORDERS,
+    TASKS,
+    run_task,
+)
 from service.game.rules.explore import explore_options
 from service.game.rules.play_cards import card_names, card_options, creature_card_options, token_options
-from service.game.rules.prereveal import prereveal_tasks
-from service.game.rules.reckoning import reckon_tasks
-from service.game.rules.secrecy import CALL, PUBLIC_QUESTIONS, asks, may_call
+from service.game.rules.secrecy import CALL, may_call
 from service.game.state import FORMAT_VERSION, Action, Event, State, Task, Window, migrate, new_this_turn
+from service.game.table import Table
 
 __all__ = ["CREATURE", "Game", "IllegalAction", "new_game"]
 
@@ -63,7 +63,6 @@ _SECRET_OWN_MOVES: Final = {"play", "keep_survival"}  # no seat's question ahead
 # Live answers that change only the window's bookkeeping (who has answered, what a passing seat could play):
 # no seat's options, no deferred question.
 _CHANGES_NO_OPTIONS: Final = {"pass"}
-_UNKNOWN: Final[Any] = object()  # not in the memo (None is a value there: no question)
 
 
 def new_game(config: Any) -> "Game":
@@ -119,27 +118,12 @@ def new_game(config: Any) -> "Game":
     return game
 
 
-class Game:
-    """One game of Not Alone. All state lives in ``self.s`` (plain JSON types). Change it only through
-    ``apply``: values derived from it are cached in ``self.memo``, which code editing ``self.s`` by hand (test
-    builders) must clear."""
+class Game(Table):
+    """One game of Not Alone: a Table (table.py) with the public face and the driver. All state lives in
+    ``self.s`` (plain JSON types). Change it only through ``apply``: values derived from it are cached in
+    ``self.memo``, which code editing ``self.s`` by hand (test builders) must clear."""
 
-    def __init__(self, state: State) -> None:
-        self.s = state
-        self.memo: dict[Any, Any] = {}  # derived values (upcoming tasks, live options) of this state; reset on change
-        self.players: int = state["config"]["players"]  # the number of seats: fixed for the game
-        self._hunted = range(1, self.players)
-        self.strict: bool = state["config"]["secrecy"] == "strict"  # the table's secrecy: fixed for the game
-
-    def _forget(self) -> None:
-        """Drop every derived value: the state changed (a memo already empty is kept, not replaced)."""
-        if self.memo:
-            self.memo = {}
-
-    # ------------------------------------------------------------------ serialisation
-    def to_json(self) -> str:
-        return json.dumps(self.s, separators=(",", ":"), sort_keys=True)
-
+    # ------------------------------------------------------------------ serialisation (to_json: Table's)
     @classmethod
     def from_json(cls, text: str | bytes) -> "Game":
         """A game from ``to_json``'s text, of this engine or an older one (see state.migrate). Parsed with orjson:
@@ -156,10 +140,6 @@ class Game:
     def window(self) -> dict[str, Any] | None:
         w = self.s["window"]
         return None if w is None else {"id": w["id"], "kind": w["kind"]}
-
-    @property
-    def turn(self) -> int:
-        return self.s["turn"]
 
     @property
     def is_over(self) -> bool:
@@ -181,11 +161,8 @@ class Game:
         creature_won = winner == "creature"
         return [1.0 if (seat == CREATURE) == creature_won else -1.0 for seat in range(self.players)]
 
-    def hunted_seats(self) -> range:
-        return self._hunted
-
     def waiting_for(self) -> list[int]:
-        return list(self._waiting())
+        return list(questions.waiting(self))
 
     def may_answer(self) -> list[int]:
         """The seats asked in the open window that it does not wait for (``may``: see the package docstring)."""
@@ -195,33 +172,7 @@ class Game:
     def answering(self, seat: int) -> bool:
         """Whether the seat has something to answer in the open window now (waited for or not)."""
         w = self.s["window"]
-        return w is not None and (w["live"][seat] == "may" or seat in self._waiting())
-
-    def _waiting(self) -> list[int]:
-        """waiting_for's memoised list itself, for the engine's reading only."""
-        w = self.s["window"]
-        if w is None:
-            return []
-        live = w["live"]
-        if not w["deferred"]:  # the live answers alone, which change with nearly every answer: not memoised
-            return [seat for seat, answer in enumerate(live) if answer == "wait"]
-        # The window's live answers change without a reset of the memo: the seats are kept with the answers seen.
-        known = self.memo.get("waiting")
-        if known is None or known[0] != live:
-            known = (list(live), self._compute_deferred_waiting_for(w))
-            self.memo["waiting"] = known
-        seats: list[int] = known[1]
-        return seats
-
-    def _compute_deferred_waiting_for(self, w: Window) -> list[int]:
-        live, asked = w["live"], w.get("asked")  # (`asked_here`, inlined: this runs for every deferred answer)
-        with_tasks = self.upcoming_tasks()
-        return [
-            seat
-            for seat, answer in enumerate(live)
-            if answer == "wait"
-            or (seat in with_tasks and (asked is None or seat in asked) and self.next_question(seat) is not None)
-        ]
+        return w is not None and (w["live"][seat] == "may" or seat in questions.waiting(self))
 
     def legal_actions(self, seat: int) -> list[Action]:
         w = self.s["window"]
@@ -230,7 +181,7 @@ class Game:
         if w["live"][seat] in ("wait", "may"):
             return self.live_options(seat)
         if w["deferred"] and asked_here(w, seat):
-            question = self.next_question(seat)
+            question = questions.next_question(self, seat)
             if question is not None:
                 return question[1]
         return []
@@ -261,7 +212,7 @@ class Game:
                 self._apply_live(seat, action, events)
                 recheck = self._recheck_after_live(w, seat, action["type"])
             else:
-                question = self.next_question(seat) if w["deferred"] and asked_here(w, seat) else None
+                question = questions.next_question(self, seat) if w["deferred"] and asked_here(w, seat) else None
                 if question is None:
                     raise IllegalAction(self._not_waiting_reason(seat))
                 key, options = question
@@ -293,7 +244,7 @@ class Game:
             raise IllegalAction("the game is over")
         if w["live"][seat] == "wait":
             return auto_live(self, seat, self.live_options(seat))
-        question = self.next_question(seat) if w["deferred"] else None
+        question = questions.next_question(self, seat) if w["deferred"] else None
         if question is None:
             raise IllegalAction(self._not_waiting_reason(seat))
         key, options = question
@@ -377,9 +328,9 @@ class Game:
                     return
                 for seat in self.may_answer() if "may" in w["live"] else ():  # another answer took its question?
                     w["live"][seat] = "done" if not self._live_options(seat) else "may"
-                if "wait" in w["live"] or self._waiting():  # a live question waits: no need to list who
+                if "wait" in w["live"] or questions.waiting(self):  # a live question waits: no need to list who
                     if "asked" not in w:
-                        w["asked"] = list(self._waiting())  # whom it asks: those it waits for when it first asks
+                        w["asked"] = list(questions.waiting(self))  # whom it asks: those it waits for on first asking
                     elif not self._still_asks(w):
                         self._follow_up(w)
                     s["last_window_id"] = max(s["last_window_id"], w["id"])  # it waits for a person: spend its id
@@ -412,7 +363,7 @@ class Game:
                 return True
         if not w["deferred"]:
             return False
-        waiting = self._waiting()
+        waiting = questions.waiting(self)
         return any(seat in waiting for seat in asked)
 
     def _follow_up(self, w: Window) -> None:
@@ -421,7 +372,7 @@ class Game:
         w["id"] = self.s["last_window_id"] + 1
         del w["asked"]
         self.memo.pop("waiting", None)
-        w["asked"] = list(self._waiting())
+        w["asked"] = list(questions.waiting(self))
 
     def _answer_from_orders(self, w: Window, events: list[Event], seats: set[int] | None = None) -> None:
         """Answer live questions from the seats' plans, or where only one answer is possible: those of ``seats``
@@ -458,68 +409,15 @@ class Game:
     # ------------------------------------------------------------------ deferred questions
     def next_question(self, seat: int) -> tuple[str, list[Action]] | None:
         """The first question this seat must still answer in the open deferred window, as (key, options)."""
-        key = MEMO_QUESTION + seat
-        found: Any = self.memo.get(key, _UNKNOWN)
-        if found is _UNKNOWN:
-            found = self.memo[key] = self._compute_next_question(seat)
-        question: tuple[str, list[Action]] | None = found
-        return question
-
-    def _compute_next_question(self, seat: int) -> tuple[str, list[Action]] | None:
-        answered = self.s["this_turn"]["answered"]
-        mine = f"{seat}:"
-        for task in self.upcoming_tasks().get(seat, ()):
-            key = task[0] if len(task) == 2 else f"{task[0]}:{task[2]}"
-            if answered and mine + key in answered:
-                continue
-            options = ask_task(QUESTIONS[task[0]], self, task)
-            if not asks(self, task[0], seat, options) or matches_orders(self, seat, key, options):
-                continue
-            return key, options
-        return None
+        return questions.next_question(self, seat)
 
     def has_public_question(self, seat: int) -> bool:
-        """Whether the open deferred window puts a question of ``secrecy.PUBLIC_QUESTIONS`` to the seat (a place
-        question counts with two ways without a Survival card): what the table may be told it waits for."""
-        answered = self.s["this_turn"]["answered"]
-        for task in self.upcoming_tasks().get(seat, ()):
-            kind = task[0]
-            if kind not in PUBLIC_QUESTIONS:
-                continue
-            key = kind if len(task) == 2 else f"{kind}:{task[2]}"
-            options = ask_task(QUESTIONS[kind], self, task)
-            if kind == "resolve":
-                options = [o for o in options if survival_card(o) is None and o["type"] != "pass"]
-            if f"{seat}:{key}" in answered or matches_orders(self, seat, key, options):
-                continue
-            if asks(self, kind, seat, options):
-                return True
-        return False
+        """Whether the open deferred window puts a question the table may be told of to the seat (questions.py)."""
+        return questions.has_public_question(self, seat)
 
     def upcoming_tasks(self) -> dict[int, list[Task]]:
-        """The deferred tasks the open window collects answers for, by seat: up to the next reveal or card
-        window."""
-        if "upcoming" not in self.memo:
-            by_seat: dict[int, list[Task]] = {}
-            for task in self._compute_upcoming_tasks():
-                if task[0] in DEFERRED_KIND:
-                    by_seat.setdefault(task[1], []).append(task)
-            self.memo["upcoming"] = by_seat
-        upcoming: dict[int, list[Task]] = self.memo["upcoming"]
-        return upcoming
-
-    def _compute_upcoming_tasks(self) -> list[Task]:
-        tasks: list[Task] = []
-        for task in self.s["agenda"]:
-            if task[0] in ("reveal", "end_cards"):
-                break
-            if task[0] == "prereveal":
-                tasks.extend(prereveal_tasks(self))
-            elif task[0] == "reckon":
-                tasks.extend(reckon_tasks(self))
-            else:
-                tasks.append(task)
-        return tasks
+        """The deferred tasks the open window collects answers for, by seat (questions.py)."""
+        return questions.upcoming_tasks(self)
 
     # ------------------------------------------------------------------ live questions
     def live_options(self, seat: int) -> list[Action]:

@@ -9,17 +9,16 @@ knowledge(g, seat)       everything ``seat`` may know in the state's own shape, 
 """
 
 import json
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from service.game import questions
 from service.game.cards import ARTEMIA_SPACES, RESERVE_PLACES
 from service.game.rules.common import CREATURE, player
 from service.game.rules.secrecy import is_strict
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 
-def private_view(g: "Game", seat: int) -> dict[str, Any]:
+def private_view(g: Table, seat: int) -> dict[str, Any]:
     """What only this seat knows (the "you" part of its view)."""
     if seat == CREATURE:
         return {
@@ -39,13 +38,13 @@ def private_view(g: "Game", seat: int) -> dict[str, Any]:
     }
 
 
-def visible_discards(g: "Game", seat: int | None) -> dict[int, list[int] | None]:
+def visible_discards(g: Table, seat: int | None) -> dict[int, list[int] | None]:
     """Each Hunted's place discard pile as ``seat`` sees it (None where Smokescreen hides it)."""
     hidden = g.s["this_turn"]["smokescreen"] and seat in (None, CREATURE)
     return {h: None if hidden else list(player(g, h)["discard"]) for h in g.hunted_seats()}
 
 
-def shown_waiting(g: "Game", seats: list[int] | None = None) -> list[int]:
+def shown_waiting(g: Table, seats: list[int] | None = None) -> list[int]:
     """Of ``seats`` (default: whom the open window waits for now; the pipeline passes the seats the window asked,
     with the game as it opened), those the table is told it waits for.
 
@@ -56,28 +55,28 @@ def shown_waiting(g: "Game", seats: list[int] | None = None) -> list[int]:
     w = g.s["window"]
     if w is None:
         return []
-    waiting = g.waiting_for() if seats is None else list(seats)
+    waiting = questions.waiting(g) if seats is None else list(seats)
     if not is_strict(g):
         return [seat for seat in waiting if not (w["kind"] == "explore" and seat == CREATURE)]
     if w["kind"] in ("setup", "explore", "hunt"):
         return [seat for seat in waiting if w["live"][seat] != "may"]
-    return [seat for seat in waiting if g.has_public_question(seat)]
+    return [seat for seat in waiting if questions.has_public_question(g, seat)]
 
 
-def cards_pending(g: "Game", seats: list[int] | None = None) -> bool:
+def cards_pending(g: Table, seats: list[int] | None = None) -> bool:
     """Under strict secrecy, whether the window waits for a seat the table is not told of (`shown_waiting`): "a
     card may still be played", without saying by whom. (Under fast secrecy the table is told everybody but the
     Creature deciding on a phase-1 card, and not that either.)"""
     if not is_strict(g):
         return False
-    waiting = g.waiting_for() if seats is None else list(seats)
+    waiting = questions.waiting(g) if seats is None else list(seats)
     return len(shown_waiting(g, waiting)) < len(waiting)
 
 
-def view(g: "Game", seat: int | None) -> dict[str, Any]:
+def view(g: Table, seat: int | None) -> dict[str, Any]:
     s, t = g.s, g.s["this_turn"]
     shown = shown_waiting(g)
-    pending = is_strict(g) and len(shown) < len(g.waiting_for())  # `cards_pending`, without working them out again
+    pending = is_strict(g) and len(shown) < len(questions.waiting(g))  # `cards_pending`, without working them out again
     hidden_discards = t["smokescreen"] and seat in (None, CREATURE)
     revealed = t["revealed"]
     w = s["window"]
@@ -123,7 +122,7 @@ def view(g: "Game", seat: int | None) -> dict[str, Any]:
     return result
 
 
-def knowledge(g: "Game", seat: int) -> dict[str, Any]:
+def knowledge(g: Table, seat: int) -> dict[str, Any]:
     """What ``seat`` may know, as a copy of the state with every secret masked: a list of cards the seat may not
     see is replaced by its length (other hands, Survival cards and cards drawn to choose, the cards played face
     down before the reveal, the decks, the discard piles under Smokescreen for the Creature), the seed by None,

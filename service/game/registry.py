@@ -19,19 +19,17 @@ rules/survival.py, its names in service/cardnames.py, and a test.
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import BEACH, WRECK
 from service.game.rules import hunt_cards as hunt
 from service.game.rules import survival as surv
 from service.game.rules.common import entry, player
 from service.game.state import Action, Event, Params, Task
+from service.game.table import Table
 
-if TYPE_CHECKING:
-    from service.game.engine import Game
-
-Options = Callable[["Game", int], list[Params]]
-Effect = Callable[["Game", int, Action, list[Event]], None]
+Options = Callable[[Table, int], list[Params]]
+Effect = Callable[[Table, int, Action, list[Event]], None]
 
 
 @dataclass(frozen=True)
@@ -46,35 +44,35 @@ class Card:
     target_optional: bool = False  # its place parameter is left out when the Target token is already placed
     via: bool = False  # played as the way to use a place's power (Drone, Gate)
     copies: bool = False  # plays as the last discarded Hunt card (Flashback)
-    before_reveal: Callable[["Game"], list[Task]] | None = None
-    asks_before_reveal: Callable[["Game", int], bool] | None = None
+    before_reveal: Callable[[Table], list[Task]] | None = None
+    asks_before_reveal: Callable[[Table, int], bool] | None = None
     at_target: bool = False
-    ineffective: Callable[["Game", int], bool] | None = None
+    ineffective: Callable[[Table, int], bool] | None = None
     later: str = ""
 
 
 # ---------------------------------------------------------------------------------------------- hooks
-def _forbidden_zone_tasks(g: "Game") -> list[Task]:
+def _forbidden_zone_tasks(g: Table) -> list[Task]:
     return [["fz", seat] for seat in g.hunted_seats() if player(g, seat)["hand"]]
 
 
-def _ascendancy_tasks(g: "Game") -> list[Task]:
+def _ascendancy_tasks(g: Table) -> list[Task]:
     return [["ascendancy", entry(g, "ascendancy")["seat"]]]
 
 
-def _phobia_tasks(g: "Game") -> list[Task]:
+def _phobia_tasks(g: Table) -> list[Task]:
     return [["phobia", entry(g, "phobia")["seat"]]]
 
 
-def _target_cancels(g: "Game", place: int) -> bool:
+def _target_cancels(g: Table, place: int) -> bool:
     return place in g.s["tokens"]["target"]  # with Clone too: both Target cards apply there (the seed)
 
 
-def _beach_and_wreck(g: "Game", place: int) -> bool:
+def _beach_and_wreck(g: Table, place: int) -> bool:
     return place in (BEACH, WRECK)
 
 
-def _cataclysm_place(g: "Game", place: int) -> bool:
+def _cataclysm_place(g: Table, place: int) -> bool:
     return bool(entry(g, "cataclysm")["place"] == place)
 
 

@@ -1,5 +1,10 @@
 """The rules, by phase, and the dispatch tables that connect them to the driver (service/game/engine.py).
 
+Every rule takes the game as a table.Table (the state and what a game fixes) and imports the small helpers below
+it (common.py, cards, state), never the engine. This package's ``__init__`` imports nothing: Python loads it
+before any one rule module, so an import here would load every rule with the first (and the answers ahead, which
+import common.py and which the rules import, would import themselves back). The dispatch tables are dispatch.py.
+
     common.py      small rules every phase uses (counters, Will, decks, windows, who sees what)
     turn.py        the turn's agenda and the windows each phase opens; the end of the turn
     explore.py     phase 1: Resist, Give Up, keeping a Survival card, playing place cards
@@ -9,122 +14,9 @@
     survival.py, hunt_cards.py   each card's options and effect, listed in service/game/registry.py
     secrecy.py     the table setting that decides what whom a window waits for may tell the table (``call``)
     ahead.py       the hunt's questions ahead: how a Hunted will use their place, said before the reveal
+    dispatch.py    the dispatch tables: task name -> function (TASKS, QUESTIONS), live actions, action types
 
 A *task* is an agenda entry ``[name, *args]``; TASKS runs it. A *deferred* task asks its seat a question
 (QUESTIONS gives the options) whose answer may be recorded before the task runs. A *live* action is a window's
 own question, applied at once (LIVE_ACTIONS).
 """
-
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
-
-from service.game.rules import ahead, explore, play_cards, prereveal, reckoning, secrecy, turn
-from service.game.rules.survival import vortex_question
-from service.game.state import Action, Event, Task
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
-
-TaskFn = Callable[..., Any]  # (g, events, *task arguments) -> False when it replaced itself on the agenda
-LiveFn = Callable[["Game", int, Action, list[Event]], None]
-
-TASKS: Final[dict[str, TaskFn]] = {
-    "choose_side": turn.choose_side,
-    "start_turn": turn.start_turn,
-    "explore": turn.explore,
-    "hunt": turn.hunt,
-    "prereveal": turn.prereveal,
-    "fz": prereveal.forbidden_zone,
-    "ascendancy": prereveal.ascendancy,
-    "phobia": prereveal.phobia,
-    "river": prereveal.river,
-    "vortex": prereveal.vortex,
-    "reveal": prereveal.reveal,
-    "cards": turn.cards,
-    "reckon": turn.reckon,
-    "resolve": reckoning.resolve,
-    "scream": reckoning.scream,
-    "toxin": reckoning.toxin,
-    "artemia": reckoning.artemia,
-    "catch": reckoning.catch,
-    "zero": reckoning.zero,
-    "end_cards": turn.end_cards,
-    "end_turn": turn.end_turn,
-}
-
-# The tasks that change nothing but open a window: what the engine worked out from the state while they ran (each
-# seat's card options) stays true after them.
-OPENS_WINDOW_ONLY: Final = {"explore", "cards", "end_cards"}
-
-# The deferred tasks: the question each asks its seat (the options; fewer than two = nothing to ask).
-QUESTIONS: Final[dict[str, Callable[..., list[Action]]]] = {
-    "fz": prereveal.forbidden_zone_question,
-    "ascendancy": prereveal.ascendancy_question,
-    "phobia": prereveal.phobia_question,
-    "river": prereveal.river_question,
-    "vortex": vortex_question,
-    "resolve": reckoning.resolve_question,
-    "scream": reckoning.scream_question,
-    "toxin": reckoning.toxin_question,
-    "artemia": reckoning.artemia_question,
-}
-
-# Live actions: a window's own questions, applied at once.
-LIVE_ACTIONS: Final[dict[str, LiveFn]] = {
-    "side": turn.side,
-    "play": explore.play,
-    "tokens": play_cards.place_tokens,
-    "pass": turn.pass_window,
-    "keep_survival": explore.keep_survival,
-    "resist": explore.resist,
-    "giveup": explore.giveup,
-    "survival": play_cards.do_survival,
-    "hunt_card": play_cards.do_hunt_card,
-    "call": secrecy.call,
-    "ahead": ahead.answer_ahead,
-}
-# The live actions after which the seat has answered the window (the others may be followed by more).
-ANSWERS_THAT_CLOSE: Final = {"side", "play", "tokens", "pass"}
-# Every action type, and what a plan may hold: the answers to questions (not a plan, nor a live answer of the window
-# it is sent in).
-ACTION_TYPES: Final = {
-    "side",
-    "play",
-    "resist",
-    "giveup",
-    "keep_survival",
-    "survival",
-    "hunt_card",
-    "tokens",
-    "pass",
-    "keep",
-    "discard",
-    "show",
-    "lose_will",
-    "discard_survival",
-    "power",
-    "takeback",
-    "plan",
-    "call",
-    "ahead",
-}
-# What a plan may hold: the answers to questions (not a plan, nor a live answer of the window it is sent in).
-PLAN_ORDERS: Final = ACTION_TYPES - {"plan", "call", "ahead"}
-
-
-# A task's arguments passed one by one, not as ``*task[1:]``: that builds a list and a tuple on every call
-# (measured: ~1 % of a game's instructions, compiled). Tasks take up to two arguments.
-def run_task(fn: Callable[..., Any], g: "Game", events: list[Event], task: Task) -> Any:
-    n = len(task)
-    if n == 1:
-        return fn(g, events)
-    if n == 2:
-        return fn(g, events, task[1])
-    return fn(g, events, task[1], task[2]) if n == 3 else fn(g, events, *task[1:])
-
-
-def ask_task(fn: Callable[..., list[Action]], g: "Game", task: Task) -> list[Action]:
-    n = len(task)
-    if n == 2:
-        return fn(g, task[1])
-    return fn(g, task[1], task[2]) if n == 3 else fn(g, *task[1:])

@@ -16,23 +16,20 @@ the rules reach it; if an earlier step made it illegal (somebody else used the B
 is played and the seat told (``fallback``), as for every answer given ahead.
 """
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import ARTEMIA_SPACES, CARDS, LAIR
 from service.game.rules.common import player
 from service.game.rules.reckoning import artemia_question, resolve_question
 from service.game.state import Action, Event
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
-
+from service.game.table import Table
 
 # At the Lair, the power of the place where the Creature token will be, its details chosen as auto-play would
 # (answers.order_answer); where there is none to copy, the sensible default is played.
 LAIR_COPY: Final[Action] = {"type": "power", "place": LAIR, "via": "lair"}
 
 
-def ahead_question(g: "Game", seat: int) -> list[Action]:
+def ahead_question(g: Table, seat: int) -> list[Action]:
     """The seat's question ahead now (its options, the last one "decide after the reveal"), or none: with the
     River, which card stays in play (``safe``: this one unless a token that catches is on it and not on the other);
     then for each place card it played (the River's and the Artefact's two in turn) how it uses it; then the card
@@ -65,7 +62,7 @@ def ahead_question(g: "Game", seat: int) -> list[Action]:
     return []
 
 
-def artemia_in_play(g: "Game") -> bool:
+def artemia_in_play(g: Table) -> bool:
     """Whether the Creature places the Artemia token this turn, as far as the table knows now: the Rescue counter is
     on an Artemia space, or a Hunt card played brings the token."""
     side = g.s["side"]
@@ -73,7 +70,7 @@ def artemia_in_play(g: "Game") -> bool:
     return on_space or any(CARDS[e].get("symbol") == "artemia" for e in g.s["this_turn"]["hunt_effects"])
 
 
-def answer_ahead(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def answer_ahead(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     # An answer is kept as the answer to its question: if an earlier step makes it illegal there (somebody used the
     # Beach first), the sensible default is played and the seat told, as for any answer given ahead (answers.decide).
     answered, orders = g.s["this_turn"]["answered"], g.s["orders"][seat]

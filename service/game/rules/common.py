@@ -1,18 +1,17 @@
 """Small rules every phase uses: seeded randomness, counters, Will, decks, discards, windows and who sees what.
 
-Every function takes the game first (``g``) and reads or changes ``g.s``, the plain state (see state.py).
+Every function takes the game first (``g``, a table.Table: the engine passes its Game) and reads or changes ``g.s``,
+the plain state (see state.py).
 """
 
 import itertools
 import random
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 from service.game.cards import ADJACENT
 from service.game.state import Counter, Event, Params, Player, Window
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 CREATURE: Final = 0
 # The game's memo keeps per-seat values under small ints (seats are 0..6): no tuple to build, hash and compare on
@@ -43,38 +42,38 @@ def combos(items: Iterable[Any], k: int) -> list[list[Any]]:
 
 
 # ---------------------------------------------------------------------------------------------- randomness
-def rng(g: "Game") -> random.Random:
+def rng(g: Table) -> random.Random:
     """The game's seeded randomness: a fresh generator per draw, counted in the state."""
     g.s["rng_draws"] += 1
     return random.Random(g.s["config"]["seed"] * 1_000_003 + g.s["rng_draws"])
 
 
-def shuffled(g: "Game", cards: Iterable[Any]) -> list[Any]:
+def shuffled(g: Table, cards: Iterable[Any]) -> list[Any]:
     out = list(cards)
     rng(g).shuffle(out)
     return out
 
 
-def peek_rng(g: "Game", seat: int) -> random.Random:
+def peek_rng(g: Table, seat: int) -> random.Random:
     """Randomness for auto-play that does not advance the game's own counter."""
     w = g.s["window"]
     return random.Random(f"{g.s['config']['seed']}:{w['id'] if w else 0}:{seat}:{g.s['rng_draws']}")
 
 
 # ---------------------------------------------------------------------------------------------- reading
-def player(g: "Game", seat: int) -> Player:
+def player(g: Table, seat: int) -> Player:
     """The seat's part of the state. The options worked out for every seat in every window (secrecy, the
     exploration's and the Reckoning's options, the Survival cards that may be played) read
     ``g.s["players"][seat]`` directly: a call costs more than the lookup, and they make most of them."""
     return g.s["players"][seat]
 
 
-def has(g: "Game", card: str) -> bool:
+def has(g: Table, card: str) -> bool:
     """Whether a Hunt card with this effect (Flashback counts as its copy) was played this turn."""
     return card in g.s["this_turn"]["hunt_effects"]
 
 
-def entry(g: "Game", card: str) -> dict[str, Any]:
+def entry(g: Table, card: str) -> dict[str, Any]:
     """The Hunt card played this turn with this effect, with its parameters."""
     return next(e for e in g.s["this_turn"]["hunt_cards"] if e["as"] == card)
 
@@ -83,18 +82,18 @@ def owned(h: Player) -> set[int]:
     return set(h["hand"]) | set(h["discard"]) | set(h["played"])
 
 
-def discard_audience(g: "Game") -> list[int] | None:
+def discard_audience(g: Table) -> list[int] | None:
     """Who may learn which cards moved in or out of discard piles: all, or only the Hunted under Smokescreen."""
     return list(g.hunted_seats()) if g.s["this_turn"]["smokescreen"] else None
 
 
-def can_survive(g: "Game", seat: int) -> bool:
+def can_survive(g: Table, seat: int) -> bool:
     """Whether the Hunted may still play a Survival card this turn (one per turn, none under Despair)."""
     t = g.s["this_turn"]
     return not t["despair"] and seat not in t["survival_played"]
 
 
-def creature_places(g: "Game") -> list[int]:
+def creature_places(g: Table) -> list[int]:
     """Where the Creature token's effect applies: its place, and the Target's under Clone."""
     tokens = g.s["tokens"]
     return tokens["creature"] + (tokens["target"] if has(g, "clone") else [])
@@ -105,12 +104,12 @@ def token_moves(places: list[int]) -> list[Params]:
     return [{"from": a, "to": b} for a in sorted(places) for b in sorted(ADJACENT[a]) if b not in places]
 
 
-def survival_available(g: "Game") -> int:
+def survival_available(g: Table) -> int:
     return len(g.s["survival_deck"]) + len(g.s["survival_discard"])
 
 
 # ---------------------------------------------------------------------------------------------- changing
-def move_counter(g: "Game", counter: Counter, events: list[Event]) -> None:
+def move_counter(g: Table, counter: Counter, events: list[Event]) -> None:
     """Move a counter one space toward its victory space; the game ends the moment one arrives."""
     s = g.s
     if s["winner"] is not None:
@@ -126,7 +125,7 @@ def move_counter(g: "Game", counter: Counter, events: list[Event]) -> None:
         events.append({"type": "game_over", "winner": winner, "visible_to": None})
 
 
-def lose_will(g: "Game", seat: int, amount: int, events: list[Event]) -> None:
+def lose_will(g: Table, seat: int, amount: int, events: list[Event]) -> None:
     h = player(g, seat)
     before = h["will"]
     h["will"] = max(0, before - amount)
@@ -136,7 +135,7 @@ def lose_will(g: "Game", seat: int, amount: int, events: list[Event]) -> None:
         move_counter(g, "assimilation", events)
 
 
-def draw(g: "Game", kind: Literal["hunt", "survival"]) -> Any:
+def draw(g: Table, kind: Literal["hunt", "survival"]) -> Any:
     """The top card of the Hunt or Survival deck (the discard pile reshuffled when empty), or None."""
     s = g.s
     deck_key: Literal["hunt_deck", "survival_deck"] = "hunt_deck" if kind == "hunt" else "survival_deck"
@@ -147,13 +146,13 @@ def draw(g: "Game", kind: Literal["hunt", "survival"]) -> Any:
     return s[deck_key].pop() if s[deck_key] else None
 
 
-def discard_place(g: "Game", seat: int, card: int) -> None:
+def discard_place(g: Table, seat: int, card: int) -> None:
     h = player(g, seat)
     h["hand"].remove(card)
     h["discard"].append(card)
 
 
-def discard_from_hand(g: "Game", seat: int, cards: list[int], events: list[Event]) -> None:
+def discard_from_hand(g: Table, seat: int, cards: list[int], events: list[Event]) -> None:
     for card in cards:
         discard_place(g, seat, card)
     events.append({"type": "discarded", "seat": seat, "count": len(cards), "visible_to": None})
@@ -167,7 +166,7 @@ def take_back(h: Player, cards: Iterable[int]) -> None:
         h["hand"].append(card)
 
 
-def spend_survival(g: "Game", seat: int, card: str, events: list[Event], params: Params | None = None) -> None:
+def spend_survival(g: Table, seat: int, card: str, events: list[Event], params: Params | None = None) -> None:
     """A Survival card leaves the hand for the discard pile; everyone sees it, the details only who may."""
     h = player(g, seat)
     h["survival"].remove(card)
@@ -180,7 +179,7 @@ def spend_survival(g: "Game", seat: int, card: str, events: list[Event], params:
         )
 
 
-def open_window(g: "Game", kind: str, live_seats: Iterable[int], deferred: bool = False) -> None:
+def open_window(g: Table, kind: str, live_seats: Iterable[int], deferred: bool = False) -> None:
     live: list[str | None] = [None] * g.players
     for seat in live_seats:
         live[seat] = "wait"
@@ -196,6 +195,6 @@ def asked_here(w: Window, seat: int) -> bool:
     return asked is None or seat in asked
 
 
-def move_token(g: "Game", token: Literal["creature", "target", "artemia"], params: Params) -> None:
+def move_token(g: Table, token: Literal["creature", "target", "artemia"], params: Params) -> None:
     places = g.s["tokens"][token]
     places[places.index(params["from"])] = params["to"]

@@ -2,23 +2,20 @@
 face down; a Hunted who drew two Survival cards at the Shelter first keeps one of each pair."""
 
 import itertools
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import PLACE_NUMBERS, WILL_MAX
 from service.game.rules.common import combos, discard_audience, move_counter, player, take_back
 from service.game.rules.play_cards import survival_options
 from service.game.state import Action, Event
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
-
+from service.game.table import Table
 
 # Playing one place card: the same few options every turn, shared (as the token options are): options are read,
 # never changed (the state and the events get copies of the cards played).
 _PLAY_ONE: Final = {c: {"type": "play", "cards": [c]} for c in PLACE_NUMBERS}
 
 
-def explore_options(g: "Game", seat: int) -> list[Action]:
+def explore_options(g: Table, seat: int) -> list[Action]:
     h = g.s["players"][seat]
     if h["drawn_to_choose"]:  # pairs drawn at the Shelter, chosen one pair at a time
         return [{"type": "keep_survival", "card": c} for c in h["drawn_to_choose"][:2]]
@@ -44,7 +41,7 @@ def explore_options(g: "Game", seat: int) -> list[Action]:
     return options
 
 
-def play(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def play(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     h = player(g, seat)
     h["played"] = list(action["cards"])
     h["hand"] = [c for c in h["hand"] if c not in action["cards"]]
@@ -52,7 +49,7 @@ def play(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
     events.append({"type": "locked_in", "seat": seat, "visible_to": None})
 
 
-def keep_survival(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def keep_survival(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     h = player(g, seat)
     pair, h["drawn_to_choose"] = h["drawn_to_choose"][:2], h["drawn_to_choose"][2:]
     h["survival"].append(action["card"])
@@ -60,7 +57,7 @@ def keep_survival(g: "Game", seat: int, action: Action, events: list[Event]) -> 
     events.append({"type": "kept_survival", "seat": seat, "visible_to": None})
 
 
-def resist(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def resist(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     h = player(g, seat)
     h["will"] -= 1 if len(action["cards"]) <= 2 else 2
     take_back(h, action["cards"])
@@ -68,7 +65,7 @@ def resist(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
     events.append({"type": "took_back", "seat": seat, "cards": action["cards"], "visible_to": discard_audience(g)})
 
 
-def giveup(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def giveup(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     h = player(g, seat)
     h["will"] = WILL_MAX
     h["hand"] += h["discard"]

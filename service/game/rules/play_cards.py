@@ -3,16 +3,14 @@
 Also the Creature's tokens at the end of the Hunting phase, the other live answer of the Creature.
 """
 
-from typing import TYPE_CHECKING, Final, cast
+from typing import Final, cast
 
 from service.game.cards import PLACE_NUMBERS
 from service.game.registry import CARD_RULES
 from service.game.rules.common import CREATURE, MEMO_CARDS, can_survive, has, spend_survival
 from service.game.rules.secrecy import PASS, on_call
 from service.game.state import Action, Event
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 _TOKENS: Final = tuple({"type": "tokens", "creature": c} for c in PLACE_NUMBERS)
 _TOKENS_WITH_ARTEMIA: Final = tuple(
@@ -20,7 +18,7 @@ _TOKENS_WITH_ARTEMIA: Final = tuple(
 )
 
 
-def survival_options(g: "Game", seat: int, phase: int) -> list[Action]:
+def survival_options(g: Table, seat: int, phase: int) -> list[Action]:
     hand = g.s["players"][seat]["survival"]
     if not hand or not can_survive(g, seat):
         return []
@@ -32,7 +30,7 @@ def survival_options(g: "Game", seat: int, phase: int) -> list[Action]:
     return options
 
 
-def creature_card_options(g: "Game", phase: int) -> list[Action]:
+def creature_card_options(g: Table, phase: int) -> list[Action]:
     s, t = g.s, g.s["this_turn"]
     if t["sacrifice"] or len(t["hunt_cards"]) >= t["hunt_card_limit"]:
         return []
@@ -51,7 +49,7 @@ def creature_card_options(g: "Game", phase: int) -> list[Action]:
     return options
 
 
-def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
+def card_options(g: Table, seat: int, phase: int) -> list[Action]:
     """The cards a seat may play in a card window of this phase, and ``pass`` when there is any; none after the
     hunt for a seat that is not on call (`secrecy.on_call`).
 
@@ -65,14 +63,14 @@ def card_options(g: "Game", seat: int, phase: int) -> list[Action]:
     return options
 
 
-def _card_options(g: "Game", seat: int, phase: int) -> list[Action]:
+def _card_options(g: Table, seat: int, phase: int) -> list[Action]:
     if phase >= 3 and not on_call(g, seat):
         return []
     options = creature_card_options(g, phase) if seat == CREATURE else survival_options(g, seat, phase)
     return options + [PASS] if options else []
 
 
-def card_names(g: "Game", seat: int) -> list[str]:
+def card_names(g: Table, seat: int) -> list[str]:
     """The cards a seat may play in the open card window (Reckoning or end of turn)."""
     w = g.s["window"]
     assert w is not None
@@ -80,14 +78,14 @@ def card_names(g: "Game", seat: int) -> list[str]:
     return sorted({o["card"] for o in card_options(g, seat, phase) if o["type"] != "pass"})
 
 
-def do_survival(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def do_survival(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     card = action["card"]
     params = {k: v for k, v in action.items() if k not in ("type", "card")}
     spend_survival(g, seat, card, events, params)
     CARD_RULES[card].effect(g, seat, action, events)
 
 
-def do_hunt_card(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def do_hunt_card(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     s, t = g.s, g.s["this_turn"]
     card = action["card"]
     effect = cast(str, action.get("copy", card))
@@ -101,7 +99,7 @@ def do_hunt_card(g: "Game", seat: int, action: Action, events: list[Event]) -> N
     CARD_RULES[effect].effect(g, seat, action, events)
 
 
-def token_options(g: "Game") -> list[Action]:
+def token_options(g: Table) -> list[Action]:
     t, tokens = g.s["this_turn"], g.s["tokens"]
     needs_artemia = (
         t["artemia_space"] or any(CARD_RULES[e].symbol == "artemia" for e in t["hunt_effects"])
@@ -109,7 +107,7 @@ def token_options(g: "Game") -> list[Action]:
     return list(_TOKENS_WITH_ARTEMIA if needs_artemia else _TOKENS)
 
 
-def place_tokens(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def place_tokens(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     tokens = g.s["tokens"]
     tokens["creature"] = [action["creature"]]
     if "artemia" in action:

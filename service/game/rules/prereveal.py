@@ -5,20 +5,16 @@ Ascendancy, Phobia), then for each Hunted in seat order the River (which card st
 cards that ask there (``asks_before_reveal``: Vortex).
 """
 
-from typing import TYPE_CHECKING
-
 from service.game.answers import decide
 from service.game.registry import ASKS_BEFORE_REVEAL, BEFORE_REVEAL
 from service.game.rules.common import CREATURE, combos, discard_from_hand, has, player
 from service.game.rules.play_cards import do_survival
 from service.game.rules.survival import vortex_question
 from service.game.state import Action, Event, Task
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 
-def prereveal_tasks(g: "Game") -> list[Task]:
+def prereveal_tasks(g: Table) -> list[Task]:
     tasks: list[Task] = []
     for card in BEFORE_REVEAL:
         if has(g, card.id):
@@ -36,38 +32,38 @@ def prereveal_tasks(g: "Game") -> list[Task]:
 
 
 # ---------------------------------------------------------------------------------------------- the questions
-def forbidden_zone_question(g: "Game", seat: int) -> list[Action]:
+def forbidden_zone_question(g: Table, seat: int) -> list[Action]:
     return [{"type": "discard", "cards": [c]} for c in sorted(player(g, seat)["hand"])]
 
 
-def ascendancy_question(g: "Game", seat: int) -> list[Action]:
+def ascendancy_question(g: Table, seat: int) -> list[Action]:
     hand = player(g, seat)["hand"]
     if len(hand) <= 2:
         return []
     return [{"type": "discard", "cards": sorted(set(hand) - set(keep))} for keep in combos(hand, 2)]
 
 
-def phobia_question(g: "Game", seat: int) -> list[Action]:
+def phobia_question(g: Table, seat: int) -> list[Action]:
     return [{"type": "show", "cards": d["cards"]} for d in ascendancy_question(g, seat)]
 
 
-def river_question(g: "Game", seat: int) -> list[Action]:
+def river_question(g: Table, seat: int) -> list[Action]:
     return [{"type": "keep", "card": c} for c in player(g, seat)["played"]]
 
 
 # ---------------------------------------------------------------------------------------------- the tasks
-def forbidden_zone(g: "Game", events: list[Event], seat: int) -> None:
+def forbidden_zone(g: Table, events: list[Event], seat: int) -> None:
     action = decide(g, seat, "fz", forbidden_zone_question(g, seat), events)
     discard_from_hand(g, seat, action["cards"], events)
 
 
-def ascendancy(g: "Game", events: list[Event], seat: int) -> None:
+def ascendancy(g: Table, events: list[Event], seat: int) -> None:
     options = ascendancy_question(g, seat)
     if options:
         discard_from_hand(g, seat, decide(g, seat, "ascendancy", options, events)["cards"], events)
 
 
-def phobia(g: "Game", events: list[Event], seat: int) -> None:
+def phobia(g: Table, events: list[Event], seat: int) -> None:
     options = phobia_question(g, seat)
     if options:
         action = decide(g, seat, "phobia", options, events)
@@ -75,14 +71,14 @@ def phobia(g: "Game", events: list[Event], seat: int) -> None:
         events.append({"type": "shown", "seat": seat, "cards": action["cards"], "visible_to": [CREATURE, seat]})
 
 
-def river(g: "Game", events: list[Event], seat: int) -> None:
+def river(g: Table, events: list[Event], seat: int) -> None:
     action = decide(g, seat, "river", river_question(g, seat), events)
     h = player(g, seat)
     h["hand"] += [c for c in h["played"] if c != action["card"]]
     h["played"] = [action["card"]]
 
 
-def vortex(g: "Game", events: list[Event], seat: int) -> None:
+def vortex(g: Table, events: list[Event], seat: int) -> None:
     options = vortex_question(g, seat)
     if options:
         action = decide(g, seat, "vortex", options, events)
@@ -90,7 +86,7 @@ def vortex(g: "Game", events: list[Event], seat: int) -> None:
             do_survival(g, seat, action, events)
 
 
-def reveal(g: "Game", events: list[Event]) -> None:
+def reveal(g: Table, events: list[Event]) -> None:
     for seat in g.hunted_seats():
         h = player(g, seat)
         h["positions"] = list(h["played"])

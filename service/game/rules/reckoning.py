@@ -1,7 +1,7 @@
 """Phase 3, the Reckoning, in rule order: token-free places (seat order), then the Target, Artemia and Creature
 tokens; then every Hunted who lost their last Will gives up (``zero``)."""
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.answers import decide
 from service.game.cards import (
@@ -39,12 +39,10 @@ from service.game.rules.common import (
 )
 from service.game.rules.secrecy import PASS, on_call
 from service.game.state import Action, Event, Task
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 
-def reckon_tasks(g: "Game") -> list[Task]:
+def reckon_tasks(g: Table) -> list[Task]:
     """The Reckoning's steps in rule order: free places, then Target, Artemia and Creature tokens.
 
     Under Clone the Target token also acts as a Creature token, and a second Target card (Scream, Toxin) still
@@ -73,7 +71,7 @@ def reckon_tasks(g: "Game") -> list[Task]:
     return free + target + artemia + caught
 
 
-def ineffective(g: "Game", p: int) -> bool:
+def ineffective(g: Table, p: int) -> bool:
     """Whether a Hunt card played this turn cancels the power of place p."""
     for card in g.s["this_turn"]["hunt_effects"]:  # a plain loop: most turns have one or two, often none
         cancels = INEFFECTIVE.get(card)
@@ -87,7 +85,7 @@ def ineffective(g: "Game", p: int) -> bool:
 _TAKEBACK: Final = {p: {d: {"type": "takeback", "place": p, "card": d} for d in PLACE_NUMBERS} for p in PLACE_NUMBERS}
 
 
-def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
+def resolve_question(g: Table, seat: int, p: int) -> list[Action]:
     """How the Hunted may use the place p: its power (or another's, via the Lair, Drone or Gate), or take back
     one discarded card instead. A Survival card is never the only answer: when every way offered spends one,
     ``pass`` (use neither the place nor the card) is offered too. The Drone and the Gate are offered to a seat
@@ -112,7 +110,7 @@ def resolve_question(g: "Game", seat: int, p: int) -> list[Action]:
     return options + with_card + without_card[len(options) :]
 
 
-def this_card(g: "Game", seat: int, p: int) -> int | None:
+def this_card(g: Table, seat: int, p: int) -> int | None:
     """The place card a Hunted played for the position p (differs from p only after a Detour)."""
     h = player(g, seat)
     card = (
@@ -121,7 +119,7 @@ def this_card(g: "Game", seat: int, p: int) -> int | None:
     return card if card in h["played"] else None
 
 
-def power_options(g: "Game", seat: int, p: int, use: int, via: str | None) -> list[Action]:
+def power_options(g: Table, seat: int, p: int, use: int, via: str | None) -> list[Action]:
     s, t = g.s, g.s["this_turn"]
     h = g.s["players"][seat]
     base: Action = {"type": "power", "place": p, "use": use}
@@ -158,7 +156,7 @@ def power_options(g: "Game", seat: int, p: int, use: int, via: str | None) -> li
     return []
 
 
-def resolve(g: "Game", events: list[Event], seat: int, p: int) -> None:
+def resolve(g: Table, events: list[Event], seat: int, p: int) -> None:
     options = resolve_question(g, seat, p)
     if not options:
         return
@@ -176,7 +174,7 @@ def resolve(g: "Game", events: list[Event], seat: int, p: int) -> None:
     use_power(g, seat, action, events)
 
 
-def use_power(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def use_power(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     s, t = g.s, g.s["this_turn"]
     h = player(g, seat)
     use = action["use"]
@@ -225,14 +223,14 @@ def use_power(g: "Game", seat: int, action: Action, events: list[Event]) -> None
 
 
 # ---------------------------------------------------------------------------------------------- the tokens
-def scream_question(g: "Game", seat: int, p: int) -> list[Action]:
+def scream_question(g: Table, seat: int, p: int) -> list[Action]:
     hand = player(g, seat)["hand"]
     return [{"type": "lose_will"}] + (
         [{"type": "discard", "cards": c} for c in combos(hand, 2)] if len(hand) >= 2 else []
     )
 
 
-def scream(g: "Game", events: list[Event], seat: int, p: int) -> None:
+def scream(g: Table, events: list[Event], seat: int, p: int) -> None:
     action = decide(g, seat, f"scream:{p}", scream_question(g, seat, p), events)
     if action["type"] == "lose_will":
         lose_will(g, seat, 1, events)
@@ -240,11 +238,11 @@ def scream(g: "Game", events: list[Event], seat: int, p: int) -> None:
         discard_from_hand(g, seat, action["cards"], events)
 
 
-def toxin_question(g: "Game", seat: int, p: int) -> list[Action]:
+def toxin_question(g: Table, seat: int, p: int) -> list[Action]:
     return [{"type": "discard_survival", "card": c} for c in sorted(set(player(g, seat)["survival"]))]
 
 
-def toxin(g: "Game", events: list[Event], seat: int, p: int) -> None:
+def toxin(g: Table, events: list[Event], seat: int, p: int) -> None:
     options = toxin_question(g, seat, p)
     if options:
         card = decide(g, seat, f"toxin:{p}", options, events)["card"]
@@ -253,11 +251,11 @@ def toxin(g: "Game", events: list[Event], seat: int, p: int) -> None:
         events.append({"type": "discard_survival", "seat": seat, "card": card, "visible_to": None})
 
 
-def artemia_question(g: "Game", seat: int, p: int) -> list[Action]:
+def artemia_question(g: Table, seat: int, p: int) -> list[Action]:
     return [{"type": "discard", "cards": [c]} for c in sorted(player(g, seat)["hand"])]
 
 
-def artemia(g: "Game", events: list[Event], seat: int, p: int) -> None:
+def artemia(g: Table, events: list[Event], seat: int, p: int) -> None:
     options = artemia_question(g, seat, p)
     if options:
         discard_from_hand(g, seat, decide(g, seat, f"artemia:{p}", options, events)["cards"], events)
@@ -265,7 +263,7 @@ def artemia(g: "Game", events: list[Event], seat: int, p: int) -> None:
         lose_will(g, seat, 1, events)
 
 
-def catch(g: "Game", events: list[Event], seat: int, p: int) -> None:
+def catch(g: Table, events: list[Event], seat: int, p: int) -> None:
     t = g.s["this_turn"]
     loss = 1 + (p == LAIR) + has(g, "fierceness")
     events.append({"type": "caught", "seat": seat, "place": p, "visible_to": None})
@@ -283,7 +281,7 @@ def catch(g: "Game", events: list[Event], seat: int, p: int) -> None:
         move_counter(g, "assimilation", events)
 
 
-def zero(g: "Game", events: list[Event]) -> None:
+def zero(g: Table, events: list[Event]) -> None:
     """Every Hunted who lost their last Will this Reckoning gives up: all place cards back, Will restored."""
     for seat in g.hunted_seats():
         h = player(g, seat)

@@ -17,14 +17,12 @@ answer is to pass:
 A Hunted who draws a Survival card in the Reckoning (the Source; the draw is public) is put on call.
 """
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import CARDS
 from service.game.rules.common import CREATURE, can_survive, player
 from service.game.state import Action, Event
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 SETTINGS: Final = ("strict", "fast")
 DEFAULT: Final = "strict"  # waits per turn, measured in bench/pace.py: docs/BENCHMARKS.md
@@ -44,17 +42,17 @@ _LATER_SURVIVAL: Final = frozenset(
 PUBLIC_QUESTIONS: Final = {"fz", "ascendancy", "phobia", "river", "scream", "toxin", "artemia", "resolve"}
 
 
-def is_strict(g: "Game") -> bool:
+def is_strict(g: Table) -> bool:
     return g.strict
 
 
-def on_call(g: "Game", seat: int) -> bool:
+def on_call(g: Table, seat: int) -> bool:
     """Whether the seat is asked about the cards it may play later this turn: always under fast secrecy; under
     strict only once it asked for it (``call``)."""
     return not g.strict or seat in g.s["this_turn"]["on_call"]
 
 
-def may_call(g: "Game", seat: int) -> bool:
+def may_call(g: Table, seat: int) -> bool:
     """Whether ``call`` is offered to the seat now: strict secrecy, not on call yet, and it holds a card it could
     play later this turn (the Creature: a phase-3 or phase-4 Hunt card or one that copies, under this turn's
     limit; a Hunted: the Vortex or a phase-3 or phase-4 Survival card, none played this turn)."""
@@ -68,13 +66,13 @@ def may_call(g: "Game", seat: int) -> bool:
     return can_survive(g, seat) and any(c in _LATER_SURVIVAL for c in player(g, seat)["survival"])
 
 
-def call(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def call(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     """The live answer ``call``: the seat is asked about its cards later this turn (only it is told)."""
     g.s["this_turn"]["on_call"].append(seat)
     events.append({"type": "call", "seat": seat, "visible_to": [seat]})
 
 
-def asks(g: "Game", kind: str, seat: int, options: list[Action]) -> bool:
+def asks(g: Table, kind: str, seat: int, options: list[Action]) -> bool:
     """Whether a deferred question (``kind``: its task's name) is put to the seat: when it has a choice; under
     strict secrecy Toxin also asks whoever holds two or more Survival cards (the number is public, whether they
     differ is not)."""

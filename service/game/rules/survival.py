@@ -9,7 +9,7 @@ Vortex, Drone and Gate are offered where they are used (the Vortex question befo
 questions of the Reckoning), so their ``options`` offer nothing in the card windows.
 """
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import WILL_MAX
 from service.game.rules.common import (
@@ -27,72 +27,70 @@ from service.game.rules.common import (
 )
 from service.game.rules.secrecy import on_call
 from service.game.state import Action, Event, Params
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 ALWAYS: Final[list[Params]] = [{}]
 NEVER: Final[list[Params]] = []
 
 
-def offered_elsewhere(g: "Game", seat: int) -> list[Params]:
+def offered_elsewhere(g: Table, seat: int) -> list[Params]:
     return []
 
 
-def no_effect(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def no_effect(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     """Cards whose effect is the way they are used (Drone, Gate: a place's power)."""
 
 
 # ---------------------------------------------------------------------------------------------- phase 1
-def adrenaline_options(g: "Game", seat: int) -> list[Params]:
+def adrenaline_options(g: Table, seat: int) -> list[Params]:
     return ALWAYS if player(g, seat)["will"] < WILL_MAX else NEVER
 
 
-def adrenaline(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def adrenaline(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     player(g, seat)["will"] += 1
 
 
-def ingenuity_options(g: "Game", seat: int) -> list[Params]:
+def ingenuity_options(g: Table, seat: int) -> list[Params]:
     return ALWAYS if not g.s["marker_on_beach"] else NEVER
 
 
-def ingenuity(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def ingenuity(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     g.s["marker_on_beach"] = True
 
 
-def sacrifice_options(g: "Game", seat: int) -> list[Params]:
+def sacrifice_options(g: Table, seat: int) -> list[Params]:
     if g.s["this_turn"]["hunt_cards"]:
         return NEVER
     return [{"discard": c} for c in sorted(player(g, seat)["hand"])]
 
 
-def sacrifice(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def sacrifice(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     discard_place(g, seat, action["discard"])
     g.s["this_turn"]["sacrifice"] = True
 
 
-def sixth_sense_options(g: "Game", seat: int) -> list[Params]:
+def sixth_sense_options(g: Table, seat: int) -> list[Params]:
     discard = player(g, seat)["discard"]
     return [{"cards": c} for c in combos(discard, 2)] if discard else NEVER
 
 
-def sixth_sense(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def sixth_sense(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     take_back(player(g, seat), action["cards"])
 
 
-def smokescreen_options(g: "Game", seat: int) -> list[Params]:
+def smokescreen_options(g: Table, seat: int) -> list[Params]:
     return ALWAYS if not g.s["this_turn"]["smokescreen"] else NEVER
 
 
-def smokescreen(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def smokescreen(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     g.s["this_turn"]["smokescreen"] = True
 
 
-def strike_back_options(g: "Game", seat: int) -> list[Params]:
+def strike_back_options(g: Table, seat: int) -> list[Params]:
     return ALWAYS if g.s["players"][CREATURE]["hand"] else NEVER
 
 
-def strike_back(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def strike_back(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     hand = g.s["players"][CREATURE]["hand"]
     taken = rng(g).sample(sorted(hand), min(2, len(hand)))
     for c in taken:
@@ -102,7 +100,7 @@ def strike_back(g: "Game", seat: int, action: Action, events: list[Event]) -> No
 
 
 # ---------------------------------------------------------------------------------------------- phase 2
-def vortex(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def vortex(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     """Swap the place card played for one from the discard pile (offered before the reveal)."""
     h = player(g, seat)
     h["played"][h["played"].index(action["give"])] = action["take"]
@@ -110,7 +108,7 @@ def vortex(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
     h["discard"].append(action["give"])
 
 
-def vortex_question(g: "Game", seat: int) -> list[Action]:
+def vortex_question(g: Table, seat: int) -> list[Action]:
     """The Vortex question before the reveal, to a holder on call: pass, or which played card to swap for which
     discarded one."""
     h = player(g, seat)
@@ -124,7 +122,7 @@ def vortex_question(g: "Game", seat: int) -> list[Action]:
     ]
 
 
-def vortex_asks(g: "Game", seat: int) -> bool:
+def vortex_asks(g: Table, seat: int) -> bool:
     """Whether the Vortex question is put to this seat before the reveal: it holds the Vortex, may play it and
     is on call (`secrecy.on_call`)."""
     h = g.s["players"][seat]
@@ -132,58 +130,58 @@ def vortex_asks(g: "Game", seat: int) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------- phase 3
-def detector_options(g: "Game", seat: int) -> list[Params]:
+def detector_options(g: Table, seat: int) -> list[Params]:
     h = player(g, seat)
     on_artemia = set(h["positions"]) & set(g.s["tokens"]["artemia"])
     return ALWAYS if on_artemia and seat not in g.s["this_turn"]["detected"] else NEVER
 
 
-def detector(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def detector(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     g.s["this_turn"]["detected"].append(seat)
 
 
-def dodge_options(g: "Game", seat: int) -> list[Params]:
+def dodge_options(g: Table, seat: int) -> list[Params]:
     h = player(g, seat)
     caught = set(h["positions"]) & set(creature_places(g))
     return ALWAYS if caught and seat not in g.s["this_turn"]["dodged"] else NEVER
 
 
-def dodge(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def dodge(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     g.s["this_turn"]["dodged"].append(seat)
 
 
-def hologram_options(g: "Game", seat: int) -> list[Params]:
+def hologram_options(g: Table, seat: int) -> list[Params]:
     return token_moves(g.s["tokens"]["artemia"])
 
 
-def hologram(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def hologram(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     move_token(g, "artemia", action)
 
 
-def wrong_track_options(g: "Game", seat: int) -> list[Params]:
+def wrong_track_options(g: Table, seat: int) -> list[Params]:
     # the Creature token and a Clone's Target may share a place: that place is offered once
     return token_moves(sorted(set(creature_places(g))))
 
 
-def wrong_track(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def wrong_track(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     move_token(g, "creature" if action["from"] in g.s["tokens"]["creature"] else "target", action)
 
 
 # ---------------------------------------------------------------------------------------------- phase 4
-def amplifier_options(g: "Game", seat: int) -> list[Params]:
+def amplifier_options(g: Table, seat: int) -> list[Params]:
     return ALWAYS if g.s["marker_on_beach"] else NEVER
 
 
-def amplifier(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def amplifier(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     g.s["marker_on_beach"] = False
     move_counter(g, "rescue", events)
 
 
-def double_back_options(g: "Game", seat: int) -> list[Params]:
+def double_back_options(g: Table, seat: int) -> list[Params]:
     return [{"place": p} for p in sorted(player(g, seat)["played"])]
 
 
-def double_back(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def double_back(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     h = player(g, seat)
     h["played"].remove(action["place"])
     h["hand"].append(action["place"])

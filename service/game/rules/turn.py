@@ -3,7 +3,7 @@
 A task returns False when it replaced itself on the agenda (the driver then does not remove it).
 """
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from service.game.cards import ARTEMIA_SPACES, HUNT_HAND
 from service.game.rules.ahead import ahead_question
@@ -12,9 +12,7 @@ from service.game.rules.play_cards import card_names, card_options
 from service.game.rules.prereveal import prereveal_tasks
 from service.game.rules.reckoning import reckon_tasks
 from service.game.state import Action, Event, Task, new_this_turn
-
-if TYPE_CHECKING:
-    from service.game.engine import Game
+from service.game.table import Table
 
 TURN: Final[list[Task]] = [
     ["explore"],
@@ -29,19 +27,19 @@ TURN: Final[list[Task]] = [
 ]
 
 
-def choose_side(g: "Game", events: list[Event]) -> bool:
+def choose_side(g: Table, events: list[Event]) -> bool:
     open_window(g, "setup", [CREATURE])
     g.s["agenda"][0] = ["start_turn"]
     return False
 
 
-def side(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def side(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     """The Creature's answer in the setup window: the board side."""
     g.s["side"] = action["side"]
     events.append({"type": "side", "side": action["side"], "visible_to": None})
 
 
-def pass_window(g: "Game", seat: int, action: Action, events: list[Event]) -> None:
+def pass_window(g: Table, seat: int, action: Action, events: list[Event]) -> None:
     """No (more) cards in this window. In a card window, remember which cards the seat could play: a card played
     later that lets it play another one asks it again (engine ``_offer_responses``)."""
     w = g.s["window"]
@@ -50,7 +48,7 @@ def pass_window(g: "Game", seat: int, action: Action, events: list[Event]) -> No
         w.setdefault("passed", {})[str(seat)] = card_names(g, seat)
 
 
-def start_turn(g: "Game", events: list[Event]) -> bool:
+def start_turn(g: Table, events: list[Event]) -> bool:
     s = g.s
     s["turn"] += 1
     s["this_turn"] = new_this_turn(s["hunt_card_limit_next"])
@@ -61,7 +59,7 @@ def start_turn(g: "Game", events: list[Event]) -> bool:
     return False
 
 
-def explore(g: "Game", events: list[Event]) -> None:
+def explore(g: Table, events: list[Event]) -> None:
     """The Hunted choose their places; the Creature may play a phase-1 card meanwhile (under strict secrecy the
     window does not wait for it: rules/secrecy.py)."""
     open_window(g, "explore", g.hunted_seats())
@@ -71,7 +69,7 @@ def explore(g: "Game", events: list[Event]) -> None:
         w["live"][CREATURE] = "may" if g.strict else "wait"
 
 
-def hunt(g: "Game", events: list[Event]) -> None:
+def hunt(g: Table, events: list[Event]) -> None:
     """The Creature hunts; meanwhile each Hunted with a choice at their place may answer its question ahead
     (rules/ahead.py), not waited for."""
     side = g.s["side"]
@@ -85,27 +83,27 @@ def hunt(g: "Game", events: list[Event]) -> None:
             w["live"][seat] = "may"
 
 
-def prereveal(g: "Game", events: list[Event]) -> bool:
+def prereveal(g: Table, events: list[Event]) -> bool:
     g.s["agenda"][0:1] = prereveal_tasks(g)
     return False
 
 
-def reckon(g: "Game", events: list[Event]) -> bool:
+def reckon(g: Table, events: list[Event]) -> bool:
     g.s["agenda"][0:1] = reckon_tasks(g)
     return False
 
 
-def cards(g: "Game", events: list[Event], phase: int) -> None:
+def cards(g: Table, events: list[Event], phase: int) -> None:
     """A card window: phase 3 (the Reckoning's, which also collects the Reckoning's questions) or 4."""
     live = [seat for seat in range(g.players) if card_options(g, seat, phase)]
     open_window(g, "reckoning" if phase == 3 else "end", live, deferred=phase == 3)
 
 
-def end_cards(g: "Game", events: list[Event]) -> None:
+def end_cards(g: Table, events: list[Event]) -> None:
     cards(g, events, 4)
 
 
-def end_turn(g: "Game", events: list[Event]) -> bool:
+def end_turn(g: Table, events: list[Event]) -> bool:
     s = g.s
     creature = s["players"][CREATURE]
     for seat in g.hunted_seats():
