@@ -5,13 +5,14 @@ asynchronously."""
 import itertools
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
 import pytest
 import redis
+
+from service.ops.backup import free_port, server_binary  # (one way to find a port and the server, the tests' too)
 
 _databases = itertools.cycle(range(1, 16))
 
@@ -41,19 +42,6 @@ def wait_for(predicate, timeout: float, what: str, interval: float = 0.05):
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def server_binary() -> str:
-    found = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
-    if not found:
-        raise RuntimeError("redis-server is not installed (make test installs it)")
-    return found
 
 
 class Server:

@@ -87,7 +87,11 @@ class Cluster:
         self.wait_replicas(self.primary_port, len(self.replica_ports))
         for port in self.sentinel_ports:
             self._start_sentinel(port)
-        for port in self.sentinel_ports:  # every sentinel knows the replicas and the other sentinels
+        return self.discovered()
+
+    def discovered(self) -> "Cluster":
+        """Wait until every sentinel knows the replicas and the other sentinels."""
+        for port in self.sentinel_ports:
             _wait(
                 lambda port=port: (
                     len(self.sentinel(port).sentinel_slaves(SERVICE)) == len(self.replica_ports)
@@ -218,16 +222,7 @@ class DeployedCluster(Cluster):
         for port in self.sentinel_ports:
             self.procs[port] = int((self.dir / str(port) / "sentinel.pid").read_text())
         self.wait_replicas(self.primary_port, len(self.replica_ports))
-        for port in self.sentinel_ports:
-            _wait(
-                lambda port=port: (
-                    len(self.sentinel(port).sentinel_slaves(SERVICE)) == len(self.replica_ports)
-                    and len(self.sentinel(port).sentinel_sentinels(SERVICE)) == len(self.sentinel_ports) - 1
-                ),
-                20,
-                f"sentinel {port} to discover the replicas and the other sentinels",
-            )
-        return self
+        return self.discovered()
 
     def _gone(self, pid: int) -> bool:
         try:

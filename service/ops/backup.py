@@ -205,7 +205,7 @@ def read_manifest(backup_dir: str | Path) -> dict:
     return manifest
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
@@ -214,7 +214,7 @@ def _free_port() -> int:
 def server_binary() -> str:
     found = os.environ.get("ARTEMIA_REDIS_SERVER_BIN") or shutil.which("redis-server")
     if not found:
-        raise BackupError("restore needs redis-server on this machine (apt-get install redis-server) to read the RDB")
+        raise BackupError("redis-server is not installed here (apt-get install redis-server)")
     return found
 
 
@@ -224,7 +224,7 @@ def loaded(rdb: Path, db: int = 0) -> Iterator[redis.Redis]:
     client of its database ``db``."""
     work = Path(tempfile.mkdtemp(prefix="artemia-restore-"))
     shutil.copyfile(rdb, work / "dump.rdb")
-    port = _free_port()
+    port = free_port()
     args = [server_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(work), "--dbfilename"]
     args += ["dump.rdb", "--appendonly", "no", "--save", "", "--daemonize", "no", "--protected-mode", "yes"]
     args += ["--logfile", str(work / "redis.log")]
