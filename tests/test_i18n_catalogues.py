@@ -26,7 +26,7 @@ def test_own_choice_beats_the_chat_and_telegram():
 
 def test_czech_catalogue_with_three_plural_forms():
     t = i18n.translator("cs")
-    assert t.gettext("Reveal of turn {n}!") == "Odhalení v {n}. kole!"
+    assert t.gettext("Reveal of turn {n}!") == "Odhalení – {n}. kolo!"
     forms = [
         t.ngettext("{who} discards {n} card.", "{who} discards {n} cards.", n).format(who="Eva", n=n) for n in (1, 3, 5)
     ]

@@ -230,7 +230,7 @@ def test_reveal_and_game_end_texts():
         "Petr → 3 River, 10 Artefact",
         "Eva → nowhere (gave up)",
     ]
-    assert "Pláž" in events.reveal(event, NAMES, "cs") and "Odhalení v 2. kole!" in events.reveal(event, NAMES, "cs")
+    assert "Pláž" in events.reveal(event, NAMES, "cs") and "Odhalení – 2. kolo!" in events.reveal(event, NAMES, "cs")
     view = new_game({"players": 2, "seed": 1, "side": 1, "expert": False}).public_view() | {"winner": "hunted"}
     assert "The Hunted win!" in events.game_over(view, NAMES, "en")
     assert "Vyhráli Lovení!" in events.game_over(view, NAMES, "cs")
@@ -379,7 +379,7 @@ def test_my_cards_shows_the_texts_of_the_seats_cards_and_goes_back_to_the_questi
 
 def test_a_power_says_what_it_gave_the_reserve_card_and_the_will_regained():
     rover = {"type": "power", "seat": 1, "place": 5, "use": 5, "reserve": 6, "visible_to": None}
-    assert events.line(rover, NAMES, "en") == "Anna uses the power of 5 Rover. Takes 6 Swamp from the reserve."
+    assert events.line(rover, NAMES, "en") == "Anna uses the power of 5 Rover. Taken from the reserve: 6 Swamp."
     assert (
         events.line(rover, NAMES, "cs", me=1)
         == "Používáš schopnost lokace 5 Průzkumné vozidlo. Bereš si z rezervy 6 Bažina."

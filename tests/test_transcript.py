@@ -14,7 +14,7 @@ def test_one_turn_of_the_group_and_a_private_chat_in_each_language_and_only_in_i
     english, czech = text.split("## One turn in English")[1].split("## Jedno kolo česky")
     for part, reveal, question, cards in (
         (english, "🔦 Reveal of turn 2!", "> 🎯 Turn 2 · ", "`[📖 My cards]`"),
-        (czech, "🔦 Odhalení v 2. kole!", "> 🎯 Kolo 2 · ", "`[📖 Moje karty]`"),
+        (czech, "🔦 Odhalení – 2. kolo!", "> 🎯 Kolo 2 · ", "`[📖 Moje karty]`"),
     ):
         group, private = part.split("\n### ")[1:3]
         assert reveal in group and "🌍" in group and "🎯" not in group  # no secret in the group

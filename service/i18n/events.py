@@ -70,7 +70,7 @@ def _power_gain(event: dict, names: dict[int, str], lang: str, me: int | None) -
         card = cards_text([event["reserve"]], lang)
         if event.get("seat") == me:
             return _("You take {card} from the reserve.").format(card=card)
-        return _("Takes {card} from the reserve.").format(card=card)
+        return _("Taken from the reserve: {card}.").format(card=card)
     if "heal" in event:
         if event["heal"] == me:
             return _("You regain 1 Will.")
