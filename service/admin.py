@@ -21,6 +21,9 @@
                                    the time lost to open deadlines and ask every seat of an open window that has
                                    no answer stored again: answers given after the backup was taken are re-asked
                                    (service/ops/backup.py; docs/operations.md, "Backups")
+    whatsapp-templates [--file F]  register WhatsApp's contents (deploy/whatsapp/templates.json) with Twilio's
+                                   Content API, submitting the turn, reminder and end templates for approval;
+                                   prints ARTEMIA_WHATSAPP_CONTENTS (needs no Redis; run it again to add new ones)
 
 The replay log comes from the per-game action log ``{g:<id>}:actions`` that each commit appends to (config
 line, then ``[seat, action]`` lines). A game begun before that log existed has none: its moves cannot be rebuilt
@@ -35,8 +38,10 @@ import os
 import sys
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 from service import wiring
+from service.channels.sms import contents
 from service.config import get_settings
 from service.game import Game
 from service.ops import backup as backups
@@ -126,6 +131,8 @@ def _channel(chat: str | None) -> str | None:
         return None
     if chat.startswith("sms:"):
         return "sms"
+    if chat.startswith("wa:"):
+        return "whatsapp"
     return "telegram" if chat.lstrip("-").split("/")[0].isdigit() else "other"
 
 
@@ -283,7 +290,14 @@ def main(argv: list[str] | None = None) -> int:
     rst = sub.add_parser("restore")
     rst.add_argument("backup", help="a directory written by backup (artemia-<time>)")
     rst.add_argument("--force", action="store_true", help="replace the keys of a Redis that is not empty")
+    wat = sub.add_parser("whatsapp-templates", help="register WhatsApp's contents with Twilio; prints the setting")
+    wat.add_argument("--file", default=str(contents.TEMPLATES), help="default: deploy/whatsapp/templates.json")
     args = parser.parse_args(argv)
+
+    if args.command == "whatsapp-templates":  # Twilio's Content API only: no Redis
+        sids = contents.register(get_settings(), contents.load(Path(args.file)))
+        print("ARTEMIA_WHATSAPP_CONTENTS=" + json.dumps(sids, separators=(",", ":")))
+        return 0
 
     settings = get_settings()
     if args.redis_url:

@@ -72,6 +72,18 @@ class Settings(BaseSettings):
     twilio_shared_keys: dict[str, str] = Field(
         {}, validation_alias=AliasChoices("TWILIO_SHARED_KEYS", "twilio_shared_keys")
     )
+    # WhatsApp through the same Twilio account (service.channels.sms.wa_sender): the sender's address
+    # ("whatsapp:+1555…"; empty: no WhatsApp), the Content API's SIDs of deploy/whatsapp/templates.json by name
+    # (`python -m service.admin whatsapp-templates` registers them and prints this setting), and the Content API.
+    whatsapp_from: str = ""
+    whatsapp_contents: dict[str, str] = {}
+    twilio_content_base_url: str = Field(
+        "https://content.twilio.com",
+        validation_alias=AliasChoices("TWILIO_CONTENT_BASE_URL", "twilio_content_base_url"),
+    )
+    # A number's 24-hour window is taken as closed this long before it closes (a message may wait in a queue).
+    whatsapp_window_margin_seconds: int = 900
+    whatsapp_media_ttl_seconds: int = 7 * 86400  # a board picture's URL (GET /m/<token>.png) lives this long
     sms_public_url: str | None = Field(None, validation_alias=AliasChoices("SMS_PUBLIC_URL", "sms_public_url"))
     sms_trust_proxy: bool = Field(False, validation_alias=AliasChoices("SMS_TRUST_PROXY", "sms_trust_proxy"))
     # The proxies whose X-Forwarded-* headers are believed (SMS_TRUST_PROXY): addresses, networks or "*" — the

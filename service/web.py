@@ -1,5 +1,6 @@
 """The ASGI app (Starlette on uvicorn), composed in one place: the webhooks (``POST /telegram/webhook``,
-``POST /sms/twilio``), the games' watch pages (``GET /w/<token>``, `service.channels.web.routes`), the
+``POST /sms/twilio``, ``POST /whatsapp/twilio``), the board pictures WhatsApp fetches (``GET /m/<token>.png``,
+`service.channels.sms.media`), the games' watch pages (``GET /w/<token>``, `service.channels.web.routes`), the
 operator's ``GET /healthz`` and ``GET /metrics``, the middleware that counts and logs webhook requests, and the
 lifespan that writes those counts.
 
@@ -25,6 +26,7 @@ from starlette.routing import Route
 
 from service import wiring
 from service.channels.sms import inbound as sms
+from service.channels.sms import media, wa_inbound
 from service.channels.telegram import inbound as telegram
 from service.channels.telegram.handling import Env
 from service.channels.telegram.tables import Tables
@@ -73,13 +75,18 @@ async def telegram_webhook(request: Request) -> Response:
 
 
 def create_app(
-    env: Env | None = None, secret: str | None = None, sms_endpoint: sms.SmsEndpoint | None = None
+    env: Env | None = None,
+    secret: str | None = None,
+    sms_endpoint: sms.SmsEndpoint | None = None,
+    whatsapp_endpoint: wa_inbound.WhatsAppEndpoint | None = None,
 ) -> Starlette:
     env = env or default_env()
     app = Starlette(
         routes=[
             Route("/telegram/webhook", telegram_webhook, methods=["POST"]),
             *sms.ROUTES,  # POST /sms/twilio
+            *wa_inbound.ROUTES,  # POST /whatsapp/twilio
+            *media.ROUTES,  # GET /m/<token>.png: the board pictures WhatsApp fetches
             *watch_pages.ROUTES,  # GET /w/<token>, its data.json, the page's script
             *ops_web.ROUTES,
         ],  # GET /healthz, GET /metrics
@@ -94,6 +101,8 @@ def create_app(
     app.state.secret = secret if secret is not None else get_settings().webhook_secret
     # the SMS webhook shares the pipeline and the lobby with Telegram: one table, both channels
     app.state.sms = sms_endpoint or sms.build(app.state.env.ctx, lobby=app.state.env.lobby)
+    app.state.whatsapp = whatsapp_endpoint or wa_inbound.build(app.state.env.ctx, lobby=app.state.env.lobby)
+    app.state.media = media.build(app.state.env.ctx)
     app.state.counts = BufferedCounts()
     env.ctx.counts = app.state.counts  # the answers this process stores are counted with its requests
     return app

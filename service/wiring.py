@@ -3,12 +3,15 @@ admin tool and the sandbox.
 
 The default sender (``ARTEMIA_SENDER=auto``) routes each message by its chat's kind (`service.pipeline.chats`): a
 Telegram chat through the Bot API when ``TELEGRAM_BOT_TOKEN`` is set, an ``sms:`` chat through Twilio when
-``TWILIO_ACCOUNT_SID`` is set, anything else to the console. ``console`` / ``recording`` / ``module:factory`` send
+``TWILIO_ACCOUNT_SID`` is set, a ``wa:`` chat through Twilio's WhatsApp sender when ``ARTEMIA_WHATSAPP_FROM`` is
+set too, anything else to the console. ``console`` / ``recording`` / ``module:factory`` send
 every chat through one sender.
 """
 
 import importlib
+import time
 from collections.abc import Callable
+from typing import Unpack
 
 import redis
 from rq import get_current_job
@@ -17,12 +20,13 @@ from service.channels.console.render import ConsoleChannel
 from service.channels.console.sender import ConsoleSender
 from service.channels.sms.directory import Directory
 from service.channels.sms.render import SmsChannel
+from service.channels.sms.whatsapp import WhatsAppChannel
 from service.channels.telegram.render import TelegramChannel
 from service.config import Settings, get_settings
 from service.pipeline import context
 from service.pipeline.chats import ChatKind, chat_kind
 from service.pipeline.context import Channel, Context
-from service.pipeline.outbox import Sender
+from service.pipeline.outbox import Sender, Shown
 from service.store import connect as connecting
 
 SENDERS = {"console": "service.channels.console.sender:make", "recording": "service.channels.recording:make"}
@@ -33,6 +37,7 @@ def channels(connection: redis.Redis, settings: Settings) -> dict[ChatKind, Chan
     return {
         "telegram": TelegramChannel(connection, settings),
         "sms": SmsChannel(directory),
+        "whatsapp": WhatsAppChannel(),
         "console": ConsoleChannel(),
     }
 
@@ -101,7 +106,9 @@ def load_sender(spec: str, connection: redis.Redis, settings: Settings, ctx: Con
     """A sender from its name ("auto", "console", "recording") or a "package.module:factory" path (which gets
     the index connection); ``ctx``: whose store routes a game's keys to its shard."""
     if spec == "auto":
-        return RoutingSender(connection, settings, games=ctx.store.at if ctx else None)
+        return RoutingSender(
+            connection, settings, games=ctx.store.at if ctx else None, clock=ctx.clock if ctx else None
+        )
     module, _, factory = SENDERS.get(spec, spec).partition(":")
     sender: Sender = getattr(importlib.import_module(module), factory)(connection)
     return sender
@@ -117,8 +124,10 @@ class RoutingSender:
         settings: Settings,
         fallback: Sender | None = None,
         games: Callable[[str], redis.Redis] | None = None,
+        clock: Callable[[], float] | None = None,
     ):
         self.redis = connection
+        self.clock = clock or time.time  # WhatsApp's 24-hour windows are read on it
         self.games = games  # a game's shard (`Store.at`): where the Telegram sender keeps the game's maps
         self.settings = settings
         self._fallback = fallback
@@ -131,6 +140,8 @@ class RoutingSender:
             return "telegram"
         if kind == "sms" and self.settings.twilio_account_sid:
             return "sms"
+        if kind == "whatsapp" and self.settings.twilio_account_sid and self.settings.whatsapp_from:
+            return "whatsapp"
         return "console"
 
     def _sender(self, kind: ChatKind) -> Sender:
@@ -147,11 +158,18 @@ class RoutingSender:
             from service.channels.sms.sender import TwilioSender
 
             return TwilioSender(self.settings, Directory(self.redis, default_tz=self.settings.sms_default_tz))
+        if kind == "whatsapp":
+            from service.channels.sms.wa_sender import WhatsAppSender
+
+            return WhatsAppSender(self.settings, self.redis, clock=self.clock)
         return self._fallback or ConsoleSender()
 
-    def send(
-        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
-    ) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
+        slot, picture, template = extra.get("slot"), extra.get("picture"), extra.get("template")
         kind = self.channel(chat)
-        shown = {"picture": picture} if picture is not None and kind == "telegram" else {}  # pictures: Telegram's
-        self._sender(kind).send(chat, text, None if kind == "sms" else buttons, slot=slot, **shown)
+        passed: Shown = {"slot": slot} if slot else {}
+        if picture is not None and kind in ("telegram", "whatsapp"):  # pictures: Telegram's and WhatsApp's
+            passed["picture"] = picture
+        if template is not None and kind == "whatsapp":  # its approved templates: WhatsApp's alone
+            passed["template"] = template
+        self._sender(kind).send(chat, text, None if kind == "sms" else buttons, **passed)

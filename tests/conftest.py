@@ -69,3 +69,19 @@ def fresh_settings():
 @pytest.fixture(autouse=True)
 def quick_sends(monkeypatch):
     monkeypatch.setitem(outbox._SENDS, "mean", 0.0)
+
+
+@pytest.fixture
+def drawings(monkeypatch):
+    """Counts the board pictures rasterised (in this process: the webhook and the jobs run here)."""
+    from service.board import raster
+
+    count = []
+    real = raster.png
+
+    def counting(svg: str) -> bytes:
+        count.append(svg)
+        return real(svg)
+
+    monkeypatch.setattr(raster, "png", counting)
+    return count

@@ -131,11 +131,20 @@ class World:
 
 
 @contextlib.contextmanager
-def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1, over_http: bool = False, connection=None, **settings):
+def world_of(
+    twilio: FakeTwilio,
+    base_url: str,
+    seed: int = 1,
+    over_http: bool = False,
+    connection=None,
+    channel: dict | None = None,
+    **settings,
+):
     """A fresh game world: the real app, its pipeline on fakeredis (or ``connection``), its SMS sent to ``twilio``.
     The app is called in this process (Starlette's TestClient: the requests and answers of HTTP, without a socket),
     or with ``over_http`` served by uvicorn on a loopback port, for the tests of the HTTP layer itself (bodies,
-    sizes). ``settings``: more for the pipeline's context (the store's replication, say)."""
+    sizes). ``settings``: more for the pipeline's context (the store's replication, say); ``channel``: more for
+    the channels' settings (WhatsApp's, say)."""
     clock = Clock()
     ctx = make_ctx(connection, clock=clock, rate_private_per_second=1.0, **settings)
     ctx.sleep = clock.advance  # a short send-budget wait passes on the test clock
@@ -148,13 +157,14 @@ def world_of(twilio: FakeTwilio, base_url: str, seed: int = 1, over_http: bool =
         **NO_HOLDS,  # as in make_ctx: jobs run in-process
         **UNLIMITED_INBOUND,
         **{**UNLIMITED_SENDS, "rate_private_per_second": 1.0},
+        **(channel or {}),
     )
     lobby = Lobby(ctx, rng=random.Random(seed))  # codes, seats and game seeds repeat from run to run
     endpoint = sms.build(ctx, settings, lobby)
     env = Env(ctx, Tables(ctx.store.redis), "artemia_bot", lobby=lobby, sms_number="+15005550006")
     recording = RecordingSender(ctx.store.redis)
     ctx.settings = ctx.settings.model_copy(update={name: getattr(settings, name) for name in Settings.model_fields})
-    ctx.sender = wiring.RoutingSender(ctx.store.redis, ctx.settings, fallback=recording)
+    ctx.sender = wiring.RoutingSender(ctx.store.redis, ctx.settings, fallback=recording, clock=clock)
     app = create_app(env, TG_SECRET, endpoint)
     with _client(app, over_http) as client:
         yield World(ctx, clock, twilio, client, endpoint, recording, lobby, Telegram(client))

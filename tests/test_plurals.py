@@ -322,6 +322,6 @@ def test_forgetting_counts_the_games_scrubbed(monkeypatch, lang, n, expected):
     ],
 )
 def test_the_texts_a_flood_dropped_are_counted(lang, n, start):
-    from service.channels.sms.routing import dropped_note
+    from service.channels.sms.replies import dropped_note
 
     assert dropped_note(n, lang).startswith(start)

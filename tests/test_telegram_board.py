@@ -4,13 +4,11 @@ fake Bot API over real HTTP; the next /board of the same picture is the webhook'
 import json
 
 import fakeredis
-import pytest
 from pipeline_support import answer_all, run_jobs
 from rq.registry import ScheduledJobRegistry
 from test_telegram_webhook import GROUP, USERS, begin, chat, env, private  # noqa: F401 - fixtures
 
 from service import board
-from service.board import raster
 from service.channels.telegram import boards
 from service.channels.telegram import sender as tg
 from service.game import Game, new_game
@@ -18,20 +16,6 @@ from service.store import keys
 from tests.telegram_support import api, server  # noqa: F401 - fixtures
 
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture
-def drawings(monkeypatch):
-    """Counts the pictures rasterised (in this process: the webhook and the jobs run here)."""
-    count = []
-    real = raster.png
-
-    def counting(svg: str) -> bytes:
-        count.append(svg)
-        return real(svg)
-
-    monkeypatch.setattr(raster, "png", counting)
-    return count
 
 
 def test_send_photo_uploads_once_then_sends_by_file_id(api):
@@ -139,25 +123,29 @@ def test_the_status_picture_is_uploaded_once_then_only_its_caption_or_picture_is
     out = tg.TelegramSender(connection)
     game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
     first = status_picture(game)
-    out.send(STATUS_CHAT, "Turn 1: Anna ⏳", [[{"text": "👁 Watch", "url": "https://x.test/w/1"}]], SLOT, first)
+    out.send(
+        STATUS_CHAT, "Turn 1: Anna ⏳", [[{"text": "👁 Watch", "url": "https://x.test/w/1"}]], slot=SLOT, picture=first
+    )
     [photo] = api.sent("sendPhoto", STATUS_CHAT)
     assert photo["params"]["caption"] == "Turn 1: Anna ⏳" and photo["params"]["reply_markup"]["inline_keyboard"]
     message_id = int(connection.hget(tg.slots_key(SLOT), f"{STATUS_CHAT}|{SLOT}"))
-    out.send(STATUS_CHAT, "Turn 1: Anna ✅", None, SLOT, status_picture(game))  # the same picture
+    out.send(STATUS_CHAT, "Turn 1: Anna ✅", None, slot=SLOT, picture=status_picture(game))  # the same picture
     assert [c["params"]["caption"] for c in api.sent("editMessageCaption", STATUS_CHAT)] == ["Turn 1: Anna ✅"]
     assert len(drawings) == 1 and len(api.uploads) == 1
 
     while board.picture(status_picture(game)).digest == board.picture(first).digest:  # another picture
         seat = game.waiting_for()[0]
         game.apply(seat, game.legal_actions(seat)[0])
-    out.send(STATUS_CHAT, "Turn 1: revealed", None, SLOT, status_picture(game))
+    out.send(STATUS_CHAT, "Turn 1: revealed", None, slot=SLOT, picture=status_picture(game))
     [media] = api.sent("editMessageMedia", STATUS_CHAT)
     assert int(media["params"]["message_id"]) == message_id and len(api.uploads) == 2 and len(drawings) == 2
     assert api.messages[STATUS_CHAT, message_id]["caption"] == "Turn 1: revealed"
-    out.send(STATUS_CHAT, "Turn 1: closed", None, SLOT)  # the closing version keeps the picture
+    out.send(STATUS_CHAT, "Turn 1: closed", None, slot=SLOT)  # the closing version keeps the picture
     assert api.messages[STATUS_CHAT, message_id]["caption"] == "Turn 1: closed"
     assert api.messages[STATUS_CHAT, message_id]["photo"] == media_file(api, media)
-    out.send(STATUS_CHAT, "Turn 2", None, "G1:s2", status_picture(game))  # a new status, a picture Telegram has
+    out.send(
+        STATUS_CHAT, "Turn 2", None, slot="G1:s2", picture=status_picture(game)
+    )  # a new status, a picture Telegram has
     assert len(api.uploads) == 2 and len(drawings) == 2 and len(api.sent("sendPhoto", STATUS_CHAT)) == 2
     assert api.sent("sendMessage") == [] and api.sent("editMessageText") == []
 
@@ -170,15 +158,15 @@ def test_a_closed_status_its_chat_never_saw_comes_as_a_photo_and_one_it_saw_keep
     out = tg.TelegramSender(connection)
     game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
     closing = {**status_picture(game), "if_new": True}
-    out.send(STATUS_CHAT, "Turn 1: closed", None, "G1:s7", closing)  # never sent before
+    out.send(STATUS_CHAT, "Turn 1: closed", None, slot="G1:s7", picture=closing)  # never sent before
     [photo] = api.sent("sendPhoto", STATUS_CHAT)
     assert photo["params"]["caption"] == "Turn 1: closed" and api.sent("sendMessage") == []
     shown = status_picture(game)
-    out.send(STATUS_CHAT, "Turn 2: Anna ⏳", None, SLOT, shown)
+    out.send(STATUS_CHAT, "Turn 2: Anna ⏳", None, slot=SLOT, picture=shown)
     while board.picture(status_picture(game)).digest == board.picture(shown).digest:  # the board moves on
         seat = game.waiting_for()[0]
         game.apply(seat, game.legal_actions(seat)[0])
-    out.send(STATUS_CHAT, "Turn 2: closed", None, SLOT, {**status_picture(game), "if_new": True})
+    out.send(STATUS_CHAT, "Turn 2: closed", None, slot=SLOT, picture={**status_picture(game), "if_new": True})
     assert [c["params"]["caption"] for c in api.sent("editMessageCaption", STATUS_CHAT)] == ["Turn 2: closed"]
     assert api.sent("editMessageMedia") == [] and len(api.sent("sendPhoto", STATUS_CHAT)) == 2
 
@@ -197,10 +185,10 @@ def test_a_text_status_becomes_a_picture_and_a_long_status_gives_way_from_its_ol
     connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
     out = tg.TelegramSender(connection)
     game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
-    out.send(STATUS_CHAT, "Turn 1", None, SLOT)
+    out.send(STATUS_CHAT, "Turn 1", None, slot=SLOT)
     [text] = api.sent("sendMessage", STATUS_CHAT)
     news = [f"Anna plays card number {n} 🃏" for n in range(60)]
-    out.send(STATUS_CHAT, "\n".join([*news, "", "Turn 1: Anna ⏳"]), None, SLOT, status_picture(game))
+    out.send(STATUS_CHAT, "\n".join([*news, "", "Turn 1: Anna ⏳"]), None, slot=SLOT, picture=status_picture(game))
     [media] = api.sent("editMessageMedia", STATUS_CHAT)
     caption = api.messages[STATUS_CHAT, text["params"] and int(media["params"]["message_id"])]["caption"]
     assert caption.startswith("…\n") and caption.endswith("Turn 1: Anna ⏳") and news[-1] in caption
@@ -215,11 +203,11 @@ def test_a_group_that_refuses_photos_gets_its_status_as_text_from_then_on(api):
     out = tg.TelegramSender(connection)
     game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
     api.fail("no_photo_rights", times=None, method="sendPhoto")
-    out.send(STATUS_CHAT, "Turn 1: Anna ⏳", None, SLOT, status_picture(game))
+    out.send(STATUS_CHAT, "Turn 1: Anna ⏳", None, slot=SLOT, picture=status_picture(game))
     [text] = api.sent("sendMessage", STATUS_CHAT)
     assert text["params"]["text"] == "Turn 1: Anna ⏳"
-    out.send(STATUS_CHAT, "Turn 1: Anna ✅", None, SLOT, status_picture(game))
-    out.send(STATUS_CHAT, "Turn 2", None, "G1:s2", status_picture(game))
+    out.send(STATUS_CHAT, "Turn 1: Anna ✅", None, slot=SLOT, picture=status_picture(game))
+    out.send(STATUS_CHAT, "Turn 2", None, slot="G1:s2", picture=status_picture(game))
     assert [c["method"] for c in api.calls] == ["sendPhoto", "sendMessage", "editMessageText", "sendMessage"]
     message_id = int(connection.hget(tg.slots_key(SLOT), f"{STATUS_CHAT}|{SLOT}"))
     assert api.messages[STATUS_CHAT, message_id]["text"] == "Turn 1: Anna ✅"

@@ -39,6 +39,11 @@ def clock_of(meta: dict) -> dict:
     return {"tz": meta.get("tz"), "precise": 0 < meta.get("deadline_seconds", PRECISE_BELOW) < PRECISE_BELOW}
 
 
+def deadline_shown(meta: dict, deadline: float) -> float | None:
+    """The deadline a screen shows: none at a table without deadlines."""
+    return deadline if timed(meta) else None
+
+
 def when(ts: float, lang: str, meta: dict) -> str:
     """A deadline as every channel words it (`service.i18n.clock.when`), as the table shows its times."""
     return clock.when(ts, lang, **clock_of(meta))
@@ -150,16 +155,17 @@ def table(news: StepNews, chat: str, seat: int | None = None, again: str = AGAIN
     return [message(chat, text, seat, seat is None) for text in chunks(out + where_now(news, lang, again))]
 
 
-def chronicle(news: StepNews, chat: str, seat: int, again: str = AGAIN_BY_COMMAND) -> list[dict]:
-    """A step as one player reads a game they play alone in one chat (the sandbox): the table's news and their own
-    in the order they happened (two lists, the table's then theirs, would put "you will be asked later" after the
-    reveal that came later), then where the game is now."""
+def chronicle(news: StepNews, chat: str, seat: int, again: str = AGAIN_BY_COMMAND, where: bool = True) -> list[dict]:
+    """A step as one player reads a game in one chat with no group beside it (the sandbox, WhatsApp): the table's
+    news and their own in the order they happened (two lists, the table's then theirs, would put "you will be
+    asked later" after the reveal that came later), then where the game is now (unless not ``where``: a question
+    follows that says it)."""
     step, lang = news.step, news.readers.lang(seat)
     names = names_of(step.meta)
     items = [e for e in step.events if (e.get("visible_to") is None and e["type"] != "locked_in") or sees(e, seat)]
     items += [item for item in news.parts[-1].added if item["type"] == "_notice"]
     out = [text for item in items if (text := item_line(item, names, lang, seat, news.bot_username))]
-    return [message(chat, text, seat, False) for text in chunks(out + where_now(news, lang, again))]
+    return [message(chat, text, seat, False) for text in chunks(out + (where_now(news, lang, again) if where else []))]
 
 
 def where_now(news: StepNews, lang: str, again: str) -> list[str]:

@@ -4,8 +4,9 @@ workers in other processes sent; it can also be told to fail for a chat (``test:
 
 import json
 import time
+from typing import Unpack
 
-from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
+from service.pipeline.outbox import PermanentSendError, RetryAfter, Shown, TransientSendError
 
 SENT_KEY = "test:sent"
 
@@ -14,9 +15,8 @@ class RecordingSender:
     def __init__(self, connection):
         self.redis = connection
 
-    def send(
-        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
-    ) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
+        slot, picture, template = extra.get("slot"), extra.get("picture"), extra.get("template")
         failure = self.redis.get(f"test:fail:{chat}")
         if failure:
             kind, _, arg = failure.decode().partition(":")
@@ -43,6 +43,7 @@ class RecordingSender:
                     "at": time.time(),
                     **({"slot": slot} if slot else {}),
                     **({"picture": picture} if picture else {}),
+                    **({"template": template} if template else {}),
                 }
             ),
         )

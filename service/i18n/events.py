@@ -254,6 +254,7 @@ def ended(view: dict, lang: str) -> str:
 # The end-of-game message's last line: how to start another game, as the channel starts one.
 AGAIN_BY_COMMAND = N_("Thanks for playing! /newgame starts another one.")
 AGAIN_IN_SANDBOX = N_("Thanks for playing! Start the sandbox again for another game.")
+AGAIN_BY_MESSAGE = N_("Thanks for playing! Send NEW for another game.")
 
 
 def game_over(view: dict, names: dict[int, str], lang: str, again: str = AGAIN_BY_COMMAND) -> str:

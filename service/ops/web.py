@@ -86,7 +86,7 @@ def finite(value):
 
 
 ROUTES = [Route("/healthz", healthz), Route("/metrics", metrics)]
-CHANNELS = {"/telegram/": "telegram", "/sms/": "sms"}
+CHANNELS = {"/telegram/": "telegram", "/sms/": "sms", "/whatsapp/": "whatsapp"}
 web_log = logging.getLogger("service.web")
 
 

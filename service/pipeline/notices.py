@@ -1,14 +1,15 @@
-"""A notice to a whole table, outside its steps: a cancellation, a player away, a pause. The group hears it (its
-Telegram players read it there) and so does each SMS player; a table without a group tells every player. Each
-reader gets it in their language (`words(lang)`), as one outbox batch written whole and delivered. A notice of a
-player's own request (away, back, leaving) is not sent to that player's chat: the request's reply told them."""
+"""A notice to a whole table, outside its steps: a cancellation, a player away, a pause. The group hears it
+(its Telegram players read it there) and so does each SMS and WhatsApp player; a table without a group tells every
+player. Each reader gets it in their language (`words(lang)`), as one outbox batch written whole and delivered. A
+notice of a player's own request (away, back, leaving) is not sent to that player's chat: the request's reply told
+them."""
 
 from collections.abc import Callable
 
 from service.i18n import DEFAULT_LANG, translator
 from service.i18n.clock import when
 from service.pipeline import scheduling
-from service.pipeline.chats import chat_kind
+from service.pipeline.chats import NO_GROUP, chat_kind
 from service.pipeline.context import Context
 
 
@@ -19,8 +20,8 @@ def marked(emoji: str, text: str, chat: str) -> str:
 
 
 def table_messages(meta: dict, words: Callable[[str], str], skip: str | None = None, emoji: str = "") -> list[dict]:
-    """The notice for the table's group, and for each SMS player (every player when there is no group), led by
-    ``emoji`` (`marked`); not to ``skip`` (a chat that hears it otherwise)."""
+    """The notice for the table's group, and for each SMS or WhatsApp player (every player when there is no
+    group), led by ``emoji`` (`marked`); not to ``skip`` (a chat that hears it otherwise)."""
     lang = meta.get("lang") or DEFAULT_LANG
     out, chats = [], {skip}
     if meta.get("group") and meta["group"] != skip:
@@ -29,7 +30,7 @@ def table_messages(meta: dict, words: Callable[[str], str], skip: str | None = N
     chats.add(meta.get("group"))
     for seat, player in sorted(meta.get("players", {}).items()):
         chat = player.get("chat")
-        if chat and chat not in chats and (not meta.get("group") or chat_kind(chat) == "sms"):
+        if chat and chat not in chats and (not meta.get("group") or chat_kind(chat) in NO_GROUP):
             chats.add(chat)
             text = marked(emoji, words(player.get("lang") or lang), chat)
             out.append({"chat": chat, "text": text, "buttons": None, "seat": int(seat), "group": False})

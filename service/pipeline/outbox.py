@@ -37,7 +37,7 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Protocol, TypedDict, Unpack, cast
 
 from service.config import Settings
 from service.ops import metrics
@@ -46,12 +46,17 @@ from service.pipeline.news import MAX_TEXT
 from service.store import HeadState, LaneEntry, Store
 
 
-class Sender(Protocol):
-    """``slot`` is passed only for messages that have one (a sender without living messages may ignore it)."""
+class Shown(TypedDict, total=False):
+    """What a message shows beside its text and buttons, passed to a sender only where the message has it (a
+    sender without living messages, pictures or WhatsApp's templates ignores them)."""
 
-    def send(
-        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
-    ) -> None: ...
+    slot: str  # a living message's (Telegram edits it in place)
+    picture: dict  # a board payload (`service.board.payload`) shown as a photo, the text its caption
+    template: dict  # the approved template WhatsApp sends instead outside a player's 24-hour window
+
+
+class Sender(Protocol):
+    def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None: ...
 
 
 class RetryAfter(Exception):
@@ -418,6 +423,8 @@ def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
         "fold_room": nxt["fold_room"] - held["fold_size"] - 1,
         "folded": [*nxt.get("folded", []), source],
     }
+    if held.get("picture") and not nxt.get("picture"):  # the board of a reveal goes with the news that told it
+        merged["picture"] = held["picture"]
     if "fold_text" in nxt:  # a held message itself: it carries both on
         merged["fold_text"] = f"{held['fold_text']} {nxt['fold_text']}"
         merged["fold_size"] = held["fold_size"] + 1 + nxt["fold_size"]
@@ -455,7 +462,8 @@ def _send(
     now: float,
 ) -> Outcome:
     try:
-        living = {key: message[key] for key in ("slot", "picture") if message.get(key)}  # only where it has them
+        # only where it has them (a template: what WhatsApp may send instead outside a player's 24-hour window)
+        living = cast(Shown, {key: message[key] for key in ("slot", "picture", "template") if message.get(key)})
         with metrics.stage("send", before="outbox"):
             started = time.perf_counter()
             sender.send(message["chat"], message["text"], message.get("buttons"), **living)

@@ -343,3 +343,20 @@ def sms_number(number: str) -> str:
 def sms_message(message_sid: str) -> str:
     """An inbound message already handled (SET NX, with a TTL)."""
     return f"artemia:sms:sid:{message_sid}"
+
+
+# WhatsApp's global keys (its numbers are players apart from the same numbers' SMS).
+def whatsapp_number(number: str) -> str:
+    """Hash of one WhatsApp number's preferences, as `sms_number`'s, and the time of its last message to us."""
+    return f"artemia:wa:num:{number}"
+
+
+def whatsapp_pending(number: str) -> str:
+    """List of what could not be sent to a WhatsApp number outside its 24-hour window (news, a question's
+    text), told when the number next writes."""
+    return f"artemia:wa:pending:{number}"
+
+
+def whatsapp_media(token: str) -> str:
+    """A board picture WhatsApp fetches by URL (`service.channels.sms.media`): its payload, compressed."""
+    return f"artemia:wa:media:{token}"

@@ -7,12 +7,7 @@ from service.channels import plain, ui
 from service.i18n import translator
 from service.i18n.events import AGAIN_IN_SANDBOX
 from service.pipeline.chats import chat_kind
-from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable, message, names_of, sees, timed
-
-
-def deadline_shown(meta: dict, deadline: float) -> float | None:
-    """The deadline a console screen shows: none at a table without deadlines."""
-    return deadline if timed(meta) else None
+from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable, message, names_of, sees
 
 
 class ConsoleChannel:
@@ -42,7 +37,7 @@ class ConsoleChannel:
         if game.window is None or (seat not in step.asked and seat not in step.optional):
             return []
         first = ui.Choice(step.game_id, game.window["id"], seat)
-        deadline = deadline_shown(step.meta, step.deadline)
+        deadline = plain.deadline_shown(step.meta, step.deadline)
         names, lang = names_of(step.meta), news.readers.lang(seat)
         screen = ui.decision(game, seat, first, deadline, lang, names, **ui.clock_of(step.meta))
         return [message(chat, screen.text, seat, False, buttons=screen.keyboard)]

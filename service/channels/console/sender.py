@@ -3,7 +3,9 @@ choices; it remembers each chat's last choices, so that a number typed there pre
 
 import sys
 import threading
-from typing import TextIO
+from typing import TextIO, Unpack
+
+from service.pipeline.outbox import Shown
 
 
 class ConsoleSender:
@@ -15,9 +17,7 @@ class ConsoleSender:
         self.choices: dict[str, list[str]] = {}  # chat -> the data of its last numbered buttons, 1 first
         self._lock = threading.Lock()
 
-    def send(
-        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
-    ) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
         """``text`` as lines (a picture is not drawn in a terminal: its caption, the text, says what it shows)."""
         label = self.labels.get(chat, chat)
         self._write(chat, f"\n[{label}] ", " " * (len(label) + 3), text, buttons)  # a blank line between messages

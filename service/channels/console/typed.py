@@ -10,31 +10,24 @@ Answers go through `service.pipeline.seats.answer`, as a Telegram press or messa
 """
 
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from service import board, cardtexts, commands
 from service.cardnames import fold
-from service.channels import plain, ui
-from service.channels.console.render import deadline_shown
+from service.channels import plain, screens, ui
+from service.channels.screens import Reply
 from service.commands.reading import named_card
 from service.commands.writing import help_text
 from service.game import Game
 from service.i18n import translator
 from service.i18n.names import cards_text
-from service.pipeline import ingest, seats
+from service.pipeline import seats
 from service.pipeline.context import Context
 from service.pipeline.news import names_of
 from service.store import Snapshot
 
 BOARD_WORDS = {"board", "deska"}
 PLAYS = ("survival", "hunt_card", "power")  # the actions that play a card (a power: the Drone's, the Gate's)
-
-
-@dataclass(frozen=True)
-class Reply:
-    text: str
-    buttons: list | None = None  # a screen's keyboard: the console numbers its choices
 
 
 def answer(ctx: Context, game_id: str, seat: int, line: str, lang: str, choices: list[str]) -> Reply:
@@ -90,52 +83,19 @@ def _typed(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, acti
     if choice is not None and snap.status == "collecting":
         try:
             if not ui.follow(game, seat, choice).complete:
-                return _screen(snap, meta, game, seat, choice, lang)
+                return screens.screen(snap, meta, game, seat, choice, lang)
         except ui.BadCallback:
             pass  # the ingest words what is wrong with it
-    return _submit(ctx, snap, meta, game, seat, actions, lang)
+    return screens.submit(ctx, snap, meta, game, seat, actions, lang)
 
 
 def _press(
     ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, number: int, choices: list[str], lang: str
 ) -> Reply:
     """The choice numbered ``number`` of the last screen: its next screen, or the answer it completes, stored."""
-    _ = translator(lang).gettext
     if not 1 <= number <= len(choices):
-        return Reply(_("There is no choice {n} on the last screen.").format(n=number))
-    try:
-        choice = ui.decode(choices[number - 1])
-        if seats.press_closed(ctx, seats.View(snap.game_id, snap, meta), choice.window, None) is not None:
-            raise ui.ExpiredChoice(f"window {choice.window} is not open")
-        stage = ui.follow(game, seat, choice)
-        if not stage.complete:
-            return _screen(snap, meta, game, seat, choice, lang)
-    except ui.ExpiredChoice:
-        return Reply(ui.expired(lang))
-    except ui.BadCallback:
-        return Reply(_("This button is not valid."))
-    return _submit(ctx, snap, meta, game, seat, stage.actions, lang)
-
-
-def _submit(ctx: Context, snap: Snapshot, meta: dict, game: Game, seat: int, actions: list[dict], lang: str) -> Reply:
-    """The answer stored, and the question the seat is still asked that nothing waits for (a question ahead)."""
-    view = seats.View(snap.game_id, snap, meta)
-    outcome = seats.answer(ctx, snap.game_id, seat, actions, snap.current_window, view=view)
-    said = plain.submitted(outcome.result, game, seat, lang)
-    if not outcome.stored or outcome.status is ingest.Status.RESOLVE:
-        return Reply(said)
-    more = ui.asked_more(game, seat, ui.Choice(snap.game_id, snap.current_window, seat), list(outcome.actions))
-    if more is None:
-        return Reply(said)
-    screen = _screen(snap, meta, game, seat, more, lang)
-    return Reply("\n\n".join([said, screen.text]), screen.buttons)
-
-
-def _screen(snap: Snapshot, meta: dict, game: Game, seat: int, choice: ui.Choice, lang: str) -> Reply:
-    """The screen of ``choice`` (a question, or a step of its answer), as the console shows it."""
-    deadline = deadline_shown(meta, snap.deadline)
-    screen = ui.decision(game, seat, choice, deadline, lang, names_of(meta), **ui.clock_of(meta))
-    return Reply(screen.text, screen.keyboard)
+        return Reply(translator(lang).gettext("There is no choice {n} on the last screen.").format(n=number))
+    return screens.press(ctx, snap, meta, game, seat, choices[number - 1], lang)
 
 
 def card_text(card: int | str, game: Game, seat: int, lang: str) -> str:
@@ -169,7 +129,7 @@ def status(ctx: Context, game_id: str, snap: Snapshot, meta: dict, game: Game, s
         names_of(meta),
         asked,
         state.answered,
-        deadline_shown(meta, snap.deadline) if shown else None,
+        plain.deadline_shown(meta, snap.deadline) if shown else None,
         lang,
         **ui.clock_of(meta),
     )

@@ -10,6 +10,10 @@ A number's address and its chat in the pipeline (``meta.players[*].user`` / ``.c
                                        expires (a short TTL for a number that plays nothing, a long one once
                                        it joined a table; a longer TTL is never cut)
     artemia:sms:sid:<MessageSid>       an inbound message already handled (SET NX, with a TTL)
+
+A WhatsApp number (``wa:<E.164>``) has the same settings under ``artemia:wa:num:<number>``, with ``seen``: when it
+last wrote to us (its 24-hour window), and ``artemia:wa:pending:<number>``: the texts that could not be sent to it
+outside that window, told when it next writes.
 """
 
 import json
@@ -21,6 +25,7 @@ import redis
 from service.store import keys, lua
 
 CHAT_PREFIX = "sms:"
+WHATSAPP_PREFIX = "wa:"
 
 
 def chat_of(number: str) -> str:
@@ -31,6 +36,14 @@ def number_of(chat: str) -> str | None:
     """The phone number of an SMS chat, None for a chat of another channel."""
     return chat[len(CHAT_PREFIX) :] if chat.startswith(CHAT_PREFIX) else None
 
+
+def whatsapp_number_of(chat: str) -> str | None:
+    """The phone number of a WhatsApp chat (``wa:<E.164>``), None for a chat of another channel."""
+    return chat[len(WHATSAPP_PREFIX) :] if chat.startswith(WHATSAPP_PREFIX) else None
+
+
+WINDOW_SECONDS = 24 * 3600  # WhatsApp: free-form messages within 24 hours of the player's last message
+PARKED_MAX = 10
 
 # Numbers whose people read Czech: a number that has not chosen a language (LANG) is answered in Czech.
 CZECH_PREFIXES = ("+420",)
@@ -77,15 +90,42 @@ class Held:
 
 
 class Directory:
-    def __init__(self, connection: redis.Redis, default_tz: str = "Europe/Prague", dedup_ttl: int = 172800):
+    """The numbers of one texting channel: SMS (``sms:<number>``) or, with ``whatsapp=True``, WhatsApp
+    (``wa:<number>``, keys of their own: the same phone is two players on the two channels). A WhatsApp message
+    costs the same with accents, and its answers are confirmed at once (a reply is free within the 24-hour
+    window), so its numbers' defaults are accents on and CONFIRM ON."""
+
+    def __init__(
+        self,
+        connection: redis.Redis,
+        default_tz: str = "Europe/Prague",
+        dedup_ttl: int = 172800,
+        whatsapp: bool = False,
+    ):
         self.redis = connection
         self.default_tz = default_tz
         self.dedup_ttl = dedup_ttl
+        self.whatsapp = whatsapp
+        self.prefix = WHATSAPP_PREFIX if whatsapp else CHAT_PREFIX
         self._hset_ttl = connection.register_script(lua.HSET_KEEP_LONGER_TTL)
 
+    def address(self, number: str) -> str:
+        """The number's address in the lobby and its chat in the pipeline: ``sms:<number>`` or ``wa:<number>``."""
+        return self.prefix + number
+
+    def label(self, number: str) -> str:
+        """The name a number plays under until it chooses one: "SMS 1234", "WhatsApp 1234"."""
+        return f"{'WhatsApp' if self.whatsapp else 'SMS'} {number[-4:]}"
+
+    def key(self, number: str) -> str:
+        return keys.whatsapp_number(number) if self.whatsapp else keys.sms_number(number)
+
     def prefs(self, number: str) -> Prefs:
-        stored = cast(dict[bytes, bytes], self.redis.hgetall(keys.sms_number(number)))
+        stored = cast(dict[bytes, bytes], self.redis.hgetall(self.key(number)))
         raw = {k.decode(): v.decode() for k, v in stored.items()}
+        if self.whatsapp:
+            raw.setdefault("ascii", "0")
+            raw.setdefault("confirm", "1")
         return Prefs(
             stopped=raw.get("stopped") == "1",
             ascii=raw.get("ascii") == "1",
@@ -103,11 +143,40 @@ class Directory:
         """Change some settings: stopped / ascii / confirm (bool), lang / tz / joined / name / held (str; held ""
         drops it); they are kept at least ``ttl`` seconds."""
         values = [x for k, v in fields.items() for x in (k, ("1" if v else "0") if isinstance(v, bool) else v)]
-        self._hset_ttl(keys=[keys.sms_number(number)], args=[ttl, *values])
+        self._hset_ttl(keys=[self.key(number)], args=[ttl, *values])
 
     def keep(self, number: str, ttl: int) -> None:
         """Keep the number's settings (if it has any) at least ``ttl`` seconds: it has joined a table."""
-        self._hset_ttl(keys=[keys.sms_number(number)], args=[ttl])
+        self._hset_ttl(keys=[self.key(number)], args=[ttl])
+
+    # --- WhatsApp's 24-hour window and what waits for it ------------------------------------------------------
+
+    def wrote(self, number: str, at: float, ttl: int) -> None:
+        """The number wrote to us at ``at``: its 24-hour window opens (WhatsApp)."""
+        self._hset_ttl(keys=[self.key(number)], args=[ttl, "seen", repr(at)])
+
+    def window_open(self, number: str, now: float, margin: float) -> bool:
+        """Whether a free-form message may go to the number at ``now``: it wrote less than 24 hours (less
+        ``margin``) ago."""
+        seen = cast(bytes | None, self.redis.hget(self.key(number), "seen"))
+        return seen is not None and now < float(seen) + WINDOW_SECONDS - margin
+
+    def park(self, number: str, text: str, ttl: int) -> None:
+        """Keep ``text`` for the number's next message to us (it could not be sent outside its window); the last
+        `PARKED_MAX` are kept."""
+        pipe = self.redis.pipeline()
+        pipe.rpush(keys.whatsapp_pending(number), text)
+        pipe.ltrim(keys.whatsapp_pending(number), -PARKED_MAX, -1)
+        pipe.expire(keys.whatsapp_pending(number), ttl)
+        pipe.execute()
+
+    def take_parked(self, number: str) -> list[str]:
+        """What was parked for the number, oldest first, and no longer kept."""
+        pipe = self.redis.pipeline()
+        pipe.lrange(keys.whatsapp_pending(number), 0, -1)
+        pipe.delete(keys.whatsapp_pending(number))
+        parked, _ = pipe.execute()
+        return [raw.decode() for raw in parked]
 
     def first_time(self, message_sid: str) -> bool:
         """True the first time a MessageSid is seen (Twilio retries a webhook that failed or timed out)."""

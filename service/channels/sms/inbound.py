@@ -102,9 +102,9 @@ def _fields(request: Request, body: bytes) -> tuple[dict[str, list[str]], bytes 
     return parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True), None
 
 
-async def twilio_webhook(request: Request) -> Response:
-    sms: SmsEndpoint = request.app.state.sms
-    settings = sms.settings
+async def signed_fields(request: Request, settings: Settings) -> dict[str, list[str]] | Response:
+    """The form fields of a webhook Twilio signed (SMS and WhatsApp alike), or the answer refusing it: 400 for a
+    body that is not a form or JSON, 403 for a signature that does not match the public URL."""
     body = await request.body()
     try:
         fields, json_body = _fields(request, body)
@@ -123,6 +123,14 @@ async def twilio_webhook(request: Request) -> Response:
         shared_keys=settings.twilio_shared_keys,
     ):
         return PlainTextResponse("bad signature", status_code=403)
+    return fields
+
+
+async def twilio_webhook(request: Request) -> Response:
+    sms: SmsEndpoint = request.app.state.sms
+    fields = await signed_fields(request, sms.settings)
+    if isinstance(fields, Response):
+        return fields
     message = inbound_from_twilio(fields, sms.clock())
     if message is None or not sms.directory.first_time(message.provider_msg_id):
         return twiml(None)

@@ -64,12 +64,13 @@ from service import commands
 from service.channels import longplay, plain
 from service.channels.sms import render as sms_render
 from service.channels.sms import text as sms_text
-from service.channels.sms.directory import Directory, Held, Prefs, chat_of
+from service.channels.sms.directory import Directory, Held, Prefs
+from service.channels.sms.replies import dropped_note, reply
 from service.game import Game, IllegalAction
-from service.i18n import N_, translator
+from service.i18n import translator
 from service.pipeline import absence, floods, seats, watch
 from service.pipeline.ingest import Reason, Status
-from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code, sms_address
+from service.pipeline.lobby import DEFAULT_BOT_LEVEL, Lobby, LobbyError, Player, looks_like_code
 from service.pipeline.seats import Games
 
 STOP_WORDS = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"}
@@ -124,92 +125,11 @@ SETTING_VALUES = {"PRISNE": "strict", "RYCHLE": "fast", "ZIVE": "live", "DENNE":
 DEADLINES = {"LIVE": "live", "FAST": "fast", "DAILY": "daily", "ZIVE": "live", "RYCHLE": "fast", "DENNE": "daily"}
 MAX_NAME = 20
 
-REPLIES = {  # key -> message (English, translated in the catalogues; the keys include the lobby's refusals)
-    "help": N_(
-        "Artemia, Not Alone by SMS. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill seats). "
-        "Answer e.g. 'play 3'; in several games start with the code. ? = options. ASCII ON = no accents, "
-        "LANG CS. STOP ends messages, START resumes. FORGETME erases you from finished games."
-    ),
-    "contact": N_("Help: {contact}."),
-    "rates": N_("Msg & data rates may apply."),
-    "slow_down": N_("Artemia: too many texts at once. Wait a few minutes; until then your texts are not read."),
-    "too_many": N_("You have too many games waiting to start: GO starts one, LEAVE <code> leaves one."),
-    "stopped": N_("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back."),
-    "resumed": N_("Artemia: welcome back, your seats are yours again."),
-    "no_game": N_("You are in no game. Text NEW to open one, JOIN <code> to join one, HELP for more."),
-    "join_usage": N_("Text JOIN and the game's code, e.g. JOIN K7QX. NEW opens a game."),
-    "solo_usage": N_("Text SOLO [creature/hunted] [2-7] [easy/normal/hard] for a game against bots, e.g. SOLO 4."),
-    "not_in": N_("You are not in game {code}. Your games: {codes}."),
-    "opened": N_("Game {code} is open{size}. Friends text JOIN {code} (on Telegram: /join {code}). GO starts it."),
-    "size": N_(" for {size}, bots in empty seats"),
-    "joined": N_("You joined {code} ({n}/{size}). It starts when its creator texts GO."),
-    "seated": N_("{code} has begun. You are {role}; your questions come by SMS."),
-    "watch": N_("Watch the game: {link}"),
-    "volunteer": N_("OK: you will be the Creature in {code}."),
-    "left": N_("You left {code}."),
-    "bot_added": N_("OK: a bot ({level}) takes a seat at {code} ({n}/{size})."),
-    "bad_level": N_("Bots play at easy, normal or hard: e.g. ADDBOT {code} hard."),
-    "not_at_table": N_("You have not joined {code}: text JOIN {code} first."),
-    "unknown": N_("There is no game {code}: check the code."),
-    "already": N_("You are already in {code}."),
-    "full": N_("Game {code} is full."),
-    "begun": N_("Game {code} has already begun."),
-    "starts_it": N_(
-        "{code} starts when {name}, who opened it, texts GO (on Telegram: /begin). Players so far: {n}/{size}."
-    ),
-    "not_creator": N_("Only whoever opened {code} can start it or change its settings."),
-    "too_few": N_("{code} needs 2 to 7 players: wait for a JOIN, or open it with NEW 3 for bots."),
-    "no_lobby": N_("You have no game waiting to start."),
-    "set_usage": N_(
-        "Text SET, the game's code and a setting: DEADLINE live/fast/daily/<seconds>, SECRECY strict/fast, "
-        "EXPERT on/off, SIZE 2-7, TZ <Area/City>. E.g. SET {code} SECRECY fast"
-    ),
-    "bad_setting": N_(
-        "{code}: not a setting. DEADLINE live/fast/daily/<seconds>, SECRECY strict/fast, EXPERT on/off, SIZE 2-7, "
-        "TZ <Area/City>."
-    ),
-    "settings": N_("OK. {code}: deadline {deadline}, secrecy {secrecy}, expert {expert}."),
-    "strict": N_("strict"),
-    "fast": N_("fast"),
-    "name_usage": N_("Text NAME and the name the others see, e.g. NAME Anna (at most 20 characters)."),
-    "named": N_("OK: you are {name} (games: {codes})."),
-    "ascii": N_("OK: messages without accents."),
-    "confirm_on": N_("OK: each answer gets a reply of its own."),
-    "confirm_off": N_("OK: an answer is confirmed in your next message (an error is still answered at once)."),
-    "ascii_offer": N_("Texts without accents cost less: ASCII ON."),
-    "accents": N_("OK: messages with accents."),
-    "ascii_auto": N_("OK: accents only where they do not make a message cost more."),
-    "lang": N_("OK: English."),
-    "game_over": N_("{code}: this game is over."),
-    "standin_usage": N_("Text STANDIN and the code of the seat offered to you, e.g. STANDIN K7QX2M."),
-    "creature": N_("the Creature"),
-    "hunted": N_("Hunted {n}"),
-}
-
 
 def fold(word: str) -> str:
     """A keyword as matched: upper case, no diacritics, no trailing punctuation ("Přípoj!" -> "PRIPOJ")."""
     decomposed = unicodedata.normalize("NFKD", word)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).upper().strip(".!")
-
-
-def dropped_note(n: int, lang: str) -> str:
-    """What a number is told with its first text read after ``n`` were dropped unread by its flood bucket."""
-    return (
-        translator(lang)
-        .ngettext(
-            "Artemia: this text was read, but {n} text you sent before it was not (too many at once): send it "
-            "again if it was an answer.",
-            "Artemia: this text was read, but {n} texts you sent before it were not (too many at once): send them "
-            "again if one was an answer.",
-            n,
-        )
-        .format(n=n)
-    )
-
-
-def reply(key: str, lang: str, **params) -> str:
-    return translator(lang).gettext(REPLIES[key]).format(**params)
 
 
 class Router:
@@ -242,12 +162,12 @@ class Router:
         elif prefs.stopped:
             return None  # opted out: not a word more
         else:
-            admission = floods.admit(self.lobby.ctx, "sms", sms_address(number))
+            admission = floods.admit(self.lobby.ctx, "sms", self.directory.address(number))
             if admission is not floods.Admission.READ:
-                floods.dropped(self.lobby.ctx, sms_address(number))
+                floods.dropped(self.lobby.ctx, self.directory.address(number))
                 return reply("slow_down", prefs.lang) if admission is floods.Admission.SLOW_DOWN else None
             out = self._answer(number, words, text, message_id, prefs)
-        unread = floods.take_dropped(self.lobby.ctx, sms_address(number))
+        unread = floods.take_dropped(self.lobby.ctx, self.directory.address(number))
         if not unread:
             return out
         # a text dropped unread and an answer accepted both got no reply: the player is told which were lost
@@ -283,21 +203,23 @@ class Router:
 
     def _stop(self, number: str) -> None:
         self.directory.set_prefs(number, self._prefs_ttl(number), stopped=True)
-        for game_id, seat in self.lobby.games_of(sms_address(number)):
+        for game_id, seat in self.lobby.games_of(self.directory.address(number)):
             table = self.games.table(game_id)
             if table and not table.over:
                 self.games.hand_to_bot(game_id, seat, True)
 
     def _start(self, number: str, lang: str) -> str:
         self.directory.set_prefs(number, self._prefs_ttl(number), stopped=False)
-        for game_id, seat in self.lobby.games_of(sms_address(number)):
+        for game_id, seat in self.lobby.games_of(self.directory.address(number)):
             self.games.hand_to_bot(game_id, seat, False)
         return reply("resumed", lang)
 
     def _help(self, lang: str) -> str:
         contact = self.lobby.ctx.settings.operator_contact
-        said = [reply("help", lang)] + ([reply("contact", lang, contact=contact)] if contact else [])
-        return " ".join(said + [reply("rates", lang)])
+        whatsapp = self.directory.whatsapp  # no carrier's rates on WhatsApp
+        said = [reply("help_wa" if whatsapp else "help", lang)]
+        said += [reply("contact", lang, contact=contact)] if contact else []
+        return " ".join(said + ([] if whatsapp else [reply("rates", lang)]))
 
     # --- the lobby -------------------------------------------------------------------------------------------
 
@@ -346,12 +268,12 @@ class Router:
         return reply("joined", prefs.lang, code=table.code, n=table.seated, size=table.capacity)
 
     def _go(self, number: str, args: list[str], prefs: Prefs) -> str:
-        code = commands.echo(args[0].upper()) if args else self.lobby.last_opened(sms_address(number))
+        code = commands.echo(args[0].upper()) if args else self.lobby.last_opened(self.directory.address(number))
         code = code or prefs.joined  # a bare GO from a player who joined someone else's table: say who starts it
         if not code:
             return reply("no_lobby", prefs.lang)
         try:
-            started = self.lobby.begin(code, sms_address(number))
+            started = self.lobby.begin(code, self.directory.address(number))
         except LobbyError as exc:
             if exc.reason == "not_creator" and exc.table is not None:
                 creator = exc.table.player(exc.table.creator)
@@ -374,7 +296,7 @@ class Router:
         a bot (the game goes on)."""
         table = self.lobby.get(args[0]) if args else None
         if table is not None and table.game:
-            return longplay.leave(self.lobby.ctx, table.game, sms_address(number), prefs.lang)
+            return longplay.leave(self.lobby.ctx, table.game, self.directory.address(number), prefs.lang)
         return self._at_table(number, args, prefs, self.lobby.leave, "left")
 
     def _addbot(self, number: str, args: list[str], prefs: Prefs) -> str:
@@ -386,7 +308,7 @@ class Router:
             return reply("no_lobby", prefs.lang)
         level = BOT_LEVEL_NAMES.get(levels[0], levels[0].lower()) if levels else DEFAULT_BOT_LEVEL
         try:
-            table, started = self.lobby.add_bot(code, sms_address(number), level)
+            table, started = self.lobby.add_bot(code, self.directory.address(number), level)
         except LobbyError as exc:
             return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
         if started:  # the bot filled a table of a set size: it has begun
@@ -402,25 +324,25 @@ class Router:
         if not code:
             return reply("no_lobby", prefs.lang)
         try:
-            act(code, sms_address(number))
+            act(code, self.directory.address(number))
         except LobbyError as exc:
             return reply("not_at_table" if exc.reason == "not_in" else exc.reason, prefs.lang, code=code)
         return reply(done, prefs.lang, code=code)
 
     def _waiting_table(self, number: str) -> str | None:
         """The code of the table the number opened last, if it has not begun."""
-        code = self.lobby.last_opened(sms_address(number))
+        code = self.lobby.last_opened(self.directory.address(number))
         table = self.lobby.get(code) if code else None
         return code if table and not table.game else None
 
     def _seated(self, number: str, table, lang: str) -> str:
-        seat = table.seats[sms_address(number)]
+        seat = table.seats[self.directory.address(number)]
         role = reply("creature", lang) if seat == 0 else reply("hunted", lang, n=seat)
-        said = reply("seated", lang, code=table.code, role=role)
+        said = reply("seated_wa" if self.directory.whatsapp else "seated", lang, code=table.code, role=role)
         link = watch.url(self.lobby.ctx.settings, seats.meta(self.lobby.ctx, table.code)) if table.game else None
         if link:
             said += " " + reply("watch", lang, link=link)
-        if lang == "cs" and not self.directory.prefs(number).ascii:
+        if lang == "cs" and not (prefs := self.directory.prefs(number)).ascii and not prefs.accents:
             said += " " + reply("ascii_offer", lang)
         return said
 
@@ -434,7 +356,7 @@ class Router:
             return reply("set_usage", prefs.lang, code=code)
         key, value = SETTING_KEYS[fold(args[0])], SETTING_VALUES.get(fold(args[1]), args[1])
         try:
-            table = self.lobby.configure(code, sms_address(number), key, value)
+            table = self.lobby.configure(code, self.directory.address(number), key, value)
         except LobbyError as exc:
             return reply(exc.reason, prefs.lang, code=code)
         _ = translator(prefs.lang).gettext
@@ -447,7 +369,7 @@ class Router:
         name = " ".join(args)[:MAX_NAME].strip()
         if not name:
             return reply("name_usage", prefs.lang)
-        address = sms_address(number)
+        address = self.directory.address(number)
         self.directory.set_prefs(number, self._prefs_ttl(number), name=name)
         codes = [code for code in {prefs.joined, self.lobby.last_opened(address)} if code]
         renamed = [table.code for code in codes if (table := self.lobby.rename(code, address, name))]
@@ -456,7 +378,7 @@ class Router:
 
     def _away(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         """AWAY <until>: the bot plays the number's seats until then; AWAY OFF: back now."""
-        ctx, address = self.lobby.ctx, sms_address(number)
+        ctx, address = self.lobby.ctx, self.directory.address(number)
         if not self._plays(number) and not floods.stranger_reply_allowed(ctx):
             return None  # a paid reply to a number that plays nothing comes out of the strangers' budget
         if len(args) == 1 and fold(args[0]) in BACK_WORDS:
@@ -468,12 +390,12 @@ class Router:
     def _stats(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         if not self._plays(number) and not floods.stranger_reply_allowed(self.lobby.ctx):
             return None  # as for AWAY
-        return longplay.stats(self.lobby.ctx, sms_address(number), args, prefs.lang, "STATS")
+        return longplay.stats(self.lobby.ctx, self.directory.address(number), args, prefs.lang, "STATS")
 
     def _forget(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         if not self._plays(number) and not floods.stranger_reply_allowed(self.lobby.ctx):
             return None  # as for AWAY
-        return longplay.forget(self.lobby, sms_address(number), prefs.lang)
+        return longplay.forget(self.lobby, self.directory.address(number), prefs.lang)
 
     def _standin(self, number: str, args: list[str], prefs: Prefs) -> str:
         """STANDIN <code>: take an offered seat; the reply is the seat's recap."""
@@ -498,7 +420,7 @@ class Router:
     def _lang(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         lang = "cs" if args and fold(args[0]) in ("CS", "CZ", "CESKY", "CESTINA") else "en"
         said = self._set_prefs(number, "lang", lang, {"lang": lang})
-        if said and lang == "cs" and not prefs.ascii:  # Czech accents make a text UCS-2: 70 characters a segment
+        if said and lang == "cs" and not prefs.ascii and not prefs.accents:  # accents: UCS-2, 70 a segment
             said += " " + reply("ascii_offer", lang)
         return said
 
@@ -511,7 +433,10 @@ class Router:
 
     def _plays(self, number: str) -> bool:
         """Whether the number plays a game or opened a table (else its settings are kept only a short time)."""
-        return bool(self.lobby.games_of(sms_address(number)) or self.lobby.last_opened(sms_address(number)))
+        return bool(
+            self.lobby.games_of(self.directory.address(number))
+            or self.lobby.last_opened(self.directory.address(number))
+        )
 
     def _prefs_ttl(self, number: str) -> int:
         settings = self.lobby.ctx.settings
@@ -519,8 +444,8 @@ class Router:
 
     def _player(self, number: str, lang: str, name: Sequence[str] = ()) -> Player:
         """The number as a player: the name it gives now, else the one it chose with NAME, else "SMS 1234"."""
-        label = " ".join(name)[:MAX_NAME] or self.directory.prefs(number).name or f"SMS {number[-4:]}"
-        return Player(sms_address(number), label, lang, chat_of(number))
+        label = " ".join(name)[:MAX_NAME] or self.directory.prefs(number).name or self.directory.label(number)
+        return Player(self.directory.address(number), label, lang, self.directory.address(number))
 
     # --- game commands ---------------------------------------------------------------------------------------
 
@@ -528,7 +453,7 @@ class Router:
         self, number: str, words: list[str], text: str, message_id: str | None, prefs: Prefs
     ) -> str | None:
         lang = prefs.lang
-        games = self.lobby.games_of(sms_address(number))
+        games = self.lobby.games_of(self.directory.address(number))
         if not games:
             return reply("no_game", lang) if floods.stranger_reply_allowed(self.lobby.ctx) else None
         if words and looks_like_code(words[0]):
@@ -571,7 +496,7 @@ class Router:
         (`sms_render.confirmation`); one per seat and window."""
         ctx, batch = self.lobby.ctx, f"ok{table.window}s{seat}"
         message = sms_render.confirmation(
-            chat_of(number), table.game_id, table.game, seat, actions, table.deadline, prefs
+            self.directory.address(number), table.game_id, table.game, seat, actions, table.deadline, prefs
         )
         seats.confirm_later(ctx, table.game_id, batch, message)
 

@@ -17,12 +17,14 @@ The send budget is the outbox's: ``outbox.deliver`` takes a token from the Redis
 A number marked stopped is never sent to (PermanentSendError without a request).
 """
 
+from typing import Unpack
+
 import httpx
 
 from service.channels.sms.directory import Directory, number_of
 from service.channels.sms.text import outgoing
 from service.config import Settings, get_settings
-from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
+from service.pipeline.outbox import PermanentSendError, RetryAfter, Shown, TransientSendError
 
 UNSUBSCRIBED = 21610
 DEFAULT_RETRY_AFTER = 5.0
@@ -37,9 +39,7 @@ class TwilioSender:
         base = settings.twilio_api_base_url.rstrip("/")
         self.url = f"{base}/2010-04-01/Accounts/{settings.twilio_account_sid}/Messages.json"
 
-    def send(
-        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
-    ) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
         """``text`` by SMS (buttons, slots and pictures are Telegram's: an SMS is plain text)."""
         number = number_of(chat)
         if number is None:
@@ -47,18 +47,24 @@ class TwilioSender:
         prefs = self.directory.prefs(number)
         if prefs.stopped:
             raise PermanentSendError(f"{number} has opted out (STOP)")
-        form = {"To": number, "Body": outgoing(text, prefs.ascii, prefs.accents)}
+        response = self.post(
+            {"To": number, "Body": outgoing(text, prefs.ascii, prefs.accents)}, self.settings.twilio_from
+        )
+        self._check(number, response)
+
+    def post(self, form: dict[str, str], sender: str) -> httpx.Response:
+        """One message (``form``: To and its content) from ``sender``, or from the Messaging Service when one is
+        set. A connection that fails is a `TransientSendError`."""
         if self.settings.twilio_messaging_service_sid:
-            form["MessagingServiceSid"] = self.settings.twilio_messaging_service_sid
+            form = {**form, "MessagingServiceSid": self.settings.twilio_messaging_service_sid}
         else:
-            form["From"] = self.settings.twilio_from
+            form = {**form, "From": sender}
         try:
-            response = self.client.post(
+            return self.client.post(
                 self.url, data=form, auth=(self.settings.twilio_account_sid, self.settings.twilio_auth_token)
             )
         except httpx.HTTPError as exc:
             raise TransientSendError(str(exc)) from exc
-        self._check(number, response)
 
     def _check(self, number: str, response: httpx.Response) -> None:
         status = response.status_code
@@ -68,7 +74,7 @@ class TwilioSender:
             raise RetryAfter(_seconds(response.headers.get("retry-after")))
         if status >= 500:
             raise TransientSendError(f"Twilio {status}")
-        code = _error_code(response)
+        code = error_code(response)
         if code == UNSUBSCRIBED:
             self.directory.set_prefs(number, self.settings.sms_prefs_ttl_seconds, stopped=True)
         raise PermanentSendError(f"Twilio {status} error {code}")
@@ -83,7 +89,7 @@ def _seconds(header: str | None) -> float:
         return DEFAULT_RETRY_AFTER
 
 
-def _error_code(response: httpx.Response) -> int | None:
+def error_code(response: httpx.Response) -> int | None:
     try:
         return int(response.json().get("code"))
     except (ValueError, TypeError, AttributeError):

@@ -34,7 +34,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, Unpack
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, InputMediaPhoto
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TelegramError
@@ -42,6 +42,7 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, Re
 from service import board
 from service.config import get_settings
 from service.pipeline import outbox
+from service.pipeline.outbox import Shown
 from service.store import keys
 
 log = logging.getLogger(__name__)
@@ -285,9 +286,8 @@ class TelegramSender:
         moved = self.redis.get(keys.telegram_moved(chat))
         return moved.decode() if moved else chat
 
-    def send(
-        self, chat: str, text: str, buttons: list | None = None, slot: str | None = None, picture: dict | None = None
-    ) -> None:
+    def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
+        slot, picture = extra.get("slot"), extra.get("picture")
         chat = self.chat(chat)
         chat_id, thread_id = split_chat(chat)
         field = f"{chat}|{slot}"
@@ -312,7 +312,10 @@ class TelegramSender:
         if result.status == "migrated":
             moved = f"{result.new_chat_id}/{thread_id}" if thread_id else str(result.new_chat_id)
             self.redis.set(keys.telegram_moved(chat), moved, ex=self.ttl)
-            return self.send(moved, text, buttons, slot, picture)
+            again: Shown = {"slot": slot} if slot else {}
+            if picture is not None:
+                again["picture"] = picture
+            return self.send(moved, text, buttons, **again)
         if result.status == "retry_after":
             raise outbox.RetryAfter(result.retry_after)
         if result.status == "network":

@@ -1,0 +1,173 @@
+"""WhatsApp's words for the news: what each WhatsApp seat of a game is sent after a step, as outbox messages.
+
+A WhatsApp player reads no group, so each step's news comes to their own chat, the table's and their own in the
+order they happened (`plain.chronicle`). A seat that is asked gets its question as Telegram asks it
+(`ui.decision`: the same words and the typed commands), its buttons as a list to tap (`taps`: at most
+`MAX_ITEMS`, paged with a "More" item), and the step's news before it; a seat that is not asked gets the news
+held, to ride on its next question (`service.pipeline.outbox.hold`, counted in characters), or alone at the
+deadline. A step that reveals the places played carries the board as a picture (sent as media, once). Every
+message that must reach a player whose 24-hour window may have closed names the approved template that stands
+in for it (``template``: the turn, a reminder, the end), which `service.channels.sms.wa_sender` sends instead
+when it must.
+"""
+
+import os
+
+from service import board
+from service.channels import plain, ui
+from service.i18n import translator
+from service.i18n.events import AGAIN_BY_MESSAGE
+from service.pipeline.news import Refresh, Reminder, StepNews, Unreachable, message, names_of
+
+MAX_ITEMS = 10  # a list to tap (Twilio's list-picker)
+MAX_TITLE = 24  # an item's title
+MAX_BODY = 1024  # the text above a list; a longer question goes as a text of its own first
+MAX_TEXT = 1600  # a WhatsApp text
+MORE = "p"
+SHARED_MIN = 3  # a "More" item: ``p<offset>|<the screen's data>``
+
+
+def head(code: str, turn: int, lang: str) -> str:
+    """What every message of a game starts with: "*K7QX* · Turn 3" (WhatsApp shows *…* in bold)."""
+    return f"*{code}* · " + translator(lang).gettext("Turn {n}").format(n=turn)
+
+
+def title(text: str) -> str:
+    """A button's words as a list item's title: cut to `MAX_TITLE` characters (the question says them whole)."""
+    return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
+
+
+def shared_start(texts: list[str]) -> str:
+    """The words every one of ``texts`` starts with ("Creature token → " of "Creature token → 1 Lair", …)."""
+    if len(texts) < 2:
+        return ""
+    common = os.path.commonprefix(texts)
+    return common[: common.rfind(" ") + 1] if " " in common else ""
+
+
+def taps(keyboard: ui.Keyboard | None, screen: ui.Choice, lang: str, offset: int = 0) -> list[dict]:
+    """A screen's buttons as items to tap, ``{"text", "data"}``, from the ``offset``-th: at most `MAX_ITEMS`, the
+    last of them "More" (``p<next offset>|<screen data>``) when there are more. When some are too long for a title,
+    the words that `SHARED_MIN` or more choices start with are left out of their titles ("1 Lair" for "Creature
+    token → 1 Lair": the question above says it)."""
+    buttons = [dict(b) for row in keyboard or [] for b in row if b.get("data")]
+    if any(len(b["text"]) > MAX_TITLE for b in buttons):
+        groups: dict[str, list[dict]] = {}
+        for b in buttons:
+            groups.setdefault(b["text"].split(" ", 1)[0], []).append(b)
+        for group in groups.values():
+            start = shared_start([b["text"] for b in group]) if len(group) >= SHARED_MIN else ""
+            for b in group:
+                b["text"] = b["text"][len(start) :]
+    page = buttons[offset : offset + MAX_ITEMS]
+    if len(buttons) > offset + MAX_ITEMS:
+        page = buttons[offset : offset + MAX_ITEMS - 1]
+        more = translator(lang).gettext("More…")
+        page.append({"text": more, "data": f"{MORE}{offset + len(page)}|{screen.data()}"})
+    return [{"text": title(b["text"]), "data": b["data"]} for b in page]
+
+
+def more_of(data: str) -> tuple[int, str] | None:
+    """(offset, the screen's data) of a "More" item's data; None when ``data`` is not one."""
+    if not data.startswith(MORE) or "|" not in data:
+        return None
+    offset, _, screen = data[len(MORE) :].partition("|")
+    return (int(offset), screen) if offset.isdigit() and len(offset) <= 3 else None
+
+
+def template(name: str, code: str, lang: str, meta: dict, deadline: float | None = None, said: str = "") -> dict:
+    """The approved template that stands in for a message outside the player's 24-hour window (its variables:
+    the game's code, then the deadline or what the end says)."""
+    second = plain.when(deadline, lang, meta) if deadline is not None else said
+    return {"name": name, "lang": lang, "vars": [code, second or "—"]}
+
+
+def _question(news: StepNews, seat: int, chat: str, told: str, code: str) -> dict | None:
+    step, game, lang = news.step, news.step.game, news.readers.lang(seat)
+    if game.window is None or (seat not in step.asked and seat not in step.optional):
+        return None
+    first = ui.Choice(step.game_id, game.window["id"], seat)
+    deadline = plain.deadline_shown(step.meta, step.deadline)
+    screen = ui.decision(game, seat, first, deadline, lang, names_of(step.meta), **ui.clock_of(step.meta))
+    top = head(code, game.turn, lang)
+    out = message(chat, "\n\n".join(p for p in (top, told, screen.text) if p), seat, False, limit=MAX_TEXT)
+    out["buttons"] = taps(screen.keyboard, first, lang)
+    out.update(fold_at=len(top), fold_room=MAX_TEXT - len(out["text"]), fold_gsm=False)
+    if seat in step.asked:  # a question ahead waits for nobody: it does not wake a player up
+        out["template"] = template("turn", code, lang, step.meta, step.deadline)
+    return out
+
+
+def _news(chat: str, seat: int, told: str, top: str, deadline: float) -> dict:
+    """News alone: held for the seat's next question (or sent alone at ``deadline``)."""
+    text = f"{top}\n\n{told}"[:MAX_TEXT]
+    out = message(chat, text, seat, False, limit=MAX_TEXT)
+    out.update(fold_at=len(top), fold_room=MAX_TEXT - len(text), fold_gsm=False)
+    out.update(hold_until=deadline, fold_text="\n\n" + told, fold_size=len(told) + 2)
+    return out
+
+
+class WhatsAppChannel:
+    """The pipeline's `Channel` for WhatsApp numbers (``wa:<E.164>`` chats): no living messages and no refresh
+    (the reply to a tap says "locked in"), no unreachable notice (STOP is the player's own choice)."""
+
+    kind = "whatsapp"
+
+    def step_messages(self, news: StepNews) -> list[dict]:
+        step, readers, out = news.step, news.readers, []
+        code = step.meta.get("code", step.game_id)
+        revealed = any(e["type"] == "reveal" for e in step.events)
+        for seat in readers.seats():
+            chat = readers.chat(seat)
+            if readers.kind(seat) != "whatsapp" or chat is None:
+                continue
+            lang = readers.lang(seat)
+            over = step.game.is_over
+            told = "\n".join(m["text"] for m in plain.chronicle(news, chat, seat, AGAIN_BY_MESSAGE, where=over))
+            top = head(code, step.game.turn, lang)
+            question = None if over else _question(news, seat, chat, told, code)
+            if question is not None:
+                sent = question
+            elif told:
+                sent = _news(chat, seat, told, top, step.deadline)
+            else:
+                out.append({**message(chat, top, seat, False), "hold_until": step.deadline, "keep": True})
+                continue
+            if over:
+                sent = message(chat, f"{top}\n\n{told}", seat, False, limit=MAX_TEXT)
+                sent["template"] = template("over", code, lang, step.meta, said=told.splitlines()[-1])
+            if revealed:
+                picture = board.payload(step.game_id, step.game.public_view(), names_of(step.meta), lang, step.version)
+                sent["picture"] = picture
+            out.append(sent)
+        return out
+
+    def reminder_messages(self, reminder: Reminder) -> list[dict]:
+        readers, out = reminder.readers, []
+        code = reminder.meta.get("code", reminder.game_id)
+        game = reminder.game
+        for seat in reminder.seats:
+            chat = readers.chat(seat)
+            if readers.kind(seat) != "whatsapp" or chat is None or game.window is None:
+                continue
+            lang = readers.lang(seat)
+            first = ui.Choice(reminder.game_id, game.window["id"], seat)
+            deadline = plain.deadline_shown(reminder.meta, reminder.deadline)
+            names = names_of(reminder.meta)
+            screen = ui.decision(game, seat, first, deadline, lang, names, **ui.clock_of(reminder.meta))
+            said = (
+                translator(lang)
+                .gettext("Reminder: step {step} needs your answer by {time}; after that a move is played for you.")
+                .format(step=reminder.window, time=plain.when(reminder.deadline, lang, reminder.meta))
+            )
+            text = "\n\n".join([head(code, game.turn, lang), "⏰ " + said, screen.text])
+            sent = message(chat, text, seat, False, buttons=taps(screen.keyboard, first, lang), limit=MAX_TEXT)
+            sent["template"] = template("reminder", code, lang, reminder.meta, reminder.deadline)
+            out.append(sent)
+        return out
+
+    def refresh_messages(self, refresh: Refresh) -> list[dict]:
+        return []
+
+    def unreachable_messages(self, notice: Unreachable) -> list[dict]:
+        return []
