@@ -199,7 +199,7 @@ def test_an_approved_template_is_accepted_outside_the_window(fake, api, clock):
     assert response.status_code == 201
     assert fake.whatsapp_sent(ANNA)[0]["rendered"] == {
         "kind": "quick-reply",
-        "body": "Artemia Q2ZB: it is your turn. Answer by 21:30.",
+        "body": "Artemia Q2ZB: a question is waiting for you. Answer by 21:30.",
         "button": None,
         "items": [],
         "actions": [{"title": "Show the question", "id": "SHOW"}],

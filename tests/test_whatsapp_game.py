@@ -16,6 +16,7 @@ from service.commands.writing import describe
 from service.config import Settings
 from service.game import Game
 from service.game.bots import whole_answer
+from service.pipeline import upkeep
 
 WA_URL = PUBLIC + "/whatsapp/twilio"
 SENDER = "whatsapp:+14155238886"
@@ -114,7 +115,9 @@ def test_a_whatsapp_player_opens_a_table_and_plays_a_whole_game_by_tapping(world
     assert shown(begun[0]).startswith(f"{code} has begun. You are the Creature; your questions come here")
     first = begun[-1]
     assert first["rendered"]["kind"] == "quick-reply"  # two sides and "My cards": three quick replies
-    assert shown(first).startswith(f"*{code}* · Turn 0") and "Choose the side of the board." in shown(first)
+    assert shown(first).startswith(f"*{code}*\n\n") and "🎯 Turn 0 · Setup\nChoose the side of the board." in shown(
+        first
+    )
     assert [t for t, _ in choices(first)] == ["Side 1", "Side 2", "📖 My cards"]
 
     after_side = tap(world, EVA, first, "Side 1")  # the last answer of its window: the news says it, at once
@@ -167,7 +170,7 @@ def test_a_czech_whatsapp_player_joins_a_table_of_sms_and_telegram_players(world
     play_by_tapping(world, JANA, code, rng, others)
     assert world.twilio.refused == []
     texts = [shown(m) for m in world.twilio.whatsapp_sent(JANA)]
-    assert any(f"*{code}* · Kolo 1" in t for t in texts)
+    assert any(f"*{code}*\n\n" in t and "🎯 Kolo 1 · " in t for t in texts)
     assert not any(word in t for t in texts for word in ("Turn ", "Choose", "Answer by", "More…"))  # all Czech
     assert any("🏁" in t for t in texts[-3:])
 
@@ -185,7 +188,7 @@ def test_outside_the_24_hour_window_only_a_template_goes_and_the_question_follow
     assert late, "an approved template stands in for the question"
     template = late[-1]["rendered"]
     assert template["template"] == "artemia_turn_en"
-    assert template["body"].startswith(f"Artemia {code}: it is your turn. Answer by ")
+    assert template["body"].startswith(f"Artemia {code}: a question is waiting for you. Answer by ")
     assert world.twilio.refused == []
     # her tap on the template's button opens the window: what waited comes, then the question
     came = say(world, EVA, button_payload="SHOW", button_text="Show the question")
@@ -228,3 +231,32 @@ def test_an_unsigned_whatsapp_message_is_refused_and_changes_nothing(world):
     response = world.client.post("/whatsapp/twilio", data={"From": EVA, "Body": "NEW", "MessageSid": "SM1"})
     assert response.status_code == 403
     assert world.lobby.games_of("wa:+447700900123") == []
+
+
+def test_a_telegram_group_lobby_shows_the_whatsapp_link_and_it_joins(world):
+    group = {"id": -100777, "type": "supergroup", "title": "Friday"}
+    lobby = world.telegram.say(TG_A, "/newgame", chat=group)
+    code = lobby.split("Join code: ")[1].split(".")[0]
+    assert f"On WhatsApp: https://wa.me/14155238886?text=JOIN%20{code}" in lobby
+    # the link opens a chat with "JOIN <code>" typed: sent, it seats the player
+    joined = say(world, EVA, f"JOIN {code}")
+    assert shown(joined[0]).startswith(f"You joined {code} (2/")
+    assert world.twilio.refused == []
+
+
+def test_a_reminder_outside_the_window_is_the_approved_reminder_and_inside_it_the_question_again(world):
+    code = shown(say(world, EVA, "NEW 3 daily")[0]).split()[1]
+    first = say(world, EVA, "GO")[-1]
+    window = world.ctx.store.load(code).window
+    assert upkeep.remind(world.ctx, code, window, 1)
+    world.pump()
+    inside = world.twilio.whatsapp_sent(EVA)[-1]
+    assert shown(inside).startswith(f"*{code}*\n\n⏰ Reminder: step {window} needs your answer by ")
+    assert [t for t, _ in choices(inside)] == [t for t, _ in choices(first)]
+    world.clock.advance(25 * 3600)
+    assert upkeep.remind(world.ctx, code, window, 2)
+    world.pump()
+    outside = world.twilio.whatsapp_sent(EVA)[-1]["rendered"]
+    assert outside["template"] == "artemia_reminder_en" and outside["approved"]
+    assert outside["body"].startswith(f"Artemia {code}: we are still waiting for your answer, until ")
+    assert world.twilio.refused == []

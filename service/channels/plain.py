@@ -39,6 +39,13 @@ def clock_of(meta: dict) -> dict:
     return {"tz": meta.get("tz"), "precise": 0 < meta.get("deadline_seconds", PRECISE_BELOW) < PRECISE_BELOW}
 
 
+def whatsapp_link(sender: str, code: str) -> str:
+    """The wa.me link that opens a chat with our WhatsApp ``sender`` ("whatsapp:+1415…") with "JOIN <code>"
+    typed, ready to send."""
+    digits = "".join(ch for ch in sender if ch.isdigit())
+    return f"https://wa.me/{digits}?text=JOIN%20{code}"
+
+
 def deadline_shown(meta: dict, deadline: float) -> float | None:
     """The deadline a screen shows: none at a table without deadlines."""
     return deadline if timed(meta) else None

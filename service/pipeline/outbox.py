@@ -402,8 +402,9 @@ def hold(
 
 def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
     """``nxt`` with the held message's text (``fold_text``, ``fold_size`` units) put in at its fold point
-    (``fold_at``: after the part it must start with, before its own news), if that fits in the room its
-    segments have left (``fold_room``, units) and does not change its encoding (``fold_gsm``); None when not.
+    (``fold_at``: after the part it must start with, before its own news; ``fold_sep`` between, a space by
+    default), if that fits in the room its segments have left (``fold_room``, units) and does not change its
+    encoding (``fold_gsm``); None when not.
     The channel (`service.channels.sms.render`) sets these fields. Behind a ``keep`` marker: the held message
     itself with the marker's time limit, unless it had one extra window already."""
     if held.get("fold_only") and nxt.get("hold_until") is not None:
@@ -412,22 +413,24 @@ def fold_into(held: dict, nxt: dict, source: str = "") -> dict | None:
         if held.get("extended"):
             return None
         return {**held, "hold_until": nxt["hold_until"], "extended": True, "folded": [*held.get("folded", []), source]}
-    if nxt.get("fold_at") is None or held["fold_size"] + 1 > nxt.get("fold_room", 0):
+    sep = nxt.get("fold_sep", " ")
+    if nxt.get("fold_at") is None or held["fold_size"] + len(sep) > nxt.get("fold_room", 0):
         return None
     if nxt.get("fold_gsm") and not held.get("fold_gsm"):
         return None  # GSM-7 text made UCS-2 would cost more segments
     at, text = nxt["fold_at"], nxt["text"]
     merged = {
         **nxt,
-        "text": f"{text[:at]} {held['fold_text']}{text[at:]}",
-        "fold_room": nxt["fold_room"] - held["fold_size"] - 1,
+        "text": f"{text[:at]}{sep}{held['fold_text']}{text[at:]}",
+        "fold_room": nxt["fold_room"] - held["fold_size"] - len(sep),
         "folded": [*nxt.get("folded", []), source],
     }
-    if held.get("picture") and not nxt.get("picture"):  # the board of a reveal goes with the news that told it
-        merged["picture"] = held["picture"]
+    if held.get("picture"):  # the board shows the latest state, and is shown when either message would show it
+        later = nxt.get("picture") or held["picture"]
+        merged["picture"] = {**later, "reveal": bool(later.get("reveal") or held["picture"].get("reveal"))}
     if "fold_text" in nxt:  # a held message itself: it carries both on
-        merged["fold_text"] = f"{held['fold_text']} {nxt['fold_text']}"
-        merged["fold_size"] = held["fold_size"] + 1 + nxt["fold_size"]
+        merged["fold_text"] = f"{held['fold_text']}{sep}{nxt['fold_text']}"
+        merged["fold_size"] = held["fold_size"] + len(sep) + nxt["fold_size"]
         merged["fold_gsm"] = held.get("fold_gsm", False) and nxt.get("fold_gsm", False)
     return merged
 

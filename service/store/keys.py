@@ -353,7 +353,7 @@ def whatsapp_number(number: str) -> str:
 
 def whatsapp_pending(number: str) -> str:
     """List of what could not be sent to a WhatsApp number outside its 24-hour window (news, a question's
-    text), told when the number next writes."""
+    text), told when the number next writes; with ``:board``, the latest board picture's payload then shown."""
     return f"artemia:wa:pending:{number}"
 
 

@@ -161,22 +161,25 @@ class Directory:
         seen = cast(bytes | None, self.redis.hget(self.key(number), "seen"))
         return seen is not None and now < float(seen) + WINDOW_SECONDS - margin
 
-    def park(self, number: str, text: str, ttl: int) -> None:
+    def park(self, number: str, text: str, ttl: int, picture: dict | None = None) -> None:
         """Keep ``text`` for the number's next message to us (it could not be sent outside its window); the last
-        `PARKED_MAX` are kept."""
+        `PARKED_MAX` are kept, and the latest board ``picture``."""
         pipe = self.redis.pipeline()
         pipe.rpush(keys.whatsapp_pending(number), text)
         pipe.ltrim(keys.whatsapp_pending(number), -PARKED_MAX, -1)
         pipe.expire(keys.whatsapp_pending(number), ttl)
+        if picture is not None:
+            pipe.set(keys.whatsapp_pending(number) + ":board", json.dumps(picture), ex=ttl)
         pipe.execute()
 
-    def take_parked(self, number: str) -> list[str]:
-        """What was parked for the number, oldest first, and no longer kept."""
+    def take_parked(self, number: str) -> tuple[list[str], dict | None]:
+        """What was parked for the number, oldest first, and the latest board picture; no longer kept."""
         pipe = self.redis.pipeline()
         pipe.lrange(keys.whatsapp_pending(number), 0, -1)
-        pipe.delete(keys.whatsapp_pending(number))
-        parked, _ = pipe.execute()
-        return [raw.decode() for raw in parked]
+        pipe.get(keys.whatsapp_pending(number) + ":board")
+        pipe.delete(keys.whatsapp_pending(number), keys.whatsapp_pending(number) + ":board")
+        parked, board, _ = pipe.execute()
+        return [raw.decode() for raw in parked], json.loads(board) if board else None
 
     def first_time(self, message_sid: str) -> bool:
         """True the first time a MessageSid is seen (Twilio retries a webhook that failed or timed out)."""

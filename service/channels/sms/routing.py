@@ -139,10 +139,12 @@ class Router:
         self.directory, self.games, self.lobby = directory, games, lobby
 
     def handle(self, number: str, text: str, message_id: str | None) -> str | None:
-        """The reply to one message, prepared for the number's ASCII setting; None: no reply at all."""
+        """The reply to one message, prepared for an SMS number's ASCII setting; None: no reply at all."""
         answer = self._admitted(number, text, message_id)
+        if answer is None or self.directory.whatsapp:  # WhatsApp is not paid by the segment: the text as it is
+            return answer
         prefs = self.directory.prefs(number)
-        return None if answer is None else sms_text.outgoing(answer, prefs.ascii, prefs.accents)
+        return sms_text.outgoing(answer, prefs.ascii, prefs.accents)
 
     def _admitted(self, number: str, text: str, message_id: str | None) -> str | None:
         """The carrier keywords and the flood bucket, before anything else is read."""

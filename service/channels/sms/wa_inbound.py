@@ -55,6 +55,7 @@ class Said:
 
     text: str
     items: list[dict] | None = None
+    picture: dict | None = None  # a board payload, shown as media above the text
 
     @classmethod
     def of(cls, reply: screens.Reply, lang: str, offset: int = 0) -> "Said":
@@ -79,9 +80,9 @@ class WhatsAppEndpoint:
     def handle(self, number: str, text: str, tap: str, message_id: str) -> list[Said]:
         """The answers to one message, in order."""
         self.directory.wrote(number, self.clock(), self.settings.sms_prefs_ttl_seconds)
-        parked = self.directory.take_parked(number)
+        parked, board = self.directory.take_parked(number)
         lang = self.directory.prefs(number).lang
-        out = [Said("\n\n".join(parked))] if parked else []
+        out = [Said("\n\n".join(parked), picture=board)] if parked else []
         asked_again = False
         if tap.startswith(("d:", whatsapp.MORE)):
             tapped = self._tap(number, tap, lang)
@@ -128,17 +129,21 @@ class WhatsAppEndpoint:
         return Said.of(shown, lang, more[0])
 
     def _questions(self, number: str, lang: str) -> list["Said"]:
-        """The open questions of the number's games, each with its choices to tap."""
+        """The open questions of the number's games that it has not answered, each with its choices to tap: those
+        its window waits for, and those it may answer now (a question ahead)."""
         out = []
-        for game_id, seat in seats.asked(self.ctx, self.directory.address(number)):
-            view = seats.seat_asked(self.ctx, game_id, seat)
-            if view is None or view.snap is None:
+        for game_id, seat in self.router.lobby.games_of(self.directory.address(number)):
+            view = seats.read(self.ctx, game_id)
+            snap = view.snap
+            if snap is None or snap.status != "collecting":
                 continue
-            game = Game.from_json(view.snap.json)
-            first = ui.Choice(game_id, view.snap.current_window, seat)
-            shown = screens.screen(view.snap, view.meta or {}, game, seat, first, lang)
-            code = (view.meta or {}).get("code", game_id)
-            text = f"{whatsapp.head(code, game.turn, lang)}\n\n{shown.text}"
+            game = Game.from_json(snap.json)
+            state = seats.state(self.ctx, game_id, view, streaks=False)
+            if not ui.asked(game, seat, snap.current_window) or (state is not None and seat in state.answered):
+                continue
+            first = ui.Choice(game_id, snap.current_window, seat)
+            shown = screens.screen(snap, view.meta or {}, game, seat, first, lang)
+            text = f"{whatsapp.head((view.meta or {}).get('code', game_id))}{whatsapp.SEP}{shown.text}"
             out.append(Said(text, whatsapp.taps(shown.buttons, first, lang)))
         return out
 
@@ -147,7 +152,7 @@ class WhatsAppEndpoint:
         can ask again with "?")."""
         for reply in replies:
             try:
-                self.sender.free(number, reply.text[: whatsapp.MAX_TEXT], reply.items, None)
+                self.sender.free(number, reply.text[: whatsapp.MAX_TEXT], reply.items, reply.picture)
             except (PermanentSendError, TransientSendError, RetryAfter) as exc:
                 log.warning("whatsapp reply to %s not sent: %s", number[-4:], exc)
                 return

@@ -30,7 +30,7 @@ import redis
 from service.channels.sms import media
 from service.channels.sms.directory import Directory, whatsapp_number_of
 from service.channels.sms.sender import TIMEOUT, TwilioSender, error_code
-from service.channels.sms.whatsapp import MAX_BODY, MAX_ITEMS, MAX_TEXT
+from service.channels.sms.whatsapp import MAX_BODY, MAX_ITEMS, MAX_TEXT, parked
 from service.config import Settings
 from service.i18n import translator
 from service.pipeline.outbox import PermanentSendError, Shown
@@ -64,14 +64,17 @@ class WhatsAppSender(TwilioSender):
             raise PermanentSendError(f"not a WhatsApp chat: {chat}")
         if self.directory.prefs(number).stopped:
             raise PermanentSendError(f"{number} has opted out (STOP)")
+        shown = picture if picture is not None and picture.get("reveal") else None  # a board after a reveal
         if self.directory.window_open(number, self.clock(), self.settings.whatsapp_window_margin_seconds):
             try:
-                self.free(number, text, buttons, picture)
+                self.free(number, text, buttons, shown)
                 return
             except OutsideWindow:
                 self.directory.wrote(number, 0.0, self.settings.sms_prefs_ttl_seconds)
-        self.directory.park(number, text, self.settings.sms_prefs_ttl_seconds)
-        if template is not None:
+        news = parked(text, template)
+        if news or shown is not None:
+            self.directory.park(number, news, self.settings.sms_prefs_ttl_seconds, shown)
+        if template is not None and template.get("name"):
             name = f"{template['name']}_{template.get('lang') or 'en'}"
             variables = {str(i + 1): str(value) for i, value in enumerate(template.get("vars", []))}
             fields = {"ContentSid": self._content(name), "ContentVariables": json.dumps(variables)}
@@ -83,9 +86,10 @@ class WhatsAppSender(TwilioSender):
         items = [b for b in buttons or [] if b.get("data")][:MAX_ITEMS]
         if picture is not None and self.settings.public_url:
             url = media.publish(self.redis, picture, self.settings.whatsapp_media_ttl_seconds, self.settings.public_url)
-            caption = text if not items and len(text) <= MAX_BODY else ""
-            self._post(number, {"Body": caption, "MediaUrl": url} if caption else {"MediaUrl": url})
-            if caption:
+            alone = bool(text) and not items and len(text) <= MAX_BODY  # news alone: the picture's caption
+            caption = text if alone else f"*{picture.get('game', '')}* · " + translator(lang).gettext("The board")
+            self._post(number, {"Body": caption, "MediaUrl": url})
+            if alone or not (text or items):
                 return
         if not items:
             self._post(number, {"Body": text[:MAX_TEXT]})

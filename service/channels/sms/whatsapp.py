@@ -24,12 +24,13 @@ MAX_TITLE = 24  # an item's title
 MAX_BODY = 1024  # the text above a list; a longer question goes as a text of its own first
 MAX_TEXT = 1600  # a WhatsApp text
 MORE = "p"
-SHARED_MIN = 3  # a "More" item: ``p<offset>|<the screen's data>``
+SEP = "\n\n"  # between a message's parts: its code, its news, its question
+SHARED_MIN = 2  # a "More" item: ``p<offset>|<the screen's data>``
 
 
-def head(code: str, turn: int, lang: str) -> str:
-    """What every message of a game starts with: "*K7QX* · Turn 3" (WhatsApp shows *…* in bold)."""
-    return f"*{code}* · " + translator(lang).gettext("Turn {n}").format(n=turn)
+def head(code: str) -> str:
+    """What every message of a game starts with: its code, "*K7QX*" (WhatsApp shows *…* in bold)."""
+    return f"*{code}*"
 
 
 def title(text: str) -> str:
@@ -48,8 +49,8 @@ def shared_start(texts: list[str]) -> str:
 def taps(keyboard: ui.Keyboard | None, screen: ui.Choice, lang: str, offset: int = 0) -> list[dict]:
     """A screen's buttons as items to tap, ``{"text", "data"}``, from the ``offset``-th: at most `MAX_ITEMS`, the
     last of them "More" (``p<next offset>|<screen data>``) when there are more. When some are too long for a title,
-    the words that `SHARED_MIN` or more choices start with are left out of their titles ("1 Lair" for "Creature
-    token → 1 Lair": the question above says it)."""
+    the words that `SHARED_MIN` or more choices of places start with are left out of their titles ("1 Lair" for
+    "Creature token → 1 Lair": the question above says it)."""
     buttons = [dict(b) for row in keyboard or [] for b in row if b.get("data")]
     if any(len(b["text"]) > MAX_TITLE for b in buttons):
         groups: dict[str, list[dict]] = {}
@@ -57,8 +58,9 @@ def taps(keyboard: ui.Keyboard | None, screen: ui.Choice, lang: str, offset: int
             groups.setdefault(b["text"].split(" ", 1)[0], []).append(b)
         for group in groups.values():
             start = shared_start([b["text"] for b in group]) if len(group) >= SHARED_MIN else ""
-            for b in group:
-                b["text"] = b["text"][len(start) :]
+            if start and all(b["text"][len(start) :][:1].isdigit() for b in group):  # "3 River", never "Dodge"
+                for b in group:
+                    b["text"] = b["text"][len(start) :]
     page = buttons[offset : offset + MAX_ITEMS]
     if len(buttons) > offset + MAX_ITEMS:
         page = buttons[offset : offset + MAX_ITEMS - 1]
@@ -75,11 +77,24 @@ def more_of(data: str) -> tuple[int, str] | None:
     return (int(offset), screen) if offset.isdigit() and len(offset) <= 3 else None
 
 
-def template(name: str, code: str, lang: str, meta: dict, deadline: float | None = None, said: str = "") -> dict:
-    """The approved template that stands in for a message outside the player's 24-hour window (its variables:
-    the game's code, then the deadline or what the end says)."""
+def template(
+    name: str | None, code: str, lang: str, meta: dict, deadline: float | None = None, said: str = "", ask: str = ""
+) -> dict:
+    """What stands in for a message outside the player's 24-hour window: the approved template ``name`` (its
+    variables: the game's code, then the deadline or what the end says; None: no template, the message only
+    waits), and what of the message waits for the player's return: all but ``ask``, the question it ends with
+    (asked afresh then) and its first line, ``*<code>*``."""
     second = plain.when(deadline, lang, meta) if deadline is not None else said
-    return {"name": name, "lang": lang, "vars": [code, second or "—"]}
+    return {"name": name, "lang": lang, "vars": [code, second or "—"], "head": head(code), "ask": ask}
+
+
+def parked(text: str, stand_in: dict | None) -> str:
+    """What of a message waits for the player's return (`template`): its news, without its code and question."""
+    if stand_in is None:
+        return text
+    ask, top = stand_in.get("ask") or "", stand_in.get("head") or ""
+    kept = text[: -len(ask)] if ask and text.endswith(ask) else text
+    return kept.removeprefix(top).strip()
 
 
 def _question(news: StepNews, seat: int, chat: str, told: str, code: str) -> dict | None:
@@ -89,21 +104,22 @@ def _question(news: StepNews, seat: int, chat: str, told: str, code: str) -> dic
     first = ui.Choice(step.game_id, game.window["id"], seat)
     deadline = plain.deadline_shown(step.meta, step.deadline)
     screen = ui.decision(game, seat, first, deadline, lang, names_of(step.meta), **ui.clock_of(step.meta))
-    top = head(code, game.turn, lang)
+    top = head(code)
     out = message(chat, "\n\n".join(p for p in (top, told, screen.text) if p), seat, False, limit=MAX_TEXT)
     out["buttons"] = taps(screen.keyboard, first, lang)
-    out.update(fold_at=len(top), fold_room=MAX_TEXT - len(out["text"]), fold_gsm=False)
-    if seat in step.asked:  # a question ahead waits for nobody: it does not wake a player up
-        out["template"] = template("turn", code, lang, step.meta, step.deadline)
+    out.update(fold_at=len(top), fold_room=MAX_TEXT - len(out["text"]), fold_gsm=False, fold_sep=SEP)
+    # a question ahead waits for nobody: it does not wake a player up
+    name = "turn" if seat in step.asked else None
+    out["template"] = template(name, code, lang, step.meta, step.deadline, ask=screen.text)
     return out
 
 
 def _news(chat: str, seat: int, told: str, top: str, deadline: float) -> dict:
     """News alone: held for the seat's next question (or sent alone at ``deadline``)."""
-    text = f"{top}\n\n{told}"[:MAX_TEXT]
+    text = f"{top}{SEP}{told}"[:MAX_TEXT]
     out = message(chat, text, seat, False, limit=MAX_TEXT)
-    out.update(fold_at=len(top), fold_room=MAX_TEXT - len(text), fold_gsm=False)
-    out.update(hold_until=deadline, fold_text="\n\n" + told, fold_size=len(told) + 2)
+    out.update(fold_at=len(top), fold_room=MAX_TEXT - len(text), fold_gsm=False, fold_sep=SEP)
+    out.update(hold_until=deadline, fold_text=told, fold_size=len(told))
     return out
 
 
@@ -124,7 +140,7 @@ class WhatsAppChannel:
             lang = readers.lang(seat)
             over = step.game.is_over
             told = "\n".join(m["text"] for m in plain.chronicle(news, chat, seat, AGAIN_BY_MESSAGE, where=over))
-            top = head(code, step.game.turn, lang)
+            top = head(code)
             question = None if over else _question(news, seat, chat, told, code)
             if question is not None:
                 sent = question
@@ -134,11 +150,17 @@ class WhatsAppChannel:
                 out.append({**message(chat, top, seat, False), "hold_until": step.deadline, "keep": True})
                 continue
             if over:
-                sent = message(chat, f"{top}\n\n{told}", seat, False, limit=MAX_TEXT)
-                sent["template"] = template("over", code, lang, step.meta, said=told.splitlines()[-1])
-            if revealed:
-                picture = board.payload(step.game_id, step.game.public_view(), names_of(step.meta), lang, step.version)
-                sent["picture"] = picture
+                sent = message(chat, f"{top}{SEP}{told}", seat, False, limit=MAX_TEXT)
+                sent.update(fold_at=len(top), fold_room=MAX_TEXT - len(sent["text"]), fold_gsm=False, fold_sep=SEP)
+                ending = next((line for line in told.splitlines() if line.startswith("🏁")), "")
+                sent["template"] = template("over", code, lang, step.meta, said=ending)
+            # every message carries the board as the step left it, shown after a reveal: news held and folded
+            # into a later message shows the latest board (`outbox.fold_into`)
+            view = step.game.public_view()
+            sent["picture"] = {
+                **board.payload(step.game_id, view, names_of(step.meta), lang, step.version),
+                "reveal": revealed,
+            }
             out.append(sent)
         return out
 
@@ -160,9 +182,9 @@ class WhatsAppChannel:
                 .gettext("Reminder: step {step} needs your answer by {time}; after that a move is played for you.")
                 .format(step=reminder.window, time=plain.when(reminder.deadline, lang, reminder.meta))
             )
-            text = "\n\n".join([head(code, game.turn, lang), "⏰ " + said, screen.text])
+            text = SEP.join([head(code), "⏰ " + said, screen.text])
             sent = message(chat, text, seat, False, buttons=taps(screen.keyboard, first, lang), limit=MAX_TEXT)
-            sent["template"] = template("reminder", code, lang, reminder.meta, reminder.deadline)
+            sent["template"] = template("reminder", code, lang, reminder.meta, reminder.deadline, ask=screen.text)
             out.append(sent)
         return out
 

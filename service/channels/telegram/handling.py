@@ -13,7 +13,7 @@ from service.pipeline.lobby import Lobby, Player, Table, telegram_address
 class Env:
     """What handling an update needs: the pipeline context, the Telegram-only state, the bot's username, the
     shared lobby (built on the context when not given) and the SMS number shown to SMS players (TWILIO_FROM when
-    not given)."""
+    not given), and the WhatsApp sender whose wa.me link the lobby shows."""
 
     def __init__(
         self, ctx: Context, tables: Tables, bot_username: str, lobby: Lobby | None = None, sms_number: str | None = None
@@ -23,6 +23,12 @@ class Env:
         self.bot_username = bot_username
         self.lobby: Lobby = lobby or Lobby(ctx)
         self.sms_number: str = ctx.settings.twilio_from if sms_number is None else sms_number
+
+    @property
+    def whatsapp(self) -> str:
+        """Our WhatsApp sender, where WhatsApp is set up (else "")."""
+        settings = self.ctx.settings
+        return settings.whatsapp_from if settings.twilio_account_sid else ""
 
 
 class Refused(Exception):

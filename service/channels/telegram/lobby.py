@@ -94,8 +94,11 @@ def deadline_text(deadline: str, lang: str, minimum: int = 0) -> str:
     return per_step
 
 
-def lobby_text(table: Table, lang: str, sms_number: str = "", waiting: Sequence[Player] = ()) -> str:
-    """The table as the group sees it; ``waiting``: the players the bot cannot write to in private yet."""
+def lobby_text(
+    table: Table, lang: str, sms_number: str = "", waiting: Sequence[Player] = (), whatsapp: str = ""
+) -> str:
+    """The table as the group sees it; ``waiting``: the players the bot cannot write to in private yet;
+    ``sms_number`` and ``whatsapp``: our SMS number and WhatsApp sender, where those channels are set up."""
     _ = i18n.translator(lang).gettext
     names = ", ".join(
         [p.name + (" 👹" if p.address == table.creature else "") for p in table.players]
@@ -104,6 +107,8 @@ def lobby_text(table: Table, lang: str, sms_number: str = "", waiting: Sequence[
     join = _("Join code: {code}. In a private chat with me: /join {code}.").format(code=table.code)
     if sms_number:  # the SMS line only where SMS is configured
         join += " " + _("By SMS: text JOIN {code} to {number}.").format(code=table.code, number=sms_number)
+    if whatsapp:
+        join += " " + _("On WhatsApp: {link}").format(link=plain.whatsapp_link(whatsapp, table.code))
     return "\n".join(
         [
             _("A game of Not Alone is open here."),
@@ -139,7 +144,9 @@ def unreachable_players(table: Table, env: Env) -> list[Player]:
 
 
 def _lobby_reply(message: Message, table: Table, env: Env, lang: str, news: str = "") -> dict:
-    text = (news + "\n\n" if news else "") + lobby_text(table, lang, env.sms_number, unreachable_players(table, env))
+    text = (news + "\n\n" if news else "") + lobby_text(
+        table, lang, env.sms_number, unreachable_players(table, env), env.whatsapp
+    )
     return reply(message, text, [[{"text": _t(lang, "Join"), "url": join_link(env, table)}]])
 
 
@@ -225,7 +232,7 @@ def cmd_settings(message, args, lang, env):
     if not args:
         return reply(
             message,
-            lobby_text(table, lang, env.sms_number)
+            lobby_text(table, lang, env.sms_number, whatsapp=env.whatsapp)
             + "\n"
             + _t(
                 lang,
