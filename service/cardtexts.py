@@ -16,7 +16,7 @@ CS: dict[str, str] = {
     "jungle": "Vezmi si zpět do ruky tuto kartu a 1 kartu lokace ze svého odkládacího balíčku.",
     "river": "Příští kolo zahraj lícem dolů 2 karty lokací; před odhalením jednu nech ve hře a druhou si vezmi "
     "zpět do ruky.",
-    "beach": "Polož žeton vysílání na Pláž, NEBO, pokud už tam leží, ho odeber a posuň ukazatel záchrany o 1 "
+    "beach": "Polož žeton vysílání na Pláž, NEBO ho odeber, pokud už tam leží, a posuň ukazatel záchrany o 1 "
     "políčko kupředu. Lze použít jen jednou za kolo.",
     "rover": "Vezmi si z rezervy 1 kartu lokace, kterou ještě nemáš, a přidej si ji do ruky.",
     "swamp": "Vezmi si zpět do ruky tuto kartu a 2 karty lokací ze svého odkládacího balíčku.",
