@@ -260,3 +260,39 @@ def test_a_reminder_outside_the_window_is_the_approved_reminder_and_inside_it_th
     assert outside["template"] == "artemia_reminder_en" and outside["approved"]
     assert outside["body"].startswith(f"Artemia {code}: we are still waiting for your answer, until ")
     assert world.twilio.refused == []
+
+
+def test_random_and_forged_taps_never_fail_and_change_no_game(world):
+    """Seeded random taps from a player and from a stranger: ids shaped like a button's data with every part
+    mutated, "More" ids, junk, empty messages. The webhook always answers 200, and no tap that names nothing legal
+    changes the game or stores an answer."""
+    code = shown(say(world, EVA, "NEW 3")[0]).split()[1]
+    say(world, EVA, "GO")
+    rng = random.Random(20261206)
+    stranger = "whatsapp:+15005550199"
+    junk = ["", " ", "d:", "p|", "p99999|d:x", "d:" + "9" * 70, "\u0000", "SHOW SHOW", "d:K7QX:1:0:0:", "p3|p3|d:"]
+    for _ in range(200):
+        window = world.ctx.store.load(code).window
+        parts = [code, str(window + rng.choice([-1, 0, 1, 7])), str(rng.choice([0, 1, 2, 5, -1])), ""]
+        parts[3] = ".".join(str(rng.choice([0, 3, 29, 99, 999, -1])) for _ in range(rng.randint(0, 3)))
+        tap_id = rng.choice(
+            [
+                "d:" + ":".join(parts) + ":" + rng.choice(["", "998", "0", "1-2", "x"]),
+                f"p{rng.randint(0, 40)}|d:" + ":".join(parts) + ":",
+                rng.choice(junk),
+                "".join(rng.choice("d:p|0123456789KQX7.-") for _ in range(rng.randint(1, 40))),
+            ]
+        )
+        number = rng.choice([EVA, stranger])
+        before = world.ctx.store.load(code)
+        answers = dict(world.ctx.store.answers(code))
+        response = world.twilio.whatsapp(world.client, WA_URL, number, "", list_id=tap_id, list_title="x")
+        assert response.status_code == 200, (tap_id, response.text)
+        world.pump()
+        after = world.ctx.store.load(code)
+        if after.version == before.version and dict(world.ctx.store.answers(code)) != answers:
+            # a tap that stored an answer named a legal choice of the player's own open window
+            assert number == EVA and tap_id.startswith(f"d:{code}:{window}:0:"), tap_id
+        if number == stranger:
+            assert after.version == before.version and dict(world.ctx.store.answers(code)) == answers, tap_id
+    assert world.twilio.refused == []
