@@ -139,7 +139,7 @@ def item_line(item: dict, names: dict[int, str], lang: str, me: int | None, bot_
     if item["type"] == "_notice":
         return "ℹ️ " + notice_text(item, names, lang, bot_username)
     if item["type"] == "reveal":
-        return reveal(item, names, lang)
+        return reveal(item, names, lang, me)
     return line(item, names, lang, me)
 
 

@@ -236,13 +236,15 @@ def winner(view: dict, lang: str) -> str:
     return _("The Hunted win!") if view["winner"] == "hunted" else _("The Creature wins!")
 
 
-def reveal(event: dict, names: dict[int, str], lang: str) -> str:
-    """The reveal message, from the engine's ``reveal`` event: where each Hunted went."""
-    _ = translator(lang).gettext
-    lines = ["🔦 " + _("Reveal of turn {n}!").format(n=event["turn"])]
+def reveal(event: dict, names: dict[int, str], lang: str, me: int | None = None) -> str:
+    """The reveal message, from the engine's ``reveal`` event: where each Hunted went; ``me``: the reader's seat,
+    named "You" (a player reading the table's news in their own chat)."""
+    t = translator(lang)
+    lines = ["🔦 " + t.gettext("Reveal of turn {n}!").format(n=event["turn"])]
     for seat, cards in sorted(event["played"].items(), key=lambda item: int(item[0])):
-        where = cards_text(cards, lang) if cards else _("nowhere (gave up)")
-        lines.append(f"{seat_name(names, int(seat), lang)} → {where}")
+        where = cards_text(cards, lang) if cards else t.gettext("nowhere (gave up)")
+        who = t.pgettext("the reader, in the reveal", "You") if int(seat) == me else seat_name(names, int(seat), lang)
+        lines.append(f"{who} → {where}")
     return "\n".join(lines)
 
 
