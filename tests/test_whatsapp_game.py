@@ -12,6 +12,7 @@ from sms_support import PUBLIC, world_of
 
 from service import admin
 from service.channels.sms import contents
+from service.channels.sms.whatsapp import title
 from service.commands.writing import describe
 from service.config import Settings
 from service.game import Game
@@ -296,3 +297,11 @@ def test_random_and_forged_taps_never_fail_and_change_no_game(world):
         if number == stranger:
             assert after.version == before.version and dict(world.ctx.store.answers(code)) == answers, tap_id
     assert world.twilio.refused == []
+
+
+def test_a_list_title_drops_its_brackets_then_is_cut_to_24_characters():
+    assert title("Give up (all cards and Will back, Assimilation +1)") == "Give up"
+    assert title("Resist (−1 Will): take back 5 Rover") == "Resist: take back 5 Rov…"
+    assert title("Play 7 Shelter (Smokescreen first)") == "Play 7 Shelter"
+    assert title("📖 My cards") == "📖 My cards"
+    assert all(len(title(text)) <= 24 for text in ("x" * 40, "Vzdorovat (−1 vůle): vzít zpět 5 Průzkumné vozidlo"))

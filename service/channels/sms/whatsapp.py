@@ -12,6 +12,7 @@ when it must.
 """
 
 import os
+import re
 
 from service import board
 from service.channels import plain, ui
@@ -34,7 +35,10 @@ def head(code: str) -> str:
 
 
 def title(text: str) -> str:
-    """A button's words as a list item's title: cut to `MAX_TITLE` characters (the question says them whole)."""
+    """A button's words as a list item's title: without what it says in brackets when that is too long ("Give up
+    (all cards and …)" -> "Give up"), then cut to `MAX_TITLE` characters (the question says them whole)."""
+    if len(text) > MAX_TITLE:
+        text = re.sub(r"\s*\([^)]*\)", "", text)
     return text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1].rstrip() + "…"
 
 
