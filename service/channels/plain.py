@@ -121,12 +121,19 @@ def chunks(lines: list[str]) -> list[str]:
     return out + ([current] if current else [])
 
 
+def said_once(items: list[dict]) -> list[dict]:
+    """``items`` without what another of them says more fully: how many cards a seat discarded, when which
+    cards is told too ("discards 1 card." before "discards: 1 Lair.")."""
+    named = {item.get("seat") for item in items if item["type"] == "discarded_cards"}
+    return [item for item in items if not (item["type"] == "discarded" and item.get("seat") in named)]
+
+
 def news_lines(items: list[dict], meta: dict, lang: str, bot_username: str) -> list[str]:
     """The public items of the news (events, notices, reveals, turn marks) as lines, the last `MAX_NEWS_LINES`.
     A table read by one player (``meta["reader"]``: the sandbox) words that player's events in the second person."""
     names, me = names_of(meta), meta.get("reader")
     out = []
-    for item in items:
+    for item in said_once(items):
         if item["type"] == "turn":
             out.append("⏭ " + translator(lang).gettext("Turn {n}").format(n=item["turn"]))
         elif text := item_line(item, names, lang, me, bot_username):
@@ -145,7 +152,7 @@ def item_line(item: dict, names: dict[int, str], lang: str, me: int | None, bot_
 
 def lines(events: list[dict], names: dict[int, str], lang: str, me: int | None = None) -> list[str]:
     """Events as lines; ``me``: the reader's seat (its events in the second person)."""
-    return [text for text in (line(e, names, lang, me) for e in events) if text]
+    return [text for text in (line(e, names, lang, me) for e in said_once(events)) if text]
 
 
 def table(news: StepNews, chat: str, seat: int | None = None, again: str = AGAIN_BY_COMMAND) -> list[dict]:
@@ -171,7 +178,7 @@ def chronicle(news: StepNews, chat: str, seat: int, again: str = AGAIN_BY_COMMAN
     names = names_of(step.meta)
     items = [e for e in step.events if (e.get("visible_to") is None and e["type"] != "locked_in") or sees(e, seat)]
     items += [item for item in news.parts[-1].added if item["type"] == "_notice"]
-    out = [text for item in items if (text := item_line(item, names, lang, seat, news.bot_username))]
+    out = [text for item in said_once(items) if (text := item_line(item, names, lang, seat, news.bot_username))]
     return [message(chat, text, seat, False) for text in chunks(out + (where_now(news, lang, again) if where else []))]
 
 
