@@ -147,6 +147,6 @@ def test_every_channel_words_a_time_alike_in_the_tables_zone_and_the_languages_f
     assert when(WINTER, "en", "Europe/London").endswith(", 16:00 GMT")
     assert when(WINTER, "en", "UTC").endswith(", 16:00 UTC")
     day = when(WINTER, "cs", "Europe/Prague").split(",")[0]
-    assert day.split()[1].endswith(".")  # "út 8. pro": Czech writes the day of the month with a dot
+    assert day.split()[1].endswith(".")  # "út 8. 12.": Czech writes the day and the month with a dot
     assert deadline_text(WINTER, "Europe/Prague", "en").split()[-1] == when(WINTER, "en", "Europe/Prague").split()[-1]
     assert deadline_text(WINTER, "Europe/Prague", "cs").split()[-1] == when(WINTER, "cs", "Europe/Prague").split()[-1]

@@ -16,7 +16,7 @@ def zone(lang: str, tz: str | None = None) -> str:
 
 
 # The day as each language writes it: Czech puts a dot after the day of the month ("út 8. pro").
-DAY_PATTERN = {"cs": "EEE d. MMM", "en": "EEE d MMM"}
+DAY_PATTERN = {"cs": "EEE d. M.", "en": "EEE d MMM"}  # Czech writes the month as a number: "po 18. 3."
 
 
 @lru_cache(maxsize=4096)  # a window's deadline is told to every seat, and on every press's reply (~30 µs each)
