@@ -193,6 +193,9 @@ class Settings(BaseSettings):
     inbound_sms_per_minute: float = 2.0
     inbound_telegram_burst: int = 30
     inbound_telegram_per_minute: float = 60.0
+    # WhatsApp: a tap costs nothing and a question may take several (a sub-menu, "More…"), as on Telegram
+    inbound_whatsapp_burst: int = 30
+    inbound_whatsapp_per_minute: float = 30.0
     # Replies to numbers that play nothing and text something we cannot use: this many an hour in all (paid).
     sms_stranger_replies_per_hour: int = 60
     # Tables an address may have opened that have not begun.

@@ -305,3 +305,20 @@ def test_a_list_title_drops_its_brackets_then_is_cut_to_24_characters():
     assert title("Play 7 Shelter (Smokescreen first)") == "Play 7 Shelter"
     assert title("📖 My cards") == "📖 My cards"
     assert all(len(title(text)) <= 24 for text in ("x" * 40, "Vzdorovat (−1 vůle): vzít zpět 5 Průzkumné vozidlo"))
+
+
+def test_a_flood_of_taps_gets_one_slow_down_and_then_nothing_is_read(world):
+    code = shown(say(world, EVA, "NEW 3")[0]).split()[1]
+    say(world, EVA, "GO")
+    before = world.ctx.store.load(code).version
+    world.ctx.settings = world.ctx.settings.model_copy(update={"inbound_whatsapp_burst": 3})
+    garbled = [say(world, EVA, list_id="d:nonsense", list_title="x") for _ in range(5)]
+    assert [[shown(m) for m in got] for got in garbled] == [
+        ["This button is not valid."],
+        ["This button is not valid."],
+        ["This button is not valid."],
+        ["Artemia: too many messages at once. Wait a minute; until then they are not read."],
+        [],
+    ]
+    assert world.ctx.store.load(code).version == before  # the game stands where it was
+    assert world.twilio.refused == []

@@ -16,8 +16,12 @@ from enum import Enum
 from service.pipeline.context import Context
 from service.store import keys, lua
 
-BURSTS = {"sms": "inbound_sms_burst", "telegram": "inbound_telegram_burst"}
-RATES = {"sms": "inbound_sms_per_minute", "telegram": "inbound_telegram_per_minute"}
+BURSTS = {"sms": "inbound_sms_burst", "telegram": "inbound_telegram_burst", "whatsapp": "inbound_whatsapp_burst"}
+RATES = {
+    "sms": "inbound_sms_per_minute",
+    "telegram": "inbound_telegram_per_minute",
+    "whatsapp": "inbound_whatsapp_per_minute",
+}
 
 
 class Admission(Enum):

@@ -18,6 +18,7 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "contact": N_("Help: {contact}."),
     "rates": N_("Msg & data rates may apply."),
     "slow_down": N_("Artemia: too many texts at once. Wait a few minutes; until then your texts are not read."),
+    "slow_down_wa": N_("Artemia: too many messages at once. Wait a minute; until then they are not read."),
     "too_many": N_("You have too many games waiting to start: GO starts one, LEAVE <code> leaves one."),
     "stopped": N_("Artemia: no more messages. Bots play your seats; nothing is lost. Text START to come back."),
     "resumed": N_("Artemia: welcome back, your seats are yours again."),

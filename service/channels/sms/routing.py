@@ -164,10 +164,12 @@ class Router:
         elif prefs.stopped:
             return None  # opted out: not a word more
         else:
-            admission = floods.admit(self.lobby.ctx, "sms", self.directory.address(number))
+            channel = "whatsapp" if self.directory.whatsapp else "sms"
+            admission = floods.admit(self.lobby.ctx, channel, self.directory.address(number))
             if admission is not floods.Admission.READ:
                 floods.dropped(self.lobby.ctx, self.directory.address(number))
-                return reply("slow_down", prefs.lang) if admission is floods.Admission.SLOW_DOWN else None
+                slow = "slow_down_wa" if self.directory.whatsapp else "slow_down"
+                return reply(slow, prefs.lang) if admission is floods.Admission.SLOW_DOWN else None
             out = self._answer(number, words, text, message_id, prefs)
         unread = floods.take_dropped(self.lobby.ctx, self.directory.address(number))
         if not unread:

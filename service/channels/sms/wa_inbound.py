@@ -29,7 +29,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from service.channels import screens, ui
-from service.channels.sms import whatsapp
+from service.channels.sms import replies, whatsapp
 from service.channels.sms.directory import Directory
 from service.channels.sms.inbound import E164, signed_fields, twiml
 from service.channels.sms.routing import Router
@@ -37,7 +37,7 @@ from service.channels.sms.wa_sender import WhatsAppSender
 from service.config import Settings
 from service.game import Game
 from service.i18n import translator
-from service.pipeline import seats
+from service.pipeline import floods, seats
 from service.pipeline.context import Context
 from service.pipeline.lobby import Lobby
 from service.pipeline.outbox import PermanentSendError, RetryAfter, TransientSendError
@@ -85,6 +85,12 @@ class WhatsAppEndpoint:
         out = [Said("\n\n".join(parked), picture=board)] if parked else []
         asked_again = False
         if tap.startswith(("d:", whatsapp.MORE)):
+            # a tap counts against the number's flood bucket as a text does (`Router` counts the texts)
+            admission = floods.admit(self.ctx, "whatsapp", self.directory.address(number))
+            if admission is floods.Admission.SLOW_DOWN:
+                return [Said(replies.reply("slow_down_wa", lang))]
+            if admission is floods.Admission.SILENT:
+                return []
             tapped = self._tap(number, tap, lang)
             out += [tapped] if tapped else []
         elif tap == SHOW or (not tap and text.strip() in ASK_AGAIN):
@@ -147,12 +153,12 @@ class WhatsAppEndpoint:
             out.append(Said(text, whatsapp.taps(shown.buttons, first, lang)))
         return out
 
-    def send(self, number: str, replies: list["Said"]) -> None:
+    def send(self, number: str, answers: list["Said"]) -> None:
         """The answers, as messages within the window the message just opened (a failure is logged: the player
         can ask again with "?")."""
-        for reply in replies:
+        for said in answers:
             try:
-                self.sender.free(number, reply.text[: whatsapp.MAX_TEXT], reply.items, reply.picture)
+                self.sender.free(number, said.text[: whatsapp.MAX_TEXT], said.items, said.picture)
             except (PermanentSendError, TransientSendError, RetryAfter) as exc:
                 log.warning("whatsapp reply to %s not sent: %s", number[-4:], exc)
                 return
@@ -187,12 +193,12 @@ async def whatsapp_webhook(request: Request) -> Response:
         return twiml(None)
     tap = field("ButtonPayload") or field("ListId")
     try:
-        replies = await run_in_threadpool(wa.handle, number, field("Body").strip(), tap.strip(), sid)
+        answers = await run_in_threadpool(wa.handle, number, field("Body").strip(), tap.strip(), sid)
         await run_in_threadpool(wa.replicated)  # not answered before a replica has what it changed
     except Exception:
         wa.directory.forget(sid)
         raise
-    await run_in_threadpool(wa.send, number, replies)
+    await run_in_threadpool(wa.send, number, answers)
     return twiml(None)
 
 
