@@ -1,10 +1,10 @@
 """WhatsApp's cost: messages per player-turn for a WhatsApp seat, templates counted apart.
 
-Whole games of three (the WhatsApp player and two bots) through the real app in this process (the test world of
+Whole games of three (the WhatsApp player, a friend by SMS and a bot) through the real app in this process (the test world of
 tests/sms_support.py: the pipeline on fakeredis, the webhooks called in process) and the fake Twilio on loopback,
 which refuses any free-form message outside a number's 24-hour window. The player taps one of the choices of the
-latest list or quick reply it got (never "My cards"); it volunteers as the Creature in half the games, and
-in the others the lobby draws the Creature.
+latest list or quick reply it got (never "My cards"); it is the Creature in half the games (it volunteers) and a
+Hunted in the others (the friend volunteers; the friend answers whole answers as a bot chooses them).
 
 Two paces:
     prompt    the player answers at once: every message goes within its window
@@ -33,10 +33,13 @@ from fake_twilio import FakeTwilio, serve  # noqa: E402
 from sms_support import PUBLIC, world_of  # noqa: E402
 
 from service.channels.sms import contents  # noqa: E402
+from service.commands.writing import describe  # noqa: E402
 from service.config import Settings  # noqa: E402
 from service.game import Game  # noqa: E402
+from service.game.bots import whole_answer  # noqa: E402
 
 URL = PUBLIC + "/whatsapp/twilio"
+FRIEND = "+447700900999"
 SENDER = "whatsapp:+14155238886"
 LATE = 25 * 3600
 
@@ -65,15 +68,24 @@ def play(world, number: str, creature: bool, pace: str, rng: random.Random) -> d
 
     say(f"NEW 3 {'daily' if pace == 'daily' else 'fast'}")
     code = (fake.whatsapp_sent(number)[-1].get("Body") or "").split()[1]
-    if creature:  # else the lobby draws the Creature among the seats
+    world.reply(FRIEND, f"JOIN {code}")  # a friend by SMS, answering as a bot would, so that either may be drawn
+    if creature:
         say("CREATURE")
+    else:
+        world.reply(FRIEND, "CREATURE")
     start = len(fake.whatsapp_sent(number))
     replies[0] = 0
     say("GO")
+    friend = dict(world.lobby.games_of(f"sms:{FRIEND}"))[code]
     for _ in range(2000):
         snap = world.ctx.store.load(code)
         if snap.status == "over":
             break
+        if friend in world.ctx.store.expected(code) - set(world.ctx.store.answers(code)):
+            game = Game.from_json(snap.json)
+            world.reply(FRIEND, " ".join(describe(a) for a in whole_answer(game, friend, rng)))
+            world.pump()
+            continue
         sent = fake.whatsapp_sent(number)
         last = sent[-1] if sent else {}
         if (last.get("rendered") or {}).get("approved"):
@@ -94,6 +106,7 @@ def play(world, number: str, creature: bool, pace: str, rng: random.Random) -> d
     templates = [m for m in sent if (m.get("rendered") or {}).get("approved")]
     free = [m for m in sent if m not in templates]
     return {
+        "creature": creature,
         "turns": max(1, game.turn),
         "messages": len(free),
         "pictures": sum(1 for m in free if m.get("MediaUrl")),
@@ -126,12 +139,18 @@ def run(games: int, lang: str, pace: str) -> dict:
                 fake.clock = world.clock
                 rows.append(play(world, number, creature=g % 2 == 0, pace=pace, rng=random.Random(g)))
     per_turn = [r["messages"] / r["turns"] for r in rows]
+
+    def mean_of(role: bool) -> float:
+        return round(statistics.mean([r["messages"] / r["turns"] for r in rows if r["creature"] == role] or [0]), 2)
+
     return {
         "pace": pace,
         "lang": lang,
         "games": games,
         "messages_per_player_turn": round(statistics.mean(per_turn), 2),
         "messages_per_player_turn_max": round(max(per_turn), 2),
+        "creature": mean_of(True),
+        "hunted": mean_of(False),
         "pictures_per_player_turn": round(statistics.mean(r["pictures"] / r["turns"] for r in rows), 2),
         "replies_per_player_turn": round(statistics.mean(r["replies"] / r["turns"] for r in rows), 2),
         "templates_per_player_turn": round(statistics.mean(r["templates"] / r["turns"] for r in rows), 2),
@@ -149,7 +168,8 @@ def main(argv: list[str] | None = None) -> None:
     for r in results:
         print(
             f"{r['pace']:>6} ({r['lang']}, {r['games']} games): {r['messages_per_player_turn']:.2f} messages per "
-            f"player-turn (max {r['messages_per_player_turn_max']:.2f}; goal <= 1.5), of which pictures "
+            f"player-turn (max {r['messages_per_player_turn_max']:.2f}; goal <= 1.5; as the Creature "
+            f"{r['creature']:.2f}, as a Hunted {r['hunted']:.2f}), of which pictures "
             f"{r['pictures_per_player_turn']:.2f} and replies to the player's taps {r['replies_per_player_turn']:.2f}; "
             f"templates {r['templates_per_player_turn']:.2f} per player-turn; "
             f"refused {r['refused']}"

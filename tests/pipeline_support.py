@@ -42,6 +42,7 @@ class RealTime:
 UNLIMITED_INBOUND = {
     "inbound_sms_burst": 1_000_000,
     "inbound_telegram_burst": 1_000_000,
+    "inbound_whatsapp_burst": 1_000_000,
     "sms_stranger_replies_per_hour": 1_000_000,
     "max_open_tables": 1_000_000,
 }
