@@ -103,7 +103,9 @@ def parked(text: str, stand_in: dict | None) -> str:
 
 def _question(news: StepNews, seat: int, chat: str, told: str, code: str) -> dict | None:
     step, game, lang = news.step, news.step.game, news.readers.lang(seat)
-    if game.window is None or (seat not in step.asked and seat not in step.optional):
+    # a question nothing waits for is a message of its own: only the Creature's phase-1 card is sent (its only
+    # chance); a Hunted's question ahead comes with the reply to its answer, or is asked when its time comes
+    if game.window is None or (seat not in step.asked and not (seat == 0 and seat in step.optional)):
         return None
     first = ui.Choice(step.game_id, game.window["id"], seat)
     deadline = plain.deadline_shown(step.meta, step.deadline)
