@@ -22,10 +22,10 @@ from tests.test_language_whole_game import english_in
 ROOT = Path(__file__).resolve().parents[1]
 CHOICE = re.compile(r"^\s+1\) ", re.M)
 OVER = re.compile(r"The game is over\. Its watch page stays up|Hra skončila\. Její stránka pro diváky zůstane")
-# "Sat 5 Dec, 21:27 CET" / "so 5. 12., 21:27 SEČ" (steps of an hour: to the minute)
+# "Sat 5 Dec, 21:27 CET" / "21:27 SEČ (so 5. 12.)" (steps of an hour: to the minute)
 TIME = {
     "en": re.compile(r"\b[A-Z][a-z]{2} \d{1,2} [A-Z][a-z]{2}, \d\d:\d\d [A-Z]{3,4}\b"),
-    "cs": re.compile(r"\b\w{2} \d{1,2}\. \d{1,2}\., \d\d:\d\d [A-ZČ]{3,4}\b"),
+    "cs": re.compile(r"\b\d\d:\d\d [A-ZČ]{3,4} \(\w{2} \d{1,2}\. \d{1,2}\.\)"),
 }
 
 

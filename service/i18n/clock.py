@@ -15,16 +15,19 @@ def zone(lang: str, tz: str | None = None) -> str:
     return tz or DEFAULT_TZ.get(lang, "UTC")
 
 
-# The day as each language writes it: Czech puts a dot after the day of the month ("út 8. pro").
-DAY_PATTERN = {"cs": "EEE d. M.", "en": "EEE d MMM"}  # Czech writes the month as a number: "po 18. 3."
+# The day as each language writes it: Czech gives the month as a number, with dots ("út 8. 12.").
+DAY_PATTERN = {"cs": "EEE d. M.", "en": "EEE d MMM"}
 
 
 @lru_cache(maxsize=4096)  # a window's deadline is told to every seat, and on every press's reply (~30 µs each)
 def when(ts: float, lang: str, tz: str | None = None, precise: bool = False) -> str:
-    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET", "út 14. lis, 18:30
-    SEČ" ("18:30:15" when ``precise``: a short step, where a minute matters)."""
+    """An absolute time in the reader's language and time zone: "Tue 14 Nov, 18:30 CET", "18:30 SEČ (út 14. 11.)"
+    ("18:30:15" when ``precise``: a short step, where a minute matters). Czech puts the hour first, so that "do"
+    ("by") is followed by a time ("do 18:30"), never by a weekday ("do út")."""
     moment = datetime.fromtimestamp(ts, UTC).astimezone(ZoneInfo(zone(lang, tz)))
     day = format_datetime(moment, DAY_PATTERN.get(lang, DAY_PATTERN["en"]), locale=lang)
+    if lang == "cs":
+        return f"{clock_time(moment, precise)} {zone_name(moment, lang)} ({day})"
     return f"{day}, {clock_time(moment, precise)} {zone_name(moment, lang)}"
 
 
