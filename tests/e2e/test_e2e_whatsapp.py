@@ -84,11 +84,12 @@ class Table:
         response = self.fake.whatsapp(self.web, self.base + "/whatsapp/twilio", number, body, to=WA_FROM, **tap)
         assert response.status_code == 200, response.text
 
-    def telegram_move(self, who: dict) -> bool:
-        """Press a button of the newest decision not answered yet (a sub-menu's next screen is an edit by a
-        worker: the same keyboard is pressed again only after 8 s)."""
+    def telegram_move(self, who: dict, open_window: int) -> bool:
+        """Press a button of the newest decision not answered yet, when it is of the open window (a question
+        ahead left unanswered stays on an older message: its buttons have expired, and a player would not press
+        them); a sub-menu's next screen is an edit by a worker: the same keyboard is pressed again only after 8 s."""
         found = self.users.open_decision(who, self.done)
-        if found is None:
+        if found is None or found[1] != open_window:
             return False
         mid, window, buttons = found
         keyboard = json.dumps(buttons)
@@ -141,7 +142,7 @@ class Table:
             if snap.status == "over":
                 return
             assert time.monotonic() - started < timeout, f"the game did not end within {timeout}s: {self.counts}"
-            moved = self.telegram_move(telegram)
+            moved = snap.status == "collecting" and self.telegram_move(telegram, snap.window)
             if snap.status == "collecting":
                 waiting = self.store.expected(self.code) - set(self.store.answers(self.code))
                 again = self.store.load(self.code)
