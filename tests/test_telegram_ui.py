@@ -308,7 +308,7 @@ def test_the_readers_own_events_are_worded_in_the_second_person():
     assert events.line(power, NAMES, "en", me=2) == "Anna uses the power of 4 Beach."
     assert events.line(power, NAMES, "cs", me=1) == "Používáš schopnost lokace 4 Pláž."
     will = {"type": "will", "seat": 1, "will": 2, "visible_to": None}
-    assert events.line(will, NAMES, "cs", me=1) == "Zbývají ti 2 vůle."
+    assert events.line(will, NAMES, "cs", me=1) == "Zbývají ti 2 žetony vůle."
     assert events.line({"type": "caught", "seat": 1, "place": 3}, NAMES, "en", me=1) == "You were caught at 3 River."
 
 
