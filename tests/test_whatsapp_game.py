@@ -221,9 +221,12 @@ def test_stop_ends_the_messages_and_start_brings_them_back(world):
     say(world, EVA, "GO")
     stopped = say(world, EVA, "STOP")
     assert shown(stopped[0]).startswith("Artemia: no more messages.")
-    world.ctx.store.meta(code)
     quiet = say(world, EVA, "play 3")
     assert quiet == []  # opted out: not a word more
+    assert say(world, EVA, "?") == [] and say(world, EVA, button_payload="SHOW", button_text="Show") == []
+    version = world.ctx.store.load(code).version
+    assert say(world, EVA, list_id=f"d:{code}:1:0:0:", list_title="Side 1") == []  # an old list's tap: not read
+    assert world.ctx.store.load(code).version == version
     resumed = say(world, EVA, "START")
     assert shown(resumed[0]) == "Artemia: welcome back, your seats are yours again."
 

@@ -80,8 +80,12 @@ class WhatsAppEndpoint:
     def handle(self, number: str, text: str, tap: str, message_id: str) -> list[Said]:
         """The answers to one message, in order."""
         self.directory.wrote(number, self.clock(), self.settings.sms_prefs_ttl_seconds)
+        prefs = self.directory.prefs(number)
+        if prefs.stopped:  # opted out: only its keywords are read (START, HELP), and only they are answered
+            said = self.router.handle(number, text, message_id) if text else None
+            return [Said(said)] if said else []
         parked, board = self.directory.take_parked(number)
-        lang = self.directory.prefs(number).lang
+        lang = prefs.lang
         out = [Said("\n\n".join(parked), picture=board)] if parked else []
         asked_again = False
         if tap.startswith(("d:", whatsapp.MORE)):
@@ -118,8 +122,10 @@ class WhatsAppEndpoint:
         except ui.BadCallback:
             return invalid
         seat = self._seat(number, choice.game_id)
+        if seat is None or seat != choice.seat:  # not the number's game, or another seat's button
+            return invalid
         view = seats.read(self.ctx, choice.game_id)
-        if seat is None or view.snap is None:
+        if view.snap is None:
             return invalid
         game = Game.from_json(view.snap.json)
         if more is None:
