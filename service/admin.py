@@ -349,21 +349,23 @@ def run(ctx, args) -> int:
     elif args.command == "compact":
         print(json.dumps(upkeep.compact_stored(ctx)))
     elif args.command == "backup":
-        started = time.monotonic()
-        try:
-            written = take_backup(ctx, args.directory, args.keep)
-        except backups.BackupError as exc:
-            raise AdminError(str(exc)) from None
+        written, seconds = _timed(lambda: take_backup(ctx, args.directory, args.keep))
         manifest = json.loads((written / "manifest.json").read_text())
-        print(json.dumps({"backup": str(written), "seconds": round(time.monotonic() - started, 3), **manifest}))
+        print(json.dumps({"backup": str(written), "seconds": seconds, **manifest}))
     elif args.command == "restore":
-        started = time.monotonic()
-        try:
-            figures = restore_backup(ctx, args.backup, args.force)
-        except backups.BackupError as exc:
-            raise AdminError(str(exc)) from None
-        print(json.dumps({"restored": args.backup, "seconds": round(time.monotonic() - started, 3), **figures}))
+        figures, seconds = _timed(lambda: restore_backup(ctx, args.backup, args.force))
+        print(json.dumps({"restored": args.backup, "seconds": seconds, **figures}))
     return 0
+
+
+def _timed(work):
+    """(what ``work`` returns, the seconds it took); a backup's error as the admin's."""
+    started = time.monotonic()
+    try:
+        result = work()
+    except backups.BackupError as exc:
+        raise AdminError(str(exc)) from None
+    return result, round(time.monotonic() - started, 3)
 
 
 if __name__ == "__main__":

@@ -353,8 +353,13 @@ def whatsapp_number(number: str) -> str:
 
 def whatsapp_pending(number: str) -> str:
     """List of what could not be sent to a WhatsApp number outside its 24-hour window (news, a question's
-    text), told when the number next writes; with ``:board``, the latest board picture's payload then shown."""
+    text), told when the number next writes."""
     return f"artemia:wa:pending:{number}"
+
+
+def whatsapp_board(number: str) -> str:
+    """The latest board picture's payload (JSON) parked with `whatsapp_pending`, shown when the number writes."""
+    return f"artemia:wa:pending:{number}:board"
 
 
 def whatsapp_media(token: str) -> str:

@@ -169,15 +169,15 @@ class Directory:
         pipe.ltrim(keys.whatsapp_pending(number), -PARKED_MAX, -1)
         pipe.expire(keys.whatsapp_pending(number), ttl)
         if picture is not None:
-            pipe.set(keys.whatsapp_pending(number) + ":board", json.dumps(picture), ex=ttl)
+            pipe.set(keys.whatsapp_board(number), json.dumps(picture), ex=ttl)
         pipe.execute()
 
     def take_parked(self, number: str) -> tuple[list[str], dict | None]:
         """What was parked for the number, oldest first, and the latest board picture; no longer kept."""
         pipe = self.redis.pipeline()
         pipe.lrange(keys.whatsapp_pending(number), 0, -1)
-        pipe.get(keys.whatsapp_pending(number) + ":board")
-        pipe.delete(keys.whatsapp_pending(number), keys.whatsapp_pending(number) + ":board")
+        pipe.get(keys.whatsapp_board(number))
+        pipe.delete(keys.whatsapp_pending(number), keys.whatsapp_board(number))
         parked, board, _ = pipe.execute()
         return [raw.decode() for raw in parked], json.loads(board) if board else None
 
