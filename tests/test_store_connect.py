@@ -179,3 +179,34 @@ def test_a_delivered_message_is_marked_with_what_it_shows_and_taken_off_its_lane
     assert store.drop_from_lane("g3", "c", lane[1], "sent") == ([], None)  # again (a retried job): nothing written
     assert not connection.exists(keys.outbox("g3", "v1"))
     assert script_exists_calls(connection) == 0
+
+
+@pytest.mark.integration
+def test_a_new_living_message_forgets_the_chats_records_of_its_kind_but_the_one_before():
+    connection = redis.Redis.from_url(fresh_database(server_url()))
+    store = Store(connection)
+
+    def deliver(chat: str, slot: str, seq: int) -> None:
+        store.write_batch("g4", f"v{seq}", [{"chat": chat, "text": slot, "slot": slot}])
+        [head] = store.lane("g4", chat)
+        store.drop_from_lane("g4", chat, head, "sent", (slot, f"digest {slot}", 1), (slot, seq))
+        connection.hset(keys.telegram_slots("g4"), mapping={f"{chat}|{slot}": seq, f"{chat}|{slot}|picture": "d"})
+
+    for turn in (1, 2):
+        deliver("42", f"g4:p{turn}", turn * 100)
+        deliver("-7", f"g4:s{turn}", turn * 100 + 1)
+    connection.hset(keys.shown("g4"), "-7|g4:s1|unclosed", "{}")  # its closing version is still owed
+    connection.hset(keys.telegram_slots("g4"), "-7|no pictures", "1")
+    deliver("42", "g4:p2", 250)  # a later version of a slot delivered before forgets nothing
+    assert store.slot_seq("g4", "42", "g4:p1") == 100
+    deliver("42", "g4:p9", 900)  # the first of a new one: p1 goes, p2 (the one before) stays
+    deliver("-7", "g4:s9", 901)  # s1 is kept for its closing version
+    assert store.slot_seq("g4", "42", "g4:p1") == -1 and store.shown("g4", "42", "g4:p1") is None
+    assert store.slot_seq("g4", "42", "g4:p2") == 250 and store.shown("g4", "42", "g4:p2") == "digest g4:p2"
+    assert store.shown_news_lines("g4", "42", "g4:p1") == 0
+    assert store.slot_seq("g4", "-7", "g4:s1") == 101 and store.shown("g4", "-7", "g4:s1") == "digest g4:s1"
+    kept = [("42", "p2"), ("42", "p9"), ("-7", "s1"), ("-7", "s2"), ("-7", "s9")]
+    assert sorted(connection.hkeys(keys.telegram_slots("g4"))) == sorted(
+        [f"{chat}|g4:{slot}{suffix}".encode() for chat, slot in kept for suffix in ("", "|picture")]
+        + [b"-7|no pictures"]
+    )

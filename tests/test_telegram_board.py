@@ -64,6 +64,8 @@ def test_board_in_the_group_is_drawn_by_a_worker_once_then_sent_by_file_id(chat,
     assert chat.say(1, "/board") is None and env.ctx.draw_queue.count == 1
     run_jobs(env.ctx)
     assert len(drawings) == 2 and len(api.uploads) == 2 and len(api.sent("sendPhoto", GROUP["id"])) == 2
+    latest = boards.picture_of(env.ctx, game_id)[0].digest
+    assert env.ctx.store.redis.hkeys(keys.telegram_boards(game_id)) == [latest.encode()]  # only the latest is kept
 
 
 def test_the_caption_is_in_the_table_language_and_a_topic_gets_its_photo(chat, env, api):

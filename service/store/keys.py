@@ -26,7 +26,7 @@ Per game ``G``:
     {g:G}:shown           hash  "<chat>|<slot>" -> digest of what that living message shows (an identical
                                 version is not sent again)
     {g:G}:tg:slots        hash  "<chat>|<slot>" -> Telegram message id of a living message (telegram_send)
-    {g:G}:tg:boards       hash  picture digest -> Telegram file_id of a board picture already uploaded
+    {g:G}:tg:boards       hash  picture digest -> Telegram file_id of the latest board picture uploaded
     {g:G}:refreshes             counter naming the status-refresh batches
     {g:G}:refresh               set while a status-refresh job is queued and has not started (one at a time)
     {g:G}:refreshing      set   seats whose answer the next status refresh shows
@@ -324,8 +324,8 @@ def telegram_moved(chat: str) -> str:
 
 
 def telegram_boards(game_id: str) -> str:
-    """Hash picture digest -> Telegram ``file_id`` of each board picture of a game already uploaded to Telegram
-    (`service.channels.telegram.boards`): sent again by its ``file_id``, never drawn twice."""
+    """Hash picture digest -> Telegram ``file_id`` of the latest board picture of a game uploaded to Telegram
+    (`service.channels.telegram.boards`): sent again by its ``file_id``, not drawn twice."""
     return f"{_g(game_id)}:tg:boards"
 
 

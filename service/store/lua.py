@@ -461,13 +461,35 @@ end
 return taken
 """
 
-# KEYS: slot seqs (hash)      ARGV: "<chat>|<slot>", seq, TTL
-# Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0.
+# KEYS: slot seqs (hash), what living messages show (hash), Telegram message ids (hash)
+# ARGV: "<chat>|<slot>", seq, TTL, how many of a chat's living messages of one kind to keep
+# Raises the newest seq delivered to a living message; -> 1 when ``seq`` is not older than it, else 0. The first
+# delivery to a slot ("<game>:p<turn>", "<game>:s<turn>") forgets the chat's older slots of that kind beyond the
+# newest ARGV[4]: a step edits only a chat's current message and the one before it (its last version), and a
+# game keeps a few fields per chat, not a few per turn. A slot whose closing version is still owed (its shown
+# field "|unclosed") is kept.
 RAISE_SEQ = """
 local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '-1')
 if cur > tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[3])
+local prefix = string.match(ARGV[1], '^(.*[^%d])%d+$')
+if cur >= 0 or not prefix then return 1 end
+local found = {}
+for _, field in ipairs(redis.call('HKEYS', KEYS[1])) do
+  if string.sub(field, 1, #prefix) == prefix and string.match(string.sub(field, #prefix + 1), '^%d+$') then
+    table.insert(found, {tonumber(string.sub(field, #prefix + 1)), field})
+  end
+end
+table.sort(found, function(a, b) return a[1] > b[1] end)
+for i = tonumber(ARGV[4]) + 1, #found do
+  local field = found[i][2]
+  if redis.call('HEXISTS', KEYS[2], field .. '|unclosed') == 0 then
+    redis.call('HDEL', KEYS[1], field)
+    redis.call('HDEL', KEYS[2], field, field .. '|news', field .. '|prefix')
+    redis.call('HDEL', KEYS[3], field, field .. '|picture')
+  end
+end
 return 1
 """
 

@@ -10,6 +10,8 @@ from service.store import keys
 from service.store.base import StoreBase, pipelined, queue_script
 from service.store.codec import pack_message, unpack_message
 
+SLOTS_KEPT = 2  # a chat's living messages of one kind whose records are kept: the current one and the one before
+
 
 class Outbox(StoreBase):
     """The `Store`'s part that writes, drains and marks the outbox."""
@@ -153,7 +155,10 @@ class Outbox(StoreBase):
                 self._set_shown_on(pipe, game_id, chat, *shown)
             if seq is not None:
                 queue_script(
-                    pipe, self._raise_seq, [keys.slot_seqs(game_id)], [f"{chat}|{seq[0]}", seq[1], self.outbox_ttl]
+                    pipe,
+                    self._raise_seq,
+                    [keys.slot_seqs(game_id), keys.shown(game_id), keys.telegram_slots(game_id)],
+                    [f"{chat}|{seq[0]}", seq[1], self.outbox_ttl, SLOTS_KEPT],
                 )
             if state is not None:
                 queue_script(pipe, self._mark_done, *self._marking(game_id, entry.batch, entry.index, state))

@@ -237,7 +237,10 @@ def known_file(connection, game_id: str, digest: str) -> str | None:
 
 
 def remember_file(connection, game_id: str, digest: str, file: str) -> None:
-    pipe = connection.pipeline(transaction=False)
+    """Keep the ``file_id`` of the game's latest picture only: a board is drawn from the game as it is now, so an
+    older picture is never sent again (at worst, one still queued is uploaded once more)."""
+    pipe = connection.pipeline(transaction=True)
+    pipe.delete(keys.telegram_boards(game_id))
     pipe.hset(keys.telegram_boards(game_id), digest, file)
     pipe.expire(keys.telegram_boards(game_id), FILE_TTL)
     pipe.execute()
