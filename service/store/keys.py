@@ -61,6 +61,9 @@ Global (not per game; on the index Redis):
     artemia:recorded      set   the finished games already folded into the records (each is folded once)
     artemia:history:<place>  list  finished games of a group or forum topic (JSON, newest first)
     artemia:standin:<token>  hash  game, seat: a seat offered to a stand-in (expires; taken once)
+    artemia:link:<address>      the home address a linked SMS or WhatsApp number plays as (LINK)
+    artemia:links:<address> set the addresses linked to a home; artemia:linkcode:<code> a LINK code waiting
+                                (15 minutes); artemia:linktries:<address> wrong codes sent in the last hour
 """
 
 import re
@@ -343,6 +346,28 @@ def sms_number(number: str) -> str:
 def sms_message(message_sid: str) -> str:
     """An inbound message already handled (SET NX, with a TTL)."""
     return f"artemia:sms:sid:{message_sid}"
+
+
+# Two numbers of one person linked as one player (`service.channels.sms.linking`); addresses are "sms:<E.164>"
+# or "wa:<E.164>".
+def number_link(address: str) -> str:
+    """The address a linked number plays as (its home): the linked number's texts are read as the home's."""
+    return f"artemia:link:{address}"
+
+
+def number_aliases(address: str) -> str:
+    """Set of the addresses linked to a home address."""
+    return f"artemia:links:{address}"
+
+
+def link_code(code: str) -> str:
+    """A code LINK gave a home, waiting for the other number to send it back (a short TTL)."""
+    return f"artemia:linkcode:{code}"
+
+
+def link_tries(address: str) -> str:
+    """Wrong codes an address sent in the last hour (a counter with a TTL)."""
+    return f"artemia:linktries:{address}"
 
 
 # WhatsApp's global keys (its numbers are players apart from the same numbers' SMS).

@@ -22,6 +22,7 @@ from typing import cast
 
 import redis
 
+from service.channels.sms.linking import Links
 from service.store import keys, lua
 
 CHAT_PREFIX = "sms:"
@@ -108,9 +109,17 @@ class Directory:
         self.whatsapp = whatsapp
         self.prefix = WHATSAPP_PREFIX if whatsapp else CHAT_PREFIX
         self._hset_ttl = connection.register_script(lua.HSET_KEEP_LONGER_TTL)
+        self.links = Links(connection)
 
     def address(self, number: str) -> str:
-        """The number's address in the lobby and its chat in the pipeline: ``sms:<number>`` or ``wa:<number>``."""
+        """The address the number plays as: its own (`own_address`), or the home's it is linked to
+        (`service.channels.sms.linking`)."""
+        own = self.own_address(number)
+        return self.links.home_of(own) or own
+
+    def own_address(self, number: str) -> str:
+        """The number's own address in the lobby and its chat in the pipeline: ``sms:<number>`` or
+        ``wa:<number>``."""
         return self.prefix + number
 
     def label(self, number: str) -> str:

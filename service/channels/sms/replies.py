@@ -13,10 +13,31 @@ REPLIES = {  # key -> message (English, translated in the catalogues; the keys i
     "help_wa": N_(
         "Artemia, Not Alone on WhatsApp. NEW [2-7] opens a game, JOIN <code> joins, GO starts it (bots fill "
         "seats). Tap an answer in the list, or type it, e.g. 'play 3'; in several games start with the code. "
-        "? = the question again. STOP ends messages, START resumes. FORGETME erases you from finished games."
+        "? = the question again. LINK makes your SMS and WhatsApp numbers one player. STOP ends messages, START "
+        "resumes. FORGETME erases you from finished games."
     ),
     "contact": N_("Help: {contact}."),
     "rates": N_("Msg & data rates may apply."),
+    "link_offer": N_(
+        "To play from your other number (SMS or WhatsApp) as this same player, send LINK {code} from it within 15 "
+        "minutes. Game messages keep coming here; you can answer from either."
+    ),
+    "linked": N_(
+        "Linked: this number now plays as {home}. Game messages keep coming to {home}; answer from either. "
+        "UNLINK undoes it."
+    ),
+    "link_bad": N_("That code is wrong or has expired: send LINK from your other number for a new one."),
+    "link_own": N_("This number gave that code: send LINK and the code from your other number."),
+    "link_already": N_("This number already plays as {home}. UNLINK first to link it elsewhere."),
+    "link_is_home": N_("Other numbers play as this one, so it cannot join another: UNLINK here first."),
+    "link_busy": N_(
+        "This number plays {codes}: link it when that is over, or the other way round: LINK here, then LINK "
+        "<code> from the other number."
+    ),
+    "link_tries": N_("Too many wrong codes: try again in an hour."),
+    "unlinked_alias": N_("Unlinked: this number plays as itself again. Your games stay with {home}."),
+    "unlinked_home": N_("Unlinked: this number is no longer linked to {numbers}."),
+    "not_linked": N_("This number is not linked to another. LINK gives a code to link your other number."),
     "slow_down": N_("Artemia: too many texts at once. Wait a few minutes; until then your texts are not read."),
     "slow_down_wa": N_("Artemia: too many messages at once. Wait a minute; until then they are not read."),
     "too_many": N_("You have too many games waiting to start: GO starts one, LEAVE <code> leaves one."),

@@ -36,6 +36,8 @@ Ours, in English or Czech (matched without diacritics, so NOVA = NOVÁ and PRIPO
                                                  cost nothing more; LANG CS offers ASCII ON)
     CONFIRM | POTVRZENI ON|OFF                   a reply to every accepted answer (off by default: "OK: play 3"
                                                  rides on the number's next message of the game, when it fits)
+    LINK | PROPOJ [code]   UNLINK | ODPOJ       one person's SMS and WhatsApp numbers as one player
+                                                 (`service.channels.sms.linking`)
 
 The tables are the shared lobby's (`service.pipeline.lobby`): a number's address is ``sms:<E.164>``. Anything else is a
 game command (`service.commands.parse`) for one of the number's games: the one whose code starts the message
@@ -62,6 +64,7 @@ from dataclasses import replace
 
 from service import commands
 from service.channels import longplay, plain
+from service.channels.sms import linking
 from service.channels.sms import render as sms_render
 from service.channels.sms import text as sms_text
 from service.channels.sms.directory import Directory, Held, Prefs
@@ -96,7 +99,7 @@ LANG_WORDS = {"LANG", "JAZYK"}
 # The keywords only a Czech speaker says: a number that has not chosen a language is answered in Czech for them.
 CZECH_KEYWORDS = {
     "NAPOVEDA", "NOVA", "PRIPOJ", "ZACNI", "ZACIT", "BYTOST", "ODEJDI", "NASTAV", "JMENO", "PRYC", "STATISTIKA",
-    "ZASKOK", "ZAPOMEN", "JAZYK",
+    "ZASKOK", "ZAPOMEN", "JAZYK", "PROPOJ", "ODPOJ",
 }  # fmt: skip
 CONFIRM_WORDS = {"CONFIRM", "POTVRZENI", "POTVRZUJ"}
 ON_WORDS = {"ON", "YES", "ANO", "ZAP", "1"}
@@ -107,6 +110,8 @@ STATS_WORDS = {"STATS", "STATISTIKA"}
 FORGET_WORDS = {"FORGETME", "ZAPOMEN"}
 BACK_WORDS = {"OFF", "KONEC", "BACK", "ZPET"}  # after AWAY: back at once
 STANDIN_WORDS = {"STANDIN", "ZASKOK"}
+LINK_WORDS = {"LINK", "PROPOJ"}
+UNLINK_WORDS = {"UNLINK", "ODPOJ"}
 # A table's settings by SMS: the lobby's keys, and the values' Czech words (any other value is passed as typed).
 SETTING_KEYS = {
     "DEADLINE": "deadline",
@@ -195,6 +200,8 @@ class Router:
             (STATS_WORDS, self._stats),
             (FORGET_WORDS, self._forget),
             (STANDIN_WORDS, self._standin),
+            (LINK_WORDS, self._link),
+            (UNLINK_WORDS, self._unlink),
             ({"ASCII"}, self._ascii),
             (CONFIRM_WORDS, self._confirm),
             (LANG_WORDS, self._lang),
@@ -206,6 +213,9 @@ class Router:
     # --- carrier keywords ------------------------------------------------------------------------------------
 
     def _stop(self, number: str) -> None:
+        own = self.directory.own_address(number)
+        if self.directory.links.home_of(own):
+            self.directory.links.unlink(own)  # its opt-out is its own: the home's seats stay the home's
         self.directory.set_prefs(number, self._prefs_ttl(number), stopped=True)
         for game_id, seat in self.lobby.games_of(self.directory.address(number)):
             table = self.games.table(game_id)
@@ -410,6 +420,21 @@ class Router:
         return said
 
     # --- settings --------------------------------------------------------------------------------------------
+
+    def _link(self, number: str, args: list[str], prefs: Prefs) -> str:
+        own = self.directory.own_address(number)
+
+        def busy() -> list[str]:
+            games = [game for game, _ in self.lobby.games_of(own) if (t := self.games.table(game)) and not t.over]
+            waiting = [self.lobby.last_opened(own), prefs.joined]
+            tables = [c for c in waiting if c and (table := self.lobby.get(c)) and table.player(own)]
+            return sorted(set(games + tables))
+
+        ttl = self.lobby.ctx.settings.sms_prefs_ttl_seconds
+        return linking.link_command(self.directory.links, own, args[:1], prefs.lang, busy, ttl)
+
+    def _unlink(self, number: str, args: list[str], prefs: Prefs) -> str:
+        return linking.unlink_command(self.directory.links, self.directory.own_address(number), prefs.lang)
 
     def _ascii(self, number: str, args: list[str], prefs: Prefs) -> str | None:
         if args and fold(args[0]) == "AUTO":  # the default: accents only where they cost nothing more
