@@ -122,6 +122,14 @@ class Settings(BaseSettings):
     # closed windows one after another until none waits. At least the number of the shard's worker processes, so
     # that a burst of closed windows keeps every worker resolving.
     resolvers: int = 4
+    # RQ's scheduler moves the timed jobs that are due (deadlines, reminders) to their queue this often (RQ's own
+    # default is 1 s): a deadline is resolved at most this late. A thousand tables due at 20:00 waited half a
+    # second on average for the poll (bench/due.py).
+    scheduler_interval_seconds: float = 0.2
+    # ... and moves the deadline jobs this early: one that starts early waits for its deadline, then closes the
+    # window (workers.worker.BoundScheduler), so a burst of deadlines is resolved from its second on (moving a
+    # thousand jobs takes the scheduler ~0.3 s). Other timed jobs are moved when due.
+    scheduler_lookahead_seconds: float = 1.0
     # The service counts as having been down when the sweeper's heartbeat is older than this.
     downtime_threshold_seconds: int = 120
 
@@ -140,16 +148,19 @@ class Settings(BaseSettings):
     # Telegram takes about 30 a second from a bot in all, counted over any second. A token is taken before its call
     # reaches Telegram, and calls arrive up to tens of milliseconds apart from when their tokens were taken (threads,
     # the GIL, a busy machine): a budget of exactly 30 a second with a burst of 30 let up to 60 through in a
-    # second and got 429s (bench/due.py, 1,000 tables due at once). 28 a second and a burst of 2 let at most 30 into
-    # any second; a 31st needs calls bunched by more than 1/28 s (36 ms) on their way. Still 8-10 429s among 5,000
-    # calls there, on a busy machine: a smaller burst or rate trades them for the pace (goal: 27 a second).
-    rate_global_per_second: float = 28.0
-    rate_global_burst: float = 2.0
+    # second and got 429s (bench/due.py, 1,000 tables due at once). 27.7 a second and a burst of 1.5 let at most
+    # 29.2 into any second: a 31st needs calls bunched by more than 1.8/27.7 s (65 ms) on their way (at 28, 3 of
+    # 5,000 calls met a 429 while the workers drew the groups' pictures). A burst of 1 wastes the refill whenever
+    # the next taker wakes late: 26 a second at 27.5.
+    rate_global_per_second: float = 27.7
+    rate_global_burst: float = 1.5
     rate_private_per_second: float = 1.0
     # A private chat may take this many messages at once before its rate applies: a step that ends a turn edits the
     # turn's message and sends the next turn's question, and the question should not wait a second behind the
-    # edit. Telegram tolerates short bursts over 1 a second in a chat (docs/platform-notes.md §3.1).
-    rate_private_burst: float = 2.0
+    # edit. Telegram tolerates short bursts over 1 a second in a chat (docs/platform-notes.md §3.1), counted over
+    # any second: a burst of 2 lets 3 calls through within 1 s plus the refill, and one of them arriving late made
+    # a 429; at 1.8 the second call waits 0.2 s and any three calls span 1.2 s.
+    rate_private_burst: float = 1.8
     rate_group_per_minute: float = 20.0
     # How many messages a group may take at once (a step's status and its closing edit, a command's reply); its
     # bucket refills at the rest of the minute's limit, so no minute ever sees more than the limit.

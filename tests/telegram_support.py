@@ -15,6 +15,7 @@ def server():
         env.setenv("TELEGRAM_API_BASE_URL", base_url)
         env.setenv("TELEGRAM_BOT_TOKEN", fake.token)
         get_settings.cache_clear()
+        telegram_send.close()  # a client another test started (a worker's `warm`) talks to another server
         yield fake
         telegram_send.close()
     get_settings.cache_clear()

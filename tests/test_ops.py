@@ -309,3 +309,31 @@ def test_job_log_context_names_game_and_window_never_arguments():
     assert job_ids(job) == {"job": "resolve-g1-4", "game": "g1", "window": 4}
     drain = SimpleNamespace(id="drain-g2-_2d100-1900000000", func_name="workers.jobs.drain", args=("g2", "-100"))
     assert job_ids(drain) == {"job": "drain-g2-_2d100-1900000000", "game": "g2"}
+
+
+def test_the_scheduler_moves_a_job_due_within_its_lookahead_and_polls_at_its_own_pace(ctx, monkeypatch):
+    """A deadline due at a whole second is moved to its queue ``lookahead`` early (its job waits for the deadline,
+    `upkeep.fire_deadline`), other timed jobs when due, and the poll waits ``poll_seconds``; RQ's own interval stays 0, so its locks' TTL is
+    whole seconds."""
+    from workers import worker as worker_module
+
+    due = 2_000_000_010.0
+    scheduling.deadline(ctx, "g1", 3, due)
+    scheduling.drain(ctx, "g1", "42", due)  # held until then: not moved early (it would only reschedule itself)
+    now, slept = [due - 0.5], []
+    monkeypatch.setattr(worker_module, "time", SimpleNamespace(time=lambda: now[0], sleep=slept.append))
+    scheduler = worker_module.BoundScheduler(
+        [ctx.queue, ctx.send_queue], connection=ctx.store.redis, interval=0, serializer=ctx.queue.serializer
+    )
+    scheduler.poll_seconds, scheduler.lookahead_seconds = 0.2, 0.3
+    scheduler.acquire_locks()
+    scheduler.enqueue_scheduled_jobs()
+    assert ctx.queue.count == 0  # half a second before: not yet
+    now[0] = due - 0.25
+    scheduler.enqueue_scheduled_jobs()
+    assert ctx.queue.job_ids == [f"deadline-g1-3-{scheduling.ms(due)}"] and slept == [0.2, 0.2]
+    assert ctx.send_queue.count == 0
+    now[0] = due
+    scheduler.enqueue_scheduled_jobs()
+    assert ctx.send_queue.count == 1  # due now
+    assert ctx.store.redis.ttl(scheduler.get_locking_key(ctx.queue.name)) == 60

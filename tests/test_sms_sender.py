@@ -117,7 +117,9 @@ def test_the_outbox_budget_is_per_number(twilio, sender, redis_):
         return outbox.drain(store, sender, settings, "G1", chat, clock, clock.advance)
 
     anna = drain(f"sms:{ANNA}")
-    assert [o.status for o in anna.outcomes] == ["sent", "wait"] and anna.again == pytest.approx(2.0)
+    assert [o.status for o in anna.outcomes] == ["sent", "wait"] and anna.again == pytest.approx(
+        2.0, abs=0.05
+    )  # (less the global budget's short wait)
     assert [o.status for o in drain(f"sms:{BEDA}").outcomes] == ["sent"]
     clock.advance(2.0)
     assert [o.status for o in drain(f"sms:{ANNA}").outcomes] == ["sent"]

@@ -156,8 +156,8 @@ def test_send_budget_token_buckets(store):
     assert store.take_send_token("a", 0.0, *args) == 0
     assert store.take_send_token("a", 0.0, *args) == pytest.approx(1.0)  # chat bucket empty
     assert store.take_send_token("b", 0.0, *args) == 0
-    assert store.take_send_token("c", 0.0, *args) == pytest.approx(0.1)  # global bucket empty
-    assert store.take_send_token("a", 1.0, *args) == 0
+    assert store.take_send_token("c", 0.0, *args) == pytest.approx(1 / 9)  # global bucket empty; a burst's first
+    assert store.take_send_token("a", 1.0, *args) == 0  # second refills at 90 % of the rate
     assert store.throttled("a", 2.0, 3.0, 1.0, 3) is False  # a 429 for chat a: a waits, the others do not
     assert store.take_send_token("a", 2.0, *args) == pytest.approx(3.0)
     assert store.take_send_token("d", 2.0, *args) == 0
@@ -165,6 +165,45 @@ def test_send_budget_token_buckets(store):
     assert store.throttled("c", 2.9, 2.0, 1.0, 3) is True  # three chats within a second: the bot's own limit
     assert store.take_send_token("e", 3.0, *args) == pytest.approx(1.9)
     assert store.throttled("f", 9.0, 1.0, 1.0, 3) is False  # the earlier 429s have left the window
+
+
+def test_a_taker_whose_clock_was_read_earlier_does_not_turn_the_bucket_back(store):
+    args = (10.0, 1.0, 5.0, 5.0)  # global 10/s burst 1
+    assert store.take_send_token("a", 1.2, *args) == 0  # the bucket was full: empty now, counted to 1.2
+    assert store.take_send_token("b", 2.5, *args) == 0  # refilled by 2.5
+    assert store.take_send_token("c", 2.45, *args) > 0  # read its clock before b's script ran: nothing left
+    store.redis.hset(keys.RATE_GLOBAL, "tokens", 1)  # a token back
+    assert store.take_send_token("e", 2.3, *args) == 0  # a late script takes it: the bucket stays counted to 2.5
+    assert store.take_send_token("f", 2.5, *args) > 0  # not refilled a second time for the 0.2 s between
+
+
+def test_only_a_burst_after_a_quiet_second_refills_slower_in_its_first_second(store):
+    args = (10.0, 1.0, 5.0, 5.0)  # global 10/s burst 1
+    assert store.take_send_token("a", 0.0, *args) == 0
+    assert store.take_send_token("b", 0.0, *args) == pytest.approx(1 / 9)  # the burst's first second: 9/s
+    assert store.take_send_token("b", 1.5, *args) == 0  # quiet for a second and a half: a new burst
+    assert store.take_send_token("c", 1.5, *args) == pytest.approx(1 / 9)
+    assert store.take_send_token("c", 1.62, *args) == 0
+    assert store.take_send_token("d", 2.6, *args) == 0  # less than a second after the last token: the same burst
+    assert store.take_send_token("e", 2.6, *args) == pytest.approx(0.1)  # at the whole rate
+
+
+def test_a_seats_message_short_of_the_global_budget_holds_back_the_groups_sends(store):
+    args = (10.0, 1.0, 5.0, 5.0)  # global 10/s burst 1 (9/s in a burst's first second)
+    assert store.take_send_token("group", 0.0, *args) == 0  # nothing waits: a status takes the token
+    assert store.take_send_token("seat1", 0.0, *args, first=True) == pytest.approx(1 / 9)  # refused: flags until
+    assert store.take_send_token("group", 0.1, *args) == pytest.approx(0.1)  # it tries again (0.111 + 0.03 s)
+    assert store.take_send_token("seat1", 0.12, *args, first=True) == 0
+    assert store.take_send_token("seat2", 0.12, *args, first=True) > 0  # flags until 0.261
+    assert store.take_send_token("group", 0.2, *args) == pytest.approx(0.1)
+    assert store.take_send_token("seat2", 0.24, *args, first=True) == 0
+    assert store.take_send_token("group", 0.3, *args) == pytest.approx(0.46 / 9)  # no seat waits: the pace only
+    assert store.take_send_token("group", 1.2, *args) == 0
+    store.questions_coming(5.0, 0.5)  # windows resolved at their deadline: their questions are coming
+    assert store.take_send_token("group", 5.2, *args) == pytest.approx(0.3)
+    assert store.take_send_token("seat3", 5.2, *args, first=True) == 0
+    store.questions_coming(5.1)  # never shortens the hold
+    assert store.take_send_token("group", 5.5, *args) == 0
 
 
 def test_indexes_player_to_games_and_chat_to_game(store):

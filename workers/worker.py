@@ -6,11 +6,13 @@ import importlib
 import logging
 import os
 import signal
+import sys
 import time
 
 import redis
-from rq import SimpleWorker
+from rq import Queue, SimpleWorker
 from rq import Worker as RQWorker
+from rq.job import Job
 from rq.scheduler import RQScheduler
 
 from service import wiring
@@ -98,6 +100,12 @@ def through_outage(call, owner, *args, **kwargs):
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
+# The timed jobs that may start early: a deadline job waits for its deadline itself (`upkeep.fire_deadline`). Any
+# other (a drain held until a time, a reminder) would find it not yet time and schedule itself again for the same
+# second, under its own id: the copy would be refused as a duplicate, and the job lost.
+EARLY_JOBS = ("deadline-",)
+
+
 class BoundScheduler(RQScheduler):
     """RQ's scheduler (a child process of the worker), bound to its worker: a SIGKILLed worker's scheduler once
     lived on, orphaned, renewing the scheduler lock of every queue, so no other worker's scheduler could take them
@@ -106,6 +114,37 @@ class BoundScheduler(RQScheduler):
     and does the same, without renewing the locks again."""
 
     worker_pid = 0
+    poll_seconds = 1.0  # how often the due jobs are moved to their queues (``scheduler_interval_seconds``)
+    lookahead_seconds = 0.0  # ... and how early (``scheduler_lookahead_seconds``)
+
+    def enqueue_scheduled_jobs(self):
+        """RQ's, with two changes. It moves the deadline jobs due within ``lookahead_seconds`` as well
+        (`EARLY_JOBS`): a deadline job that starts early waits for its deadline (`upkeep.fire_deadline`), so the
+        window closes on time instead of a poll and a dequeue later (a thousand tables due at 20:00 had their first
+        question at 20:00:00.2, not 20:00:00.9). And it waits ``poll_seconds`` after each poll: RQ's own wait is
+        its ``interval``, which it also adds to 60 s for its locks' TTL, where Redis takes only whole seconds, so
+        the scheduler is built with an ``interval`` of 0 and waits here instead."""
+        self._status = self.Status.WORKING
+        if not self._scheduled_job_registries and self._acquired_locks:
+            self.prepare_registries()
+        for registry in self._scheduled_job_registries:
+            # scores are whole seconds (`scheduling.schedule` rounds up): due when the second has begun
+            now = time.time()
+            due = registry.get_jobs_to_schedule(int(now))
+            soon = registry.get_jobs_to_schedule(int(now + self.lookahead_seconds)) if self.lookahead_seconds else []
+            job_ids = due + [job_id for job_id in soon if job_id.startswith(EARLY_JOBS) and job_id not in due]
+            if not job_ids:
+                continue
+            queue = Queue(registry.name, connection=self.connection, serializer=self.serializer)
+            with self.connection.pipeline() as pipeline:
+                for job in Job.fetch_many(job_ids, connection=self.connection, serializer=self.serializer):
+                    if job is not None:
+                        queue._enqueue_job(job, pipeline=pipeline, at_front=job.should_enqueue_at_front())
+                for job_id in job_ids:
+                    registry.remove(job_id, pipeline=pipeline)
+                pipeline.execute()
+        self._status = self.Status.STARTED
+        time.sleep(self.poll_seconds)
 
     def start(self):
         self.worker_pid = os.getpid()
@@ -143,6 +182,10 @@ class OpsMixin:
     take_over_logging = True  # False in tests, where pytest owns the logging
 
     def __init__(self, *args, **kwargs):
+        # A job sends its questions from threads while it resolves the next window (CPU-bound, holding the GIL);
+        # a send token is taken before the call goes out, and with Python's 5 ms switch interval the calls of a
+        # burst reached Telegram bunched, tens of ms after their tokens: 429s (bench/due.py). 1 ms keeps them close.
+        sys.setswitchinterval(0.001)
         if self.take_over_logging:
             logs.configure("worker")
         kwargs["log_job_description"] = False
@@ -199,11 +242,14 @@ class OpsMixin:
         self.scheduler = BoundScheduler(
             self.queues,
             connection=self.connection,
+            interval=0,  # its loop sleeps in `BoundScheduler.enqueue_scheduled_jobs`
             logging_level=logging_level if logging_level is not None else self.log.level,
             serializer=self.serializer,
             **dict(zip(("date_format", "log_format"), args, strict=False)),
             **kwargs,
         )
+        self.scheduler.poll_seconds = get_settings().scheduler_interval_seconds
+        self.scheduler.lookahead_seconds = get_settings().scheduler_lookahead_seconds
         self.scheduler.acquire_locks()
         if self.scheduler.acquired_locks:
             self.scheduler.start()
@@ -235,19 +281,24 @@ class OpsSimpleWorker(OpsMixin, SimpleWorker):
     """``rq worker -w workers.worker.OpsSimpleWorker``: jobs in the worker process (faster; no isolation)."""
 
 
-PRELOAD = ("service.channels.telegram.sender", "service.channels.sms.sender")
+PRELOAD = ("service.channels.telegram.sender", "service.channels.sms.sender", "workers.jobs")
 
 
 def preload() -> None:
-    """Import the channel senders in the worker parent, so that each forked job does not import them again
-    (python-telegram-bot alone is ~0.5 s per job cold). Nothing is connected here: the senders open their
-    clients lazily, per process."""
+    """Import the channel senders and the jobs' module at the worker's start, so that no job imports them
+    (python-telegram-bot alone is ~0.5 s cold; the jobs' module and the pipeline another ~0.2 s, which the first
+    of a burst of deadlines paid after it). Nothing is connected here: the senders open their clients lazily,
+    per process."""
     spec = get_settings().sender.partition(":")[0]
     for module in PRELOAD + ((spec,) if "." in spec else ()):
         try:
             importlib.import_module(module)
         except Exception as exc:  # a missing optional channel must not stop the worker
             log.warning("could not preload %s: %s", module, exc)
+    try:
+        importlib.import_module("service.channels.telegram.sender").warm()
+    except Exception as exc:
+        log.warning("could not start the Telegram client: %s", exc)
 
 
 def seed_sweeper(connection) -> bool:

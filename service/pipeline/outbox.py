@@ -323,7 +323,11 @@ def _head(
             return Outcome("held", until - now)
     if not_before > now and not (settling and behind):  # it goes at once when something queues behind it
         return Outcome("retry", not_before - now)
-    wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings))
+    # a seat's messages go before the groups' when the budget is short: its questions, and what its lane holds
+    # before them (a "time ran out" edit ahead of the next question must not wait behind every status)
+    wait = store.take_send_token(
+        budget_chat(message["chat"]), now, *budget(message, settings), first=not message.get("group")
+    )
     if wait > 0:
         # longer than the global budget's own pace: the chat's budget (a group's 20 a minute) or a 429 holds it
         if wait > 1.0 / settings.rate_global_per_second and fold(store, game_id, chat, message, head, behind):

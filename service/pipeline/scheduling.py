@@ -44,10 +44,12 @@ def _options(ctx: Context, job_id: str, retry: bool) -> dict:
     }
 
 
-def enqueue(queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, retry: bool = True) -> bool:
-    """Enqueue now; False when a job with this id already exists."""
+def enqueue(
+    queue: Queue, ctx: Context, func: str, args: tuple, job_id: str, retry: bool = True, at_front: bool = False
+) -> bool:
+    """Enqueue now (``at_front``: before the jobs already queued); False when a job with this id already exists."""
     try:
-        queue.enqueue(func, args=args, unique=True, **_options(ctx, job_id, retry))
+        queue.enqueue(func, args=args, unique=True, at_front=at_front, **_options(ctx, job_id, retry))
     except DuplicateJobError:
         return False
     return True
@@ -100,13 +102,16 @@ def resolvers(ctx: Context, member: str = "", now: float | None = None) -> bool:
     and a window waits, after noting ``member`` ("<game> <window>") as waiting. Each job resolves the waiting
     windows one after another until none is left, so under a burst RQ's own cost of a job (its dequeue and
     bookkeeping: about a no-op job's) is paid once for many windows, not once per window; and a lease per job
-    keeps every worker busy without queueing a job per window."""
+    keeps every worker busy without queueing a job per window. The job goes to the front of the queue: when a
+    thousand deadlines fire at once, their jobs (each only notes its window here) would otherwise all run before
+    the first resolution, and every table's next question waited seconds for them."""
     token = uuid.uuid4().hex[:16]
     now = ctx.clock() if now is None else now
     lease = ctx.store.queue_ready(ctx.shard, member, now, token, ctx.settings.resolvers, RESOLVER_LEASE_MS)
     if lease < 0:
         return False
-    return enqueue(ctx.queue, ctx, "workers.jobs.resolve_ready", (lease, token), f"resolve-{lease}-{token}")
+    job_id = f"resolve-{lease}-{token}"
+    return enqueue(ctx.queue, ctx, "workers.jobs.resolve_ready", (lease, token), job_id, at_front=True)
 
 
 def came_back(ctx: Context, game_id: str, seat: int) -> bool:

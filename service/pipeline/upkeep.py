@@ -22,6 +22,7 @@ from service.store import Snapshot, batch_for_version, keys
 log = logging.getLogger(__name__)
 
 STALE_SWEEPS = 3  # a sweeper heartbeat older than this many sweep intervals: the chain has ended
+QUESTIONS_AHEAD_SECONDS = 0.5  # a deadline's resolution holds back the sends that ask nothing this long
 EARLY_WAIT = 2.0  # a deadline job that starts at most this early waits for its deadline instead of rescheduling
 
 
@@ -47,6 +48,9 @@ def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
         return "early"
     if status == "NOOP":
         return "noop"
+    # daily deadlines close many windows in the same second: their questions go before any status (the
+    # resolution below sends them, and raises nothing itself when they find the budget free)
+    ctx.store.questions_coming(ctx.clock(), QUESTIONS_AHEAD_SECONDS)
     return resolve_window(ctx, game_id, window)
 
 

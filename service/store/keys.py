@@ -204,6 +204,7 @@ def metrics_histogram(name: str) -> str:
 REPLICATION_MARK = "artemia:replicated"  # written before a WAIT that stands for every earlier write (Store.replicated)
 RATE_PAUSE = "artemia:rl:pause"
 RATE_GLOBAL = "artemia:rl:global"
+RATE_QUESTIONS = "artemia:rl:questions"  # until when the groups' sends wait for the seats' (`lua.TAKE_SEND_TOKEN`)
 RATE_THROTTLED = "artemia:rl:throttled"  # zset chat bucket -> when it was last answered 429 (the last seconds only)
 
 

@@ -10,6 +10,10 @@ from service.store import keys
 from service.store.base import StoreBase, pipelined, queue_script
 from service.store.codec import pack_message, unpack_message
 
+# A seat's message refused a global token holds back the groups' sends until it tries again and this much more (its
+# wake-up); windows resolved at their deadline hold them back at least this long (`questions_coming`).
+QUESTIONS_FLAG_SECONDS = 0.03
+SLOW_START = 0.9  # the global rate's share in a burst's first second (`lua.TAKE_SEND_TOKEN`)
 SLOTS_KEPT = 2  # a chat's living messages of one kind whose records are kept: the current one and the one before
 
 
@@ -55,15 +59,41 @@ class Outbox(StoreBase):
         return int(raw) if raw else -1
 
     def take_send_token(
-        self, chat: str, now: float, global_rate: float, global_cap: float, chat_rate: float, chat_cap: float
+        self,
+        chat: str,
+        now: float,
+        global_rate: float,
+        global_cap: float,
+        chat_rate: float,
+        chat_cap: float,
+        first: bool = False,
     ) -> float:
-        """Take a token from the global and the chat bucket. -> 0 when allowed, else seconds to wait."""
+        """Take a token from the global and the chat bucket. -> 0 when allowed, else seconds to wait. While a send
+        that goes ``first`` (a seat's message: its questions) waits for the global bucket, the others wait
+        (`lua.TAKE_SEND_TOKEN`)."""
         return float(
             self._take_token(
-                keys=[keys.RATE_PAUSE, keys.RATE_GLOBAL, keys.rate_chat(chat)],
-                args=[repr(now), global_rate, global_cap, chat_rate, chat_cap],
+                keys=[keys.RATE_PAUSE, keys.RATE_GLOBAL, keys.rate_chat(chat), keys.RATE_QUESTIONS],
+                args=[
+                    repr(now),
+                    global_rate,
+                    global_cap,
+                    chat_rate,
+                    chat_cap,
+                    int(first),
+                    QUESTIONS_FLAG_SECONDS,
+                    SLOW_START,
+                ],
             )
         )
+
+    def questions_coming(self, now: float, seconds: float = 0.0) -> None:
+        """Hold back the sends that do not go first (the groups') for ``seconds`` (at least the flag's own time):
+        windows are being resolved at their deadline, and their questions come first (`lua.TAKE_SEND_TOKEN`)."""
+        until = now + max(seconds, QUESTIONS_FLAG_SECONDS)
+        current = cast(bytes | None, self.redis.get(keys.RATE_QUESTIONS))
+        if current is None or float(current) < until:
+            self.redis.set(keys.RATE_QUESTIONS, repr(until), ex=60)
 
     def throttled(self, chat: str, now: float, seconds: float, window: float, chats: int) -> bool:
         """The channel answered a send to ``chat`` "retry after ``seconds``": that chat's sends wait. -> True when
@@ -158,7 +188,8 @@ class Outbox(StoreBase):
                     pipe,
                     self._raise_seq,
                     [keys.slot_seqs(game_id), keys.shown(game_id), keys.telegram_slots(game_id)],
-                    [f"{chat}|{seq[0]}", seq[1], self.outbox_ttl, SLOTS_KEPT],
+                    # the audit mode keeps every record, as it keeps every batch
+                    [f"{chat}|{seq[0]}", seq[1], self.outbox_ttl, 0 if self.keep_sent else SLOTS_KEPT],
                 )
             if state is not None:
                 queue_script(pipe, self._mark_done, *self._marking(game_id, entry.batch, entry.index, state))

@@ -93,6 +93,14 @@ def _bot() -> tuple[asyncio.AbstractEventLoop, Bot]:
         return _loop["loop"], _loop["bot"]
 
 
+def warm() -> None:
+    """Start this process's event loop and bot (its HTTP client) now, when a token is set, rather than in the first
+    send: the first sends of a burst otherwise reached Telegram later after their send tokens than the ones that
+    followed, and bunched with them (bench/due.py)."""
+    if get_settings().telegram_bot_token:
+        _bot()
+
+
 def _forked() -> None:
     """In a forked child: the parent's loop thread is not there, and its lock may have been held at the fork."""
     global _loop_lock
