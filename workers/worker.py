@@ -132,7 +132,8 @@ class BoundScheduler(RQScheduler):
             now = time.time()
             due = registry.get_jobs_to_schedule(int(now))
             soon = registry.get_jobs_to_schedule(int(now + self.lookahead_seconds)) if self.lookahead_seconds else []
-            job_ids = due + [job_id for job_id in soon if job_id.startswith(EARLY_JOBS) and job_id not in due]
+            moved = set(due)
+            job_ids = due + [job_id for job_id in soon if job_id.startswith(EARLY_JOBS) and job_id not in moved]
             if not job_ids:
                 continue
             queue = Queue(registry.name, connection=self.connection, serializer=self.serializer)

@@ -22,7 +22,7 @@ from service.store import Snapshot, batch_for_version, keys
 log = logging.getLogger(__name__)
 
 STALE_SWEEPS = 3  # a sweeper heartbeat older than this many sweep intervals: the chain has ended
-QUESTIONS_AHEAD_SECONDS = 0.5  # a deadline's resolution holds back the sends that ask nothing this long
+QUESTIONS_AHEAD_SECONDS = 0.5  # a deadline's resolution holds back the groups' sends this long
 EARLY_WAIT = 2.0  # a deadline job that starts at most this early waits for its deadline instead of rescheduling
 
 
