@@ -14,7 +14,19 @@ import redis
 
 from service.ops.backup import free_port, server_binary  # (one way to find a port and the server, the tests' too)
 
-_databases = itertools.cycle(range(1, 16))
+
+def _own_databases() -> range:
+    """This pytest-xdist worker's share of databases 1-15 on the shared server: two workers cycling through the
+    same numbers flushed each other's databases under a long test (a lost resolution log, once in a run)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    index = int(worker) if worker.isdigit() else 0
+    share = max(1, 15 // max(1, count))
+    first = 1 + (index * share) % 15
+    return range(first, min(16, first + share))
+
+
+_databases = itertools.cycle(_own_databases())
 
 
 def server_url() -> str:

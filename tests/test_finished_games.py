@@ -113,6 +113,16 @@ def test_a_game_whose_messages_still_wait_is_compacted_only_once_they_are_out(ov
     assert sweep_at(ctx, clock, when + 60) == {"compacted": 1}
 
 
+def test_a_finished_game_due_early_for_another_reason_is_compacted_only_at_its_time(over):
+    ctx, clock = over
+    ended = ctx.store.load(G).opened
+    when = ended + ctx.settings.finished_compact_after_seconds
+    ctx.store.set_due(G, ended + 3)  # a window's grace, say, still due when the game ended
+    assert sweep_at(ctx, clock, ended + 3) == {"early": 1}
+    assert "actions" in game_keys(ctx) and ctx.store.redis.zscore(keys.DUE, G) == pytest.approx(when)
+    assert sweep_at(ctx, clock, when) == {"compacted": 1}
+
+
 def test_a_state_the_replay_would_not_give_back_is_kept_compressed(over):
     """A game stored by an older engine may replay to another state: then its JSON itself is kept."""
     ctx, clock = over

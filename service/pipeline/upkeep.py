@@ -125,9 +125,17 @@ def check_game(ctx: Context, game_id: str) -> str:
 
 
 def compact(ctx: Context, game_id: str) -> str:
-    """A finished game due for the sweeper: compacted (`Store.compact`), or looked at again in a minute while
-    messages of it still wait to be sent. -> "compacted", "waiting" or what else `Store.compact` says."""
+    """A finished game due for the sweeper: compacted (`Store.compact`) once ``finished_compact_after_seconds``
+    have passed since it ended (else made due then: "early"), or looked at again in a minute while messages of it
+    still wait to be sent. -> "compacted", "early", "waiting" or what else `Store.compact` says."""
     settings = ctx.settings
+    snap = ctx.store.load(game_id)
+    if snap is not None and snap.status == "over":
+        # due earlier for another reason (a sweep of a window's grace that was still due): not before its time
+        ended = ctx.store.cancelled_at(game_id) or snap.opened
+        if ctx.clock() < ended + settings.finished_compact_after_seconds:
+            ctx.store.set_due(game_id, ended + settings.finished_compact_after_seconds)
+            return "early"
     done = ctx.store.compact(game_id, ctx.clock(), settings.finished_retention_days * 86400)
     if done == "waiting":
         ctx.store.set_due(game_id, ctx.clock() + 60)
