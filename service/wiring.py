@@ -164,6 +164,16 @@ class RoutingSender:
             return WhatsAppSender(self.settings, self.redis, clock=self.clock)
         return self._fallback or ConsoleSender()
 
+    def prepare(self, chat: str, picture: dict, slot: str | None) -> None:
+        """Before a send's token is taken (`outbox`): what would cost the send time after it — Telegram draws the
+        board's picture it will upload."""
+        if self.channel(chat) == "telegram":
+            from service.channels.telegram.sender import TelegramSender
+
+            sender = self._sender("telegram")
+            if isinstance(sender, TelegramSender):  # (a test's stand-in sender draws nothing)
+                sender.prepare(chat, picture, slot)
+
     def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
         slot, picture, template = extra.get("slot"), extra.get("picture"), extra.get("template")
         kind = self.channel(chat)

@@ -220,6 +220,19 @@ def test_global_budget_is_shared_and_long_waits_are_rescheduled(ctx, clock):
     assert sent(ctx) == [("grp", "table")]
 
 
+def test_while_questions_are_coming_a_seats_message_that_asks_nothing_waits_with_the_groups(ctx, clock):
+    """Windows resolved at their deadline: their questions go first. A seat's "time ran out" edit with nothing
+    behind it on its lane waits as a group's status does (a drain sleeps through such a short wait)."""
+    question = {"chat": "c3", "text": "your move", "seat": 3, "group": False}
+    question["buttons"] = [[{"text": "1", "data": "d:x:1:3::"}]]
+    write(ctx, "s1", [question])
+    t0 = clock.now
+    ctx.store.questions_coming(t0, 0.5)
+    assert delivery.drain(ctx, G, "c3") == ["sent"] and clock.now == t0
+    assert delivery.drain(ctx, G, "c2") == ["sent"] and clock.now >= t0 + 0.5  # "three" asks nothing
+    assert sent(ctx) == [("c3", "your move"), ("c2", "three")]
+
+
 def test_retry_after_pauses_only_its_chat(ctx, clock):
     ctx.store.redis.set("test:fail:c1", "retry_after:30")
     assert delivery.drain(ctx, G, "c1") == ["wait"]

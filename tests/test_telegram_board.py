@@ -152,6 +152,22 @@ def test_the_status_picture_is_uploaded_once_then_only_its_caption_or_picture_is
     assert api.sent("sendMessage") == [] and api.sent("editMessageText") == []
 
 
+def test_a_picture_prepared_before_its_send_token_is_drawn_there_once_and_not_when_already_shown(api, drawings):
+    """`TelegramSender.prepare`, called by the outbox before a send takes its token: the picture the send will
+    upload is drawn there, so the send draws nothing after its token; a picture the message shows already (a
+    caption edit follows) or that Telegram has is not drawn."""
+    connection = fakeredis.FakeRedis(server=fakeredis.FakeServer())
+    out = tg.TelegramSender(connection)
+    game = new_game({"players": 3, "seed": 5, "side": 1, "expert": False})
+    out.prepare(STATUS_CHAT, status_picture(game), SLOT)
+    assert len(drawings) == 1 and api.sent("sendPhoto") == []
+    out.send(STATUS_CHAT, "Turn 1: Anna ⏳", None, slot=SLOT, picture=status_picture(game))
+    assert len(drawings) == 1 and len(api.uploads) == 1
+    out.prepare(STATUS_CHAT, status_picture(game), SLOT)  # the message shows it: its caption will be edited
+    out.prepare(STATUS_CHAT, status_picture(game), "G1:s2")  # a new message of a picture Telegram has
+    assert len(drawings) == 1
+
+
 def test_a_closed_status_its_chat_never_saw_comes_as_a_photo_and_one_it_saw_keeps_its_picture(api):
     """A closing version carries the board for the case its chat never saw the message (``if_new``: every version
     before was replaced on a busy lane): then it is a photo of its own, not a text among the photos (a flaky

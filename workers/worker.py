@@ -17,6 +17,8 @@ from rq.scheduler import RQScheduler
 
 from service import wiring
 from service.config import get_settings
+from service.i18n import LANGS
+from service.i18n.clock import when
 from service.ops import logs, metrics
 from service.ops.health import age
 from service.ops.metrics import Stages, Tally, timing_stages
@@ -288,8 +290,8 @@ PRELOAD = ("service.channels.telegram.sender", "service.channels.sms.sender", "w
 def preload() -> None:
     """Import the channel senders and the jobs' module at the worker's start, so that no job imports them
     (python-telegram-bot alone is ~0.5 s cold; the jobs' module and the pipeline another ~0.2 s, which the first
-    of a burst of deadlines paid after it). Nothing is connected here: the senders open their clients lazily,
-    per process."""
+    of a burst of deadlines paid after it); start this process's Telegram client (`sender.warm`) and read the
+    languages' calendar data: all of it a cost the first jobs of a burst paid, and bunched by."""
     spec = get_settings().sender.partition(":")[0]
     for module in PRELOAD + ((spec,) if "." in spec else ()):
         try:
@@ -300,6 +302,8 @@ def preload() -> None:
         importlib.import_module("service.channels.telegram.sender").warm()
     except Exception as exc:
         log.warning("could not start the Telegram client: %s", exc)
+    for lang in LANGS:
+        when(time.time(), lang)  # Babel reads a language's calendar data on its first date (~15 ms each)
 
 
 def seed_sweeper(connection) -> bool:

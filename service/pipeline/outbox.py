@@ -323,11 +323,14 @@ def _head(
             return Outcome("held", until - now)
     if not_before > now and not (settling and behind):  # it goes at once when something queues behind it
         return Outcome("retry", not_before - now)
-    # a seat's messages go before the groups' when the budget is short: its questions, and what its lane holds
-    # before them (a "time ran out" edit ahead of the next question must not wait behind every status)
-    wait = store.take_send_token(
-        budget_chat(message["chat"]), now, *budget(message, settings), first=not message.get("group")
-    )
+    prepare = getattr(sender, "prepare", None)  # (only the channels' composite sender has it: `wiring`)
+    if prepare is not None and message.get("picture") is not None:
+        # drawn before the token is taken: a drawing between the token and the call bunched calls past the rate
+        prepare(message["chat"], message["picture"], slot)
+    # a seat's questions go first when the budget is short, and what its lane holds before them (a "time ran
+    # out" edit ahead of the next question must not wait behind every status); what asks nothing waits for them
+    first = not message.get("group") and (asks(message) or bool(behind))
+    wait = store.take_send_token(budget_chat(message["chat"]), now, *budget(message, settings), first=first)
     if wait > 0:
         # longer than the global budget's own pace: the chat's budget (a group's 20 a minute) or a 429 holds it
         if wait > 1.0 / settings.rate_global_per_second and fold(store, game_id, chat, message, head, behind):
@@ -337,6 +340,17 @@ def _head(
     if outcome.status in DONE:
         outcome = replace(outcome, seq=seq)  # tried for good: no older version of it is shown after it
     return outcome
+
+
+def asks(message: dict) -> bool:
+    """Whether a message asks its reader something: it has a decision button (data ``d:…``, `service.channels.ui`)."""
+    rows = message.get("buttons") or []
+    return any(
+        isinstance(b, dict) and str(b.get("data") or "").startswith("d:")
+        for row in rows
+        if isinstance(row, list)
+        for b in row
+    )
 
 
 def fold(store: Store, game_id: str, chat: str, message: dict, head: LaneEntry, behind: list[LaneEntry]) -> bool:

@@ -55,6 +55,7 @@ UNREACHABLE_WORDS = ("blocked", "deactivated", "kicked", "initiate")
 WRONG_KIND_WORDS = ("there is no text in the message", "there is no media in the message", "there is no caption")
 CAPTION_LIMIT = 1024  # a photo's caption, in UTF-16 code units
 FILE_TTL = 30 * 86400  # the file_ids of a game's pictures: as long as its living messages' ids
+DRAWN_KEPT = 8  # pictures `TelegramSender.prepare` keeps drawn for their sends (a few groups' lanes at a time)
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,7 @@ class TelegramSender:
         self.redis = connection
         self.ttl = ttl
         self.games = games or (lambda game_id: connection)
+        self._drawn: dict[str, bytes] = {}  # pictures drawn by `prepare` for the sends that follow, by digest
 
     def _slots(self, slot: str):
         """The connection that holds a slot's game's living messages (`slots_key`)."""
@@ -296,6 +298,22 @@ class TelegramSender:
         """Where ``chat`` lives now (a migrated group's supergroup, topic kept)."""
         moved = self.redis.get(keys.telegram_moved(chat))
         return moved.decode() if moved else chat
+
+    def prepare(self, chat: str, picture: dict, slot: str | None) -> None:
+        """Draw the picture a send is about to upload — Telegram has no file of it, and the message does not show it
+        already — before the send's token is taken: drawn after it (tens of ms), the call reached Telegram late and
+        bunched with the next ones past its 30 a second (a 429 in bench/due.py)."""
+        if picture.get("if_new"):
+            return  # (a closed status: its caption on the picture shown, drawn only if that message is gone)
+        drawing = board.picture(picture)
+        game_id, digest = picture["game"], drawing.digest
+        if digest in self._drawn or known_file(self.games(game_id), game_id, digest):
+            return
+        if slot and _text(self._slots(slot).hget(slots_key(slot), f"{self.chat(chat)}|{slot}|picture")) == digest:
+            return
+        self._drawn[digest] = drawing.png()
+        while len(self._drawn) > DRAWN_KEPT:
+            self._drawn.pop(next(iter(self._drawn)))
 
     def send(self, chat: str, text: str, buttons: list | None = None, **extra: Unpack[Shown]) -> None:
         slot, picture = extra.get("slot"), extra.get("picture")
@@ -378,7 +396,7 @@ class TelegramSender:
         def photo() -> str | bytes:  # drawn at most once, and only when Telegram does not have it
             if known:
                 return known
-            drawn[:] = drawn or [drawing.png()]
+            drawn[:] = drawn or [self._drawn.pop(digest, b"") or drawing.png()]
             return drawn[0]
 
         if living and shown_digest == digest:
