@@ -145,7 +145,7 @@ def test_a_whole_game_logs_no_hand_no_pick_and_no_secret(captured):
     text = captured.getvalue()
     records = lines(captured)
     assert len(records) > 20
-    assert any(r.get("game") == "scan" and r.get("window") is not None for r in records), "ids are bound"
+    assert any(r.get("game") == "scan" and str(r.get("job", "")).startswith("deliver-") for r in records), "ids bound"
     assert any(r["logger"] == "rq.worker" for r in records) and any(r["logger"] == "service.web" for r in records)
     for secret in (TOKEN, SECRET, "redis_password_xyz"):
         assert secret not in text

@@ -127,7 +127,8 @@ def test_the_resolving_job_sends_to_its_chats_at_once_each_in_order(ctx, monkeyp
 
     ctx.sender = SlowSender()
     monkeypatch.setattr(ctx.settings, "rate_global_per_second", 100)  # the fixture's 2 a second: one chat would wait
-    private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False}  # noqa: E731
+    button = {"text": "1", "data": f"d:{G}:1:1::"}  # questions: the resolving job waits for their tokens
+    private = lambda chat, text: {"chat": chat, "text": text, "seat": 1, "group": False, "buttons": [[button]]}  # noqa: E731
     write(ctx, "s1", [private("11", "a1"), private("12", "b1"), private("13", "c1"), private("12", "b2")])
     delivery.deliver_now(ctx, G, ["s1"])
     firsts = [next(c for c in calls if c[0] == chat) for chat in ("11", "12", "13")]

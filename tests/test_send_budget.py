@@ -15,7 +15,9 @@ TELEGRAM_LIMIT = 30  # a second, counted over any second (tests/fake_bot_api.py 
 
 
 def private(chat: str, text: str) -> dict:
-    return {"chat": chat, "text": text, "seat": 1, "group": False}
+    """A seat's question (a decision button: it goes first, `outbox.asks`)."""
+    button = {"text": "1", "data": f"d:{G}:1:1::"}
+    return {"chat": chat, "text": text, "seat": 1, "group": False, "buttons": [[button]]}
 
 
 def test_the_global_budget_lets_at_most_telegrams_limit_into_any_second_yet_nearly_all_of_it():

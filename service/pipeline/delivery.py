@@ -103,8 +103,9 @@ def _deliver_now(ctx: Context, game_id: str, chats: list[str]) -> bool:
     def drain_inline(chat: str) -> outbox.Drained | None:
         if ctx.clock() > until:
             return None
-        patience = INLINE_PATIENCE_SECONDS
-        return outbox.drain(ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, patience=patience)
+        return outbox.drain(
+            ctx.store, ctx.sender, ctx.settings, game_id, chat, ctx.clock, ctx.sleep, INLINE_PATIENCE_SECONDS, True
+        )
 
     error: BaseException | None = None
     for chat, (drained, failed) in zip(private, _each_at_once(drain_inline, private), strict=True):

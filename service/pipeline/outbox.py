@@ -94,6 +94,7 @@ class Outcome:
     mark: str | None = None
     shown: tuple[str, str, int | None] | None = None
     seq: tuple[str, int] | None = None  # (slot, seq): the newest version its living message has been given
+    first: bool = False  # for "wait": a message that goes first (a seat's question, or what is ahead of one)
 
 
 @dataclass
@@ -193,13 +194,17 @@ def drain(
     clock: Callable[[], float],
     sleep: Callable[[float], object],
     patience: float = DRAIN_SECONDS,
+    asking_only: bool = False,
 ) -> Drained:
     """Send the lane of ``chat`` from its head until it is empty or must wait. -> what was done, and when to
     drain it again. A lane held by another deliverer is left to it (it looks again after releasing, so a message
     queued meanwhile is not stranded); ``again`` is then its lease, in case that deliverer died. A wait of at most
     ``SHORT_WAIT`` (a private chat's 1 s) is slept through while the drain has run less than ``patience`` seconds;
     a resolving worker delivering its own step sleeps only through a wait for the shared budget's next tokens
-    (`delivery.INLINE_PATIENCE_SECONDS`); with ``patience=0`` nothing is slept."""
+    (`delivery.INLINE_PATIENCE_SECONDS`), and only for a message that goes first (``asking_only``: a message that
+    asks nothing and waits — while questions go first, through the whole burst — is left to its delivery job at
+    once, so the job's threads and its steps' slots are there for questions); with ``patience=0`` nothing is
+    slept."""
     drained, started = Drained(), clock()
     for _ in range(3):  # a message queued just as the lane was released: take the lane again
         token = secrets.token_hex(8)
@@ -210,9 +215,8 @@ def drain(
             return drained
         emptied, length = False, None
         try:
-            emptied, length = _drain_held(
-                store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience
-            )
+            held = (started, drained, token, lane, patience, asking_only)
+            emptied, length = _drain_held(store, sender, settings, game_id, chat, clock, sleep, *held)
         finally:
             if length is None:  # (not given back with the lane's last message)
                 length = store.release_lane(game_id, chat, token)
@@ -223,7 +227,7 @@ def drain(
 
 
 def _drain_held(
-    store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience
+    store, sender, settings, game_id, chat, clock, sleep, started, drained, token, lane, patience, asking_only
 ) -> tuple[bool, int | None]:
     """The loop of `drain` while holding the lane (``lane``: as it was read when taken). -> (whether the lane was
     emptied, the lane's length when the lease went back with its last message, else None: still held). The
@@ -238,7 +242,7 @@ def _drain_held(
         if not lane:
             return True, None
         outcome = _head(store, sender, settings, game_id, chat, lane[0], lane[1:], clock(), read)
-        short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT
+        short = outcome.status == "wait" and outcome.delay <= SHORT_WAIT and (outcome.first or not asking_only)
         if short and clock() - started + outcome.delay <= patience:
             sleep(max(outcome.delay, MIN_SLEEP))  # a wait of 1e-12 s would not move the clock
             if not store.renew_lane(game_id, chat, token, LANE_LEASE_MS):
@@ -335,7 +339,7 @@ def _head(
         # longer than the global budget's own pace: the chat's budget (a group's 20 a minute) or a 429 holds it
         if wait > 1.0 / settings.rate_global_per_second and fold(store, game_id, chat, message, head, behind):
             return Outcome("folded")
-        return Outcome("wait", wait)
+        return Outcome("wait", wait, first=first)
     outcome = _send(store, sender, settings, message, game_id, chat, head, failures, now)
     if outcome.status in DONE:
         outcome = replace(outcome, seq=seq)  # tried for good: no older version of it is shown after it

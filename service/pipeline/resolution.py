@@ -62,8 +62,8 @@ def settle(ctx: Context, sending: Sending) -> None:
         metrics.lap("send")  # the job's time waiting for them
     done, statuses = sending.future.result()
     metrics.delivered(statuses)
-    if not done:  # before the queued statuses: a question left here waited 2 min behind them (bench/due.py)
-        scheduling.deliveries(ctx, sending.game_id, *sending.batches, at_front=True)
+    if not done:
+        scheduling.deliveries(ctx, sending.game_id, *sending.batches)
     due = _schedule(ctx, sending.game_id, sending.snap, sending.marks)
     ctx.store.mark_followed(sending.game_id, sending.snap.version, due)
     metrics.lap("enqueue")
@@ -515,7 +515,7 @@ def follow_up(
         sending.append(Sending(game_id, snap, batches, marks, under_way, time.monotonic()))
         return
     if not (deliver_now and delivery.deliver_now(ctx, game_id, batches, chats)):
-        scheduling.deliveries(ctx, game_id, *batches, at_front=deliver_now)
+        scheduling.deliveries(ctx, game_id, *batches)
     store.mark_followed(game_id, snap.version, _schedule(ctx, game_id, snap, marks))
 
 

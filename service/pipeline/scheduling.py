@@ -180,13 +180,11 @@ def _refresh_id(game_id: str, window: int) -> str:
     return f"refresh-{game_id}-{window}"
 
 
-def deliveries(ctx: Context, game_id: str, *batches: str, at_front: bool = False) -> bool:
+def deliveries(ctx: Context, game_id: str, *batches: str) -> bool:
     """One job drains the lanes of the batches' chats (named after the last batch); only a lane that must wait gets
-    a job of its own. ``at_front``: before the send queue's jobs — what a resolving job's own sends left of its
-    step, whose questions must not wait behind every status edit queued meanwhile."""
+    a job of its own."""
     job_id = f"deliver-{game_id}-{batches[-1]}"
-    queue = ctx.at(game_id).send_queue
-    return enqueue(queue, ctx, "workers.jobs.deliver", (game_id, *batches), job_id, at_front=at_front)
+    return enqueue(ctx.at(game_id).send_queue, ctx, "workers.jobs.deliver", (game_id, *batches), job_id)
 
 
 def drain(ctx: Context, game_id: str, chat: str, at: float) -> bool:
