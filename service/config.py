@@ -179,6 +179,13 @@ class Settings(BaseSettings):
     edit_settle_seconds: float = 15.0
     # The group's tick after an answer (the next answer's tick, or the step, replaces it).
     tick_settle_seconds: float = 10.0
+    # A window's last awaited answer, while a seat's question ahead (how it uses the place it chose) is open, keeps
+    # the window open this long more, closing as soon as those questions are answered (the submit script,
+    # service.store.lua.SUBMIT): a player answering screen after screen finishes in the
+    # window, instead of being asked again in the next one, where the Creature's hunt may close it under their
+    # finger and the Reckoning ask a third time. Cards stay secret: the moment shows only that some seat had
+    # something to decide. 0: close at once.
+    may_hold_seconds: float = 3.0
     # A seat that answered in person (by a button) less than this long before the step that ends a turn is reading
     # its chat: its turn message goes on into the next turn, edited (seen at once), instead of a last edit of it
     # and a new message whose notification calls back a player who is away (service.pipeline.news.carry_turn_ends).

@@ -18,7 +18,7 @@ from rq import SimpleWorker
 from service import board, i18n, wiring
 from service.channels.recording import RecordingSender
 from service.config import get_settings
-from service.game import Game
+from service.game import Game, IllegalAction
 from service.game.bots import choose, whole_answer
 from service.pipeline import context, ingest
 from service.pipeline.resolution import start_game
@@ -50,7 +50,8 @@ def record(lang: str, turn: int, seed: int, live: bool = False, players: int = 3
             "rate_group_per_minute": 1e9,
             "edit_settle_seconds": 0,
             "tick_settle_seconds": 0,
-            **({} if live else {"turn_message_goes_on_seconds": 0}),
+            # (nor does a window wait a moment for a question nothing waits for: the next answer comes later)
+            **({} if live else {"turn_message_goes_on_seconds": 0, "may_hold_seconds": 0}),
         }
     )
     recorder = RecordingSender(connection)
@@ -75,15 +76,47 @@ def record(lang: str, turn: int, seed: int, live: bool = False, players: int = 3
         if game.turn > turn or game.is_over:
             break
         before = len(recorder.sent())
-        asked = sorted(ctx.store.expected(GAME) - set(ctx.store.answers(GAME)))
-        optional = [s for s in getattr(game, "may_answer", list)() if s not in ctx.store.answers(GAME)]
+        answers, expected = ctx.store.answers(GAME), ctx.store.expected(GAME)
+        asked = sorted(expected - set(answers))
+        optional = [s for s in getattr(game, "may_answer", list)() if s not in answers]
         for seat in sorted(optional) + asked:  # those nothing waits for first: a window closes with the last asked
             n += 1
             actions = whole_answer(game, seat, rng) if seat in asked else _optional_answer(game, seat, rng)
             if actions:
                 ingest.submit(ctx, GAME, seat, actions, snap.current_window, f"t{n}", snap)
                 worker.work(burst=True, logging_level="WARNING")  # the status ticks that seat off
+        if not asked and not optional and snap.held is not None:  # held for a question ahead: each answers it
+            after = _answered(game.copy(), snap.current_window, answers, expected)
+            more = {seat: _optional_answer(after, seat, rng) for seat in after.may_answer() if seat in answers}
+            if not any(more.values()):
+                raise RuntimeError(f"window {snap.current_window} is held for a question nobody is asked")
+            for seat, actions in more.items():
+                n += 1
+                ingest.submit(ctx, GAME, seat, answers[seat] + actions, snap.current_window, f"t{n}", snap)
+                worker.work(burst=True, logging_level="WARNING")
     return recorder.sent(), start or 0
+
+
+def _answered(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int]) -> Game:
+    """``game`` (changed) with the window's stored ``answers`` applied as the resolution applies them, the seats
+    it did not wait for first; an action made illegal by an earlier one ends its seat's answer; what follows the
+    window's close (answers ahead) is applied in the next window."""
+    later = []
+    for each in sorted(answers, key=lambda s: (s in expected, s)):
+        for action in answers[each]:
+            if game.window is None or game.window["id"] != window:
+                later.append((each, action))
+                continue
+            try:
+                game.apply(each, action)
+            except IllegalAction:
+                break
+    for each, action in later:
+        try:
+            game.apply(each, action)
+        except IllegalAction:
+            continue
+    return game
 
 
 def _optional_answer(game: Game, seat: int, rng: random.Random) -> list[dict]:

@@ -63,6 +63,7 @@ TELEGRAM_RATES = {name: Settings.model_fields[name].default for name in UNLIMITE
 NO_HOLDS = {
     "edit_settle_seconds": 0,
     "tick_settle_seconds": 0,
+    "may_hold_seconds": 0,
 }
 
 

@@ -107,11 +107,16 @@ def submit(
         return SubmitResult(Status.STALE, reason=Reason.EXPIRED, params={"window": window_id, "now": snap.window})
     if snap.status != "collecting":
         return _refused("CLOSED")
-    problem = check_answer(Game.from_json(snap.json), seat, actions, window_id)
+    game = Game.from_json(snap.json)
+    problem = check_answer(game, seat, actions, window_id)
     if problem:
         return SubmitResult(Status.INVALID, reason=problem.reason, params=problem.params)
 
     now = ctx.clock()
+    # A window whose last awaited answer comes while a seat's question ahead is open waits a moment for it
+    # (`Settings.may_hold_seconds`; the submit script keeps which seats have one open)
+    seconds = ctx.settings.may_hold_seconds
+    hold = now + seconds if seconds > 0 else None
     status, missing, asked, back = store.submit(
         game_id,
         window_id,
@@ -122,13 +127,17 @@ def submit(
         due=now + ctx.settings.resolve_grace_seconds,
         by_bot=by_bot,
         typed=typed,
+        held=hold,
+        ahead=not by_bot and leaves_question_ahead(game, seat),
     )
     if back:  # the table is told, and the player's other games end their absence too: a job, off this path
         scheduling.came_back(ctx, game_id, seat)
-    if status == "ACCEPTED":
+    if status in ("ACCEPTED", "HELD"):
         metrics.answer_stored(store.redis, counts=ctx.counts)
         if asked:
             _refresh(ctx, game_id, window_id, seat, meta)
+        if status == "HELD" and hold is not None:  # (the first held sets the time: a later job finds it closed)
+            scheduling.deadline(ctx, game_id, window_id, hold)
         return SubmitResult(Status.ACCEPTED, missing, tuple(actions))
     if status == "RESOLVE":
         metrics.answer_stored(store.redis, counts=ctx.counts)
@@ -137,6 +146,12 @@ def submit(
     if status in ("DUP", "CLOSED"):
         requeue_if_resolving(ctx, game_id, window_id, store.load(game_id))
     return _refused(status)  # the window changed between our read and the script
+
+
+def leaves_question_ahead(game: Game, seat: int) -> bool:
+    """Whether ``game`` (the seat's answer applied) asks the seat a question ahead that nothing waits for (how it
+    will use the place it chose, `rules/ahead.py`)."""
+    return seat in game.may_answer() and any(action["type"] == "ahead" for action in game.legal_actions(seat))
 
 
 def requeue_if_resolving(ctx: Context, game_id: str, window_id: int, snap: Snapshot | None) -> None:

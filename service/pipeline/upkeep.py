@@ -112,9 +112,9 @@ def check_game(ctx: Context, game_id: str) -> str:
     if snap.status == "over":
         return compact(ctx, game_id)
     if snap.status == "collecting":
-        if now < snap.deadline:
+        if now < snap.closes_at:
             redeliver(ctx, game_id, snap)
-            store.set_due(game_id, snap.deadline)
+            store.set_due(game_id, snap.closes_at)
             return "waiting"
         return fire_deadline(ctx, game_id, snap.current_window)
     stuck_since = snap.closed or snap.opened

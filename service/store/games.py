@@ -50,6 +50,12 @@ class Snapshot:
     json: str
     news: str = ""  # the channels' running summary of the turn (JSON, opaque here), written by the commits
     compacted: bool = False  # a finished game kept in its compacted form (`service.store.finished`)
+    held: float | None = None  # the open window closes then, its awaited answers all in (`Settings.may_hold_seconds`)
+
+    @property
+    def closes_at(self) -> float:
+        """When the open window closes unless answered before: its deadline, or the end of its hold."""
+        return self.deadline if self.held is None else min(self.deadline, self.held)
 
     @property
     def current_window(self) -> int:
@@ -222,6 +228,8 @@ class Store(Seats, Pauses, Schedule, Outbox):
         due: float | None = None,
         by_bot: bool = False,
         typed: bool = False,
+        held: float | None = None,
+        ahead: bool = False,
     ) -> tuple[str, int, bool, bool]:
         """Record (or replace) a seat's answer for the open window. -> (status, seats still missing, whether the
         answer asked for a status refresh, whether the player's own answer ended their absence: they said they were
@@ -229,7 +237,11 @@ class Store(Seats, Pauses, Schedule, Outbox):
         sweeper at ``due`` (default: ``now``). One that does not (ACCEPTED) notes that the next status refresh is to
         show it; True when no refresh job was pending: the caller queues one then (or `drop_refresh`).
         ``by_bot``: the bot answers for the seat's player (their streak, absence and answer time stay as they are);
-        ``typed``: the player typed it in a chat of living messages (its reply comes below the turn message)."""
+        ``typed``: the player typed it in a chat of living messages (its reply comes below the turn message);
+        ``ahead``: the answer leaves the seat a question ahead open (a replaced answer's mark goes with it);
+        ``held``: when the answer completes the window while a seat's question ahead is open, keep the window open
+        until then (HELD, answered as ACCEPTED with no seat missing; an earlier hold of the window stands, and one
+        already over closes it: RESOLVE)."""
         status, missing, *rest = self._acknowledged(
             self.at(game_id),
             self._submit,
@@ -257,6 +269,8 @@ class Store(Seats, Pauses, Schedule, Outbox):
                 "1" if by_bot else "0",
                 REFRESH_MARK_SECONDS,
                 "1" if typed else "0",
+                "" if held is None else repr(held),
+                "1" if ahead else "0",
             ],
         )
         asked, back = (rest + [0, 0])[:2]
@@ -420,4 +434,5 @@ def _snapshot(game_id: str, raw: dict) -> Snapshot | None:
         json=unpack_state(raw[b"json"]) if b"json" in raw else finished.rebuilt_json(game_id, raw),
         news=unpack_text(raw.get(b"news", b"")),
         compacted=finished.COMPACTED.encode() in raw,
+        held=float(raw[b"held"]) if raw.get(b"held") else None,
     )

@@ -68,9 +68,15 @@ end
 # KEYS: snap, exp, ans, auto, dedup set, due set, away, answered-at, refresh seats, refresh mark
 # ARGV: window, seat, answer JSON, dedup id ("" for none), dedup ttl, now, when the sweeper is to resolve it, game id,
 #       "1" when the bot answers for the seat's player ("0": the player answers), how long a refresh mark lasts,
-#       "1" when the player typed the answer in a chat of living messages ("0": a button, or another channel)
-# -> {status, missing, asked, back}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | RESOLVE (exactly
-# once); back is 1 when the player's own answer ended an absence still running (they said they were away).
+#       "1" when the player typed the answer in a chat of living messages ("0": a button, or another channel),
+#       when the window is to close if this answer completes it while a seat's question ahead is open ("": at
+#       once), "1" when this answer leaves the seat a question ahead open (kept as the snapshot's "ahead:<seat>",
+#       which the seat's next answer replaces and the commit drops)
+# -> {status, missing, asked, back}: DUP | NOGAME | STALE | CLOSED | ACCEPTED (missing > 0) | HELD (complete, and
+# held open until the earliest hold asked of the window, which a later answer neither moves nor ends; one already
+# over closes it) | RESOLVE (exactly once); back is 1 when the player's own answer ended an absence
+# still running (they said they were away). HELD is answered as ACCEPTED is, and makes the game due for the
+# sweeper at the hold's end.
 # ACCEPTED also notes that the next status refresh is to show the seat's answer (its tick): the seat joins the
 # refresh seats, and asked is 1 when this answer set the refresh mark (no refresh job was pending: the caller
 # queues one), else 0.
@@ -113,11 +119,33 @@ local missing = 0
 for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
   if redis.call('HEXISTS', KEYS[3], seat) == 0 then missing = missing + 1 end
 end
-if missing > 0 then
+if ARGV[13] == '1' then
+  redis.call('HSET', KEYS[1], 'ahead:' .. ARGV[2], '1')
+else
+  redis.call('HDEL', KEYS[1], 'ahead:' .. ARGV[2])
+end
+local held = nil
+local open_ahead = false
+if missing == 0 and ARGV[12] ~= '' then
+  for _, seat in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    if redis.call('HEXISTS', KEYS[1], 'ahead:' .. seat) == 1 then open_ahead = true end
+  end
+end
+if open_ahead then
+  held = tonumber(ARGV[12])
+  local before = redis.call('HGET', KEYS[1], 'held')
+  if before and tonumber(before) < held then held = tonumber(before) end
+  if held <= tonumber(ARGV[6]) then held = nil end
+end
+if missing > 0 or held then
   redis.call('SADD', KEYS[9], ARGV[2])
   redis.call('EXPIRE', KEYS[9], ARGV[10])
   local asked = redis.call('SET', KEYS[10], ARGV[1], 'NX', 'EX', ARGV[10])
-  return {'ACCEPTED', missing, asked and 1 or 0, back}
+  if missing > 0 then return {'ACCEPTED', missing, asked and 1 or 0, back} end
+  redis.call('HSET', KEYS[1], 'held', tostring(held))
+  local due = redis.call('ZSCORE', KEYS[6], ARGV[8])
+  if not due or tonumber(due) > held then redis.call('ZADD', KEYS[6], held, ARGV[8]) end
+  return {'HELD', 0, asked and 1 or 0, back}
 end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[6])
 redis.call('ZADD', KEYS[6], ARGV[7], ARGV[8])
@@ -141,9 +169,11 @@ return 0
 # -> {'CLOSED'} when this call flipped collecting -> resolving; {'EARLY', deadline} when the (possibly
 #    extended) deadline is still ahead; {'NOOP'} when the window is not open any more.
 CLOSE_AT_DEADLINE = """
-local st = redis.call('HMGET', KEYS[1], 'window', 'status', 'deadline')
+local st = redis.call('HMGET', KEYS[1], 'window', 'status', 'deadline', 'held')
 if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return {'NOOP'} end
-if tonumber(ARGV[2]) < tonumber(st[3]) then return {'EARLY', st[3]} end
+local closes = st[3]
+if st[4] and tonumber(st[4]) < tonumber(closes) then closes = st[4] end
+if tonumber(ARGV[2]) < tonumber(closes) then return {'EARLY', closes} end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
 return {'CLOSED'}
 """
@@ -185,6 +215,7 @@ end
 local v = tonumber(ARGV[1]) + 1
 redis.call('HSET', KEYS[1], 'version', v, 'window', ARGV[4], 'status', ARGV[5], 'deadline', ARGV[6],
            'opened', ARGV[7], 'closed', ARGV[5] == 'resolving' and ARGV[7] or '', 'json', ARGV[3])
+redis.call('HDEL', KEYS[1], 'held', 'ahead:0', 'ahead:1', 'ahead:2', 'ahead:3', 'ahead:4', 'ahead:5', 'ahead:6')
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[9], KEYS[10])
 if redis.call('EXISTS', KEYS[8]) == 1 then redis.call('RENAME', KEYS[8], KEYS[9]) end
 for _, seat in ipairs(cjson.decode(ARGV[8])) do redis.call('SADD', KEYS[2], seat) end
