@@ -48,9 +48,10 @@ def fire_deadline(ctx: Context, game_id: str, window: int) -> str:
         return "early"
     if status == "NOOP":
         return "noop"
-    # daily deadlines close many windows in the same second: their questions go before any status (the
-    # resolution below sends them, and raises nothing itself when they find the budget free)
-    ctx.store.questions_coming(ctx.clock(), QUESTIONS_AHEAD_SECONDS)
+    if deadline is None:  # (not a hold's end: `Settings.may_hold_seconds`, one table's moment)
+        # daily deadlines close many windows in the same second: their questions go before any status (the
+        # resolution below sends them, and raises nothing itself when they find the budget free)
+        ctx.store.questions_coming(ctx.clock(), QUESTIONS_AHEAD_SECONDS)
     return resolve_window(ctx, game_id, window)
 
 

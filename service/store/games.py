@@ -277,7 +277,8 @@ class Store(Seats, Pauses, Schedule, Outbox):
         return status.decode(), int(missing), bool(asked), bool(back)
 
     def close_at_deadline(self, game_id: str, window: int, now: float) -> tuple[str, float | None]:
-        """Flip the window to resolving if its deadline has passed. -> ("CLOSED"|"EARLY"|"NOOP", deadline)."""
+        """Flip the window to resolving if its deadline (or its hold's end) has passed. -> ("CLOSED"|"EARLY"|"NOOP",
+        when it closes; for "CLOSED", None at its deadline, or the end of the hold that closed it)."""
         reply = self._close(client=self.at(game_id), keys=[keys.snap(game_id)], args=[window, repr(now)])
         return reply[0].decode(), (float(reply[1]) if len(reply) > 1 else None)
 

@@ -166,8 +166,9 @@ return 0
 """
 
 # KEYS: snap      ARGV: window, now
-# -> {'CLOSED'} when this call flipped collecting -> resolving; {'EARLY', deadline} when the (possibly
-#    extended) deadline is still ahead; {'NOOP'} when the window is not open any more.
+# -> {'CLOSED'} when this call flipped collecting -> resolving ({'CLOSED', held} when at the end of a hold, before
+#    the deadline: `Settings.may_hold_seconds`); {'EARLY', when} while the (possibly extended) deadline, or the
+#    hold's end, is still ahead; {'NOOP'} when the window is not open any more.
 CLOSE_AT_DEADLINE = """
 local st = redis.call('HMGET', KEYS[1], 'window', 'status', 'deadline', 'held')
 if st[1] ~= ARGV[1] or st[2] ~= 'collecting' then return {'NOOP'} end
@@ -175,6 +176,7 @@ local closes = st[3]
 if st[4] and tonumber(st[4]) < tonumber(closes) then closes = st[4] end
 if tonumber(ARGV[2]) < tonumber(closes) then return {'EARLY', closes} end
 redis.call('HSET', KEYS[1], 'status', 'resolving', 'closed', ARGV[2])
+if closes ~= st[3] then return {'CLOSED', closes} end
 return {'CLOSED'}
 """
 

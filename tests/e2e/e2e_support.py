@@ -39,6 +39,9 @@ BASE_ENV = {
     "ARTEMIA_INBOUND_TELEGRAM_BURST": "1000000",
     "ARTEMIA_INBOUND_SMS_BURST": "1000000",
     "ARTEMIA_MAX_OPEN_TABLES": "1000000",
+    # these players answer what a window waits for and pass over a question ahead: no window waits a moment for
+    # one (tests/test_pipeline_hold.py tests the moment; bench/load.py measures it through these processes)
+    "ARTEMIA_MAY_HOLD_SECONDS": "0",
     "ARTEMIA_WEBHOOK_SECRET": SECRET,
     "ARTEMIA_BOT_USERNAME": BOT_USERNAME,
     "ARTEMIA_SENDER": "auto",

@@ -114,6 +114,7 @@ def stack(redis_url, monkeypatch):
         rate_group_per_minute=UNLIMITED,
         inbound_telegram_burst=1_000_000,  # machine-speed players: the flood limit out of the way
         max_open_tables=1_000_000,
+        may_hold_seconds=0,  # its players pass over a question ahead: no window waits a moment for one
         # the status as text: a picture's caption is that same text, and its drawing shows the public view only
         # (tests/test_board.py); drawing every state of 200 games would only slow the audit
         status_picture=False,
