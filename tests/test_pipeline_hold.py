@@ -9,6 +9,7 @@ from service.game import Game
 from service.pipeline import ingest, upkeep
 from service.pipeline.ingest import Status
 from service.pipeline.resolution import start_game
+from service.store import keys
 
 G = "hold1"
 HUNTED = (1, 2, 3)
@@ -82,6 +83,7 @@ def test_a_question_ahead_left_open_is_asked_in_the_next_window_once_the_moment_
     assert upkeep.check_game(ctx, G) == "waiting"  # the sweeper knows the moment, not only the deadline
     clock.advance(0.1)
     assert upkeep.check_game(ctx, G) == "resolved"
+    assert ctx.store.redis.get(keys.RATE_QUESTIONS) is None  # one table's moment is no deadline burst
     game = Game.from_json(ctx.store.load(G).json)
     assert game.window["kind"] == "hunt" and sorted(game.may_answer()) == list(HUNTED)
     assert ctx.store.streaks(G) == {}  # nobody was played for
