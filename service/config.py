@@ -185,7 +185,8 @@ class Settings(BaseSettings):
     # window, instead of being asked again in the next one, where the Creature's hunt may close it under their
     # finger and the Reckoning ask a third time. Cards stay secret: the moment shows only that some seat had
     # something to decide. 0: close at once.
-    may_hold_seconds: float = 3.0
+    # 10 s: time to read the question and tap, for the player whose place was the last one awaited.
+    may_hold_seconds: float = 10.0
     # A seat that answered in person (by a button) less than this long before the step that ends a turn is reading
     # its chat: its turn message goes on into the next turn, edited (seen at once), instead of a last edit of it
     # and a new message whose notification calls back a player who is away (service.pipeline.news.carry_turn_ends).
