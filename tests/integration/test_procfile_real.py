@@ -248,6 +248,9 @@ def process_env(api: FakeBotAPI, bot_base_url: str, redis: dict[str, str]) -> di
         "ARTEMIA_MAX_OPEN_TABLES": "1000000",
         "ARTEMIA_RATE_PRIVATE_PER_SECOND": "100000",
         "ARTEMIA_RATE_GROUP_PER_MINUTE": "1000000",
+        # its players answer what a window waits for and pass over a question ahead: no window waits for one
+        # (tests/test_pipeline_hold.py tests the moment; bench/load.py measures it through these processes)
+        "ARTEMIA_MAY_HOLD_SECONDS": "0",
         **redis,
     }
 
