@@ -18,9 +18,9 @@ from rq import SimpleWorker
 from service import board, i18n, wiring
 from service.channels.recording import RecordingSender
 from service.config import get_settings
-from service.game import Game, IllegalAction
+from service.game import Game
 from service.game.bots import choose, whole_answer
-from service.pipeline import context, ingest
+from service.pipeline import context, ingest, resolution
 from service.pipeline.resolution import start_game
 
 GAME = "K7QX"
@@ -98,24 +98,9 @@ def record(lang: str, turn: int, seed: int, live: bool = False, players: int = 3
 
 
 def _answered(game: Game, window: int, answers: dict[int, list[dict]], expected: set[int]) -> Game:
-    """``game`` (changed) with the window's stored ``answers`` applied as the resolution applies them, the seats
-    it did not wait for first; an action made illegal by an earlier one ends its seat's answer; what follows the
-    window's close (answers ahead) is applied in the next window."""
-    later = []
-    for each in sorted(answers, key=lambda s: (s in expected, s)):
-        for action in answers[each]:
-            if game.window is None or game.window["id"] != window:
-                later.append((each, action))
-                continue
-            try:
-                game.apply(each, action)
-            except IllegalAction:
-                break
-    for each, action in later:
-        try:
-            game.apply(each, action)
-        except IllegalAction:
-            continue
+    """``game`` (changed) with the window's stored ``answers`` applied as the resolution applies them."""
+    _, plans = resolution.apply_answers(game, window, answers, expected, [])
+    resolution.apply_plans(game, plans, [])
     return game
 
 

@@ -2,7 +2,7 @@
 
 Whole seeded games of 2-7 players under both secrecy settings, each window answered as the pipeline collects answers: every seat the
 window waits for when it opens answers in full on a copy of the game as it opened (a player sees only that), then
-the stored answers are applied in the resolution's order (`resolution._apply_answers`) and the rest is auto-played
+the stored answers are applied in the resolution's order (`resolution.apply_answers`) and the rest is auto-played
 (`resolution._autoplay_rest`). A seat played for there without an answer of its own is told that its time ran out
 and counts towards the bot taking its seat: it must have been asked. A Detour in the Reckoning that moves a Hunted
 who had no question to a place with a choice once broke this (about 1 game in 40 of 2-3 players), and so did a
@@ -13,7 +13,7 @@ import random
 
 from service.channels import ui
 from service.game import Game, new_game
-from service.pipeline.resolution import _apply_answers, _autoplay_rest
+from service.pipeline.resolution import _autoplay_rest, apply_answers
 
 
 def complete_answer(game: Game, seat: int, rnd: random.Random) -> list[dict]:
@@ -37,7 +37,7 @@ def test_nobody_is_played_for_who_was_not_asked():
             expected = set(game.waiting_for())
             answers = {seat: complete_answer(game, seat, rnd) for seat in sorted(expected)}
             applied: list = []
-            _apply_answers(game, window, answers, expected, applied)
+            apply_answers(game, window, answers, expected, applied)
             _, played = _autoplay_rest(game, window, expected, applied)
             played_for_unasked += [(seed, window, seat) for seat in played if seat not in answers]
     assert played_for_unasked == []

@@ -110,7 +110,7 @@ def open_window(
 ANSWERS_AHEAD = ("plan", "ahead")
 
 
-def _apply_answers(
+def apply_answers(
     game: Game, window: int, answers: dict[int, list[dict]], expected: set[int], applied: list[tuple[int, dict]]
 ):
     """Stored answers in seat order: answers ahead ("plan") from seats not asked first, then the asked seats.
@@ -136,7 +136,7 @@ def _apply_answers(
     return events, later
 
 
-def _apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[int, dict]]) -> list[dict]:
+def apply_plans(game: Game, plans: list[tuple[int, dict]], applied: list[tuple[int, dict]]) -> list[dict]:
     events = []
     for seat, plan in plans:
         try:
@@ -312,11 +312,11 @@ def _resolve_once(
     answered_at, away, paused_until, typed = absent
 
     applied: list[tuple[int, dict]] = []
-    events, plans = _apply_answers(game, window, answers, expected, applied)
+    events, plans = apply_answers(game, window, answers, expected, applied)
     auto_events, played = _autoplay_rest(game, window, expected, applied)
     bot_after = ctx.settings.autoplay_bot_after
     taken = taken_seats(meta, streaks, away, snap.opened, bot_after)
-    events += _played_for(answers, played, taken) + auto_events + _apply_plans(game, plans, applied)
+    events += _played_for(answers, played, taken) + auto_events + apply_plans(game, plans, applied)
     notices, changed = [], {}
     for seat in played:
         if seat in answers:
